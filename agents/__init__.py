@@ -1,0 +1,1 @@
+"""The LangGraph state machine: state, nodes, graph, runner (``autoalign.agents``)."""

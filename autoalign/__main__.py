@@ -1,0 +1,3 @@
+from autoalign.cli import main
+
+main()

@@ -1,0 +1,54 @@
+"""Command-line entry point: ``autoalign ...``. The one place that wires every part together."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+from autoalign.cli_apps import app
+from autoalign.errors import AutoAlignError
+
+# Each module registers its commands on the apps in ``autoalign.cli_apps``.
+_COMMAND_MODULES = (
+    "run",
+    "models",
+    "score",
+    "detect",
+    "bench_meta",
+    "bench_finematch",
+    "bench_suite",
+    "batch",
+    "ui",
+)
+
+
+def _load_commands() -> None:
+    import importlib
+
+    for name in _COMMAND_MODULES:
+        try:
+            importlib.import_module(f"autoalign.commands.{name}")
+        except ModuleNotFoundError as exc:  # a command module not written yet
+            if exc.name != f"autoalign.commands.{name}":
+                raise
+
+
+def main(argv: list[str] | None = None) -> None:
+    logging.basicConfig(
+        level=os.environ.get("AUTOALIGN_LOG", "WARNING").upper(),
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    _load_commands()
+    try:
+        app(args=argv, standalone_mode=True)
+    except AutoAlignError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,242 @@
+"""Presets as data, user overrides, and the resolved run configuration.
+
+A preset is a TOML file in ``autoalign/presets/`` (the file name is the preset name). It names one
+backend per model role with its model id (hub id, local directory, or ``tiny:NAME`` for the tiny
+models built in code) and settings. A user TOML/YAML file, or ``--config``, overrides any field::
+
+    [loop]
+    threshold = 0.9
+    [generator]
+    model = "/models/sd-turbo"
+
+Anything in a role table other than ``backend`` and ``model`` is passed to the backend as an option.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import tomllib
+from dataclasses import asdict, dataclass, field, fields
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from autoalign.errors import AutoAlignError
+
+MODEL_ROLES: tuple[str, ...] = ("generator", "editor", "vqa", "clip", "questions", "llm")
+
+
+class ConfigError(AutoAlignError, ValueError):
+    """A bad preset, override file or setting; the message names the field and what is allowed."""
+
+
+@dataclass
+class RoleSpec:
+    """Which backend fills a role, from which model, with which options."""
+
+    backend: str
+    model: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_table(cls, role: str, table: dict[str, Any]) -> "RoleSpec":
+        if not isinstance(table, dict) or "backend" not in table:
+            raise ConfigError(f"[{role}] needs a 'backend' entry (got {table!r})")
+        table = dict(table)
+        backend = str(table.pop("backend"))
+        model = table.pop("model", None)
+        options = dict(table.pop("options", {}) or {})
+        options.update(table)
+        return cls(backend=backend, model=None if model is None else str(model), options=options)
+
+
+@dataclass
+class LoopSettings:
+    """The self-correction loop's knobs."""
+
+    candidates: int = 4  # images generated in round 0
+    max_rounds: int = 3  # edit rounds after the first generation
+    threshold: float = 0.8  # aligned when overall score >= threshold and no mismatch
+    min_gain: float = 0.0  # an edit must raise the score by more than this to be accepted
+    patience: int = 2  # stop after this many rounds without gain
+    edit_samples: int = 2  # K edited samples per instruction, scored, best kept
+    seed: int = 0
+    multi_mismatch: str = "sequential"  # "sequential": one mismatch per edit; "combined": one instruction
+    max_instructions: int = 3  # instructions tried per round before giving up on the round
+    regenerate_on_stall: bool = False  # regenerate from a rewritten prompt when every edit fails
+
+    def validate(self) -> None:
+        if self.candidates < 1:
+            raise ConfigError(f"candidates must be >= 1 (got {self.candidates})")
+        if self.max_rounds < 0:
+            raise ConfigError(f"max_rounds must be >= 0 (got {self.max_rounds})")
+        if not 0.0 <= self.threshold <= 1.0:
+            raise ConfigError(f"threshold must be in [0, 1] (got {self.threshold})")
+        if self.patience < 1:
+            raise ConfigError(f"patience must be >= 1 (got {self.patience})")
+        if self.edit_samples < 1:
+            raise ConfigError(f"edit_samples must be >= 1 (got {self.edit_samples})")
+        if self.multi_mismatch not in ("sequential", "combined"):
+            raise ConfigError(f"multi_mismatch must be 'sequential' or 'combined' (got {self.multi_mismatch!r})")
+
+
+@dataclass
+class ScoringSettings:
+    """How images are scored and candidates ranked."""
+
+    primary: str = "vq2"  # the score decisions use: vq2 | vnli | clip
+    rerank: list[str] = field(default_factory=lambda: ["vq2", "vnli", "clip"])  # key, then tie-breakers
+    vnli: bool = True
+    clip: bool = True
+    predicate: str = "vq2"  # "vq2": is "{answer}" true for "{question}"...; "plain": the question itself
+    dependency_zeroing: bool = True  # DSG: a "no" on a parent zeroes its children
+    max_prompt_chars: int = 1000  # longer prompts are refused with this limit named
+
+    def validate(self) -> None:
+        allowed = ("vq2", "vnli", "clip")
+        if self.primary not in allowed:
+            raise ConfigError(f"scoring.primary must be one of {allowed} (got {self.primary!r})")
+        bad = [k for k in self.rerank if k not in allowed]
+        if bad:
+            raise ConfigError(f"scoring.rerank entries must be in {allowed} (got {bad})")
+        if self.predicate not in ("vq2", "plain"):
+            raise ConfigError(f"scoring.predicate must be 'vq2' or 'plain' (got {self.predicate!r})")
+
+
+@dataclass
+class DetectionSettings:
+    detectors: list[str] = field(default_factory=lambda: ["vq2", "text"])
+    threshold: float = 0.5  # a question with P(yes) below this is a mismatch (VQ2-derived detector)
+    max_mismatches: int = 3
+
+
+@dataclass
+class Config:
+    """The resolved configuration of one run: a preset plus overrides."""
+
+    name: str
+    generator: RoleSpec
+    editor: RoleSpec
+    vqa: RoleSpec
+    clip: RoleSpec
+    questions: RoleSpec
+    llm: RoleSpec
+    writer: str = "template"
+    device: str = "auto"
+    dtype: str = "auto"
+    description: str = ""
+    loop: LoopSettings = field(default_factory=LoopSettings)
+    scoring: ScoringSettings = field(default_factory=ScoringSettings)
+    detection: DetectionSettings = field(default_factory=DetectionSettings)
+
+    def validate(self) -> "Config":
+        self.loop.validate()
+        self.scoring.validate()
+        if self.writer not in ("template", "llm"):
+            raise ConfigError(f"writer must be 'template' or 'llm' (got {self.writer!r})")
+        return self
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def hash(self) -> str:
+        """Stable hash of everything that changes results (used to resume and to line up runs)."""
+        blob = json.dumps(self.to_dict(), sort_keys=True, default=str)
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+    def model_ids(self) -> dict[str, str | None]:
+        return {role: getattr(self, role).model for role in MODEL_ROLES}
+
+
+def _section(cls, name: str, table: dict[str, Any] | None):
+    table = dict(table or {})
+    known = {f.name for f in fields(cls)}
+    unknown = sorted(set(table) - known)
+    if unknown:
+        raise ConfigError(f"unknown field(s) in [{name}]: {', '.join(unknown)}; allowed: {', '.join(sorted(known))}")
+    return cls(**table)
+
+
+def from_dict(data: dict[str, Any]) -> Config:
+    """Build and validate a :class:`Config` from a nested dict (a parsed preset)."""
+    data = copy.deepcopy(data)
+    missing = [r for r in MODEL_ROLES if r not in data]
+    if missing:
+        raise ConfigError(f"preset {data.get('name', '?')!r} lacks role table(s): {', '.join(missing)}")
+    roles = {r: RoleSpec.from_table(r, data.pop(r)) for r in MODEL_ROLES}
+    loop = _section(LoopSettings, "loop", data.pop("loop", None))
+    scoring = _section(ScoringSettings, "scoring", data.pop("scoring", None))
+    detection = _section(DetectionSettings, "detection", data.pop("detection", None))
+    known_top = {"name", "writer", "device", "dtype", "description"}
+    unknown = sorted(set(data) - known_top)
+    if unknown:
+        raise ConfigError(f"unknown top-level field(s): {', '.join(unknown)}")
+    cfg = Config(**roles, loop=loop, scoring=scoring, detection=detection, **data)
+    return cfg.validate()
+
+
+def preset_names() -> list[str]:
+    return sorted(p.name[:-5] for p in resources.files("autoalign.presets").iterdir() if p.name.endswith(".toml"))
+
+
+def load_preset_dict(name: str) -> dict[str, Any]:
+    path = Path(name)
+    if path.suffix in (".toml", ".yaml", ".yml", ".json") and path.exists():
+        return read_config_file(path)
+    res = resources.files("autoalign.presets").joinpath(f"{name}.toml")
+    if not res.is_file():
+        raise ConfigError(f"unknown preset {name!r}; presets: {', '.join(preset_names())} (or a path to a .toml file)")
+    return tomllib.loads(res.read_text(encoding="utf-8"))
+
+
+def read_config_file(path: str | Path) -> dict[str, Any]:
+    """Read a TOML, YAML or JSON override file into a dict."""
+    path = Path(path)
+    if not path.exists():
+        raise ConfigError(f"config file not found: {path}")
+    text = path.read_text(encoding="utf-8")
+    try:
+        if path.suffix == ".toml":
+            return tomllib.loads(text)
+        if path.suffix in (".yaml", ".yml"):
+            import yaml
+
+            data = yaml.safe_load(text) or {}
+        elif path.suffix == ".json":
+            data = json.loads(text)
+        else:
+            raise ConfigError(f"config file must be .toml, .yaml/.yml or .json (got {path.name})")
+    except (tomllib.TOMLDecodeError, json.JSONDecodeError, ValueError) as exc:
+        if isinstance(exc, ConfigError):
+            raise
+        raise ConfigError(f"cannot parse {path}: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path} must hold a table/mapping at top level")
+    return data
+
+
+def deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = deep_merge(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def load_config(
+    preset: str = "tiny",
+    config_file: str | Path | None = None,
+    overrides: dict[str, Any] | None = None,
+) -> Config:
+    """Preset, then the user's file, then explicit overrides (e.g. from CLI flags), last wins."""
+    data = load_preset_dict(preset)
+    data.setdefault("name", Path(preset).stem)
+    if config_file:
+        data = deep_merge(data, read_config_file(config_file))
+    if overrides:
+        data = deep_merge(data, overrides)
+    return from_dict(data)

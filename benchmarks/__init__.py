@@ -1,0 +1,1 @@
+"""Benchmark suites, runner, metrics, reports, meta-evaluation and speed benchmarks (``autoalign.benchmarks``)."""

@@ -1,0 +1,1 @@
+"""The Gradio studio (``autoalign.ui``)."""
