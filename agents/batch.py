@@ -1,0 +1,376 @@
+"""``autoalign batch``: correct a whole prompt file, durably, on one machine or on a Ray cluster.
+
+The ledger (:mod:`autoalign.agents.ledger`) is the single source of truth; both engines feed from
+it, so a batch interrupted under one engine resumes under the other. Each item runs the normal
+loop (:func:`autoalign.agents.runner.run`) in ``DIR/items/<id>/`` (so an item killed mid-loop also
+resumes from its checkpoint), and its final image is published atomically as ``DIR/images/<id>.png``.
+A failing item is recorded with its error and the batch goes on.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import fcntl
+import hashlib
+import io
+import json
+import logging
+import os
+import tempfile
+import time
+import traceback
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from autoalign.agents.batch_inputs import BadRow, read_prompts
+from autoalign.agents.ledger import Ledger
+from autoalign.config import Config
+from autoalign.errors import InputError
+
+logger = logging.getLogger(__name__)
+
+MANIFEST_FIELDS = (
+    "id",
+    "line",
+    "prompt",
+    "category",
+    "seed",
+    "status",
+    "final_image",
+    "score_before",
+    "score_after",
+    "rounds",
+    "stop_reason",
+    "attempts",
+    "wall_s",
+    "error",
+)
+
+
+@dataclass
+class BatchReport:
+    """What a batch did this time, and where the ledger stands."""
+
+    out_dir: str
+    selected: int = 0
+    succeeded: int = 0  # finished in this invocation
+    failed: int = 0  # failed in this invocation (after retries)
+    skipped: int = 0  # already done with this config before this invocation
+    bad_rows: list[dict[str, Any]] = field(default_factory=list)
+    ledger: dict[str, int] = field(default_factory=dict)
+    wall_s: float = 0.0
+    engine: str = "local"
+
+    @property
+    def exit_code(self) -> int:
+        """0 when every selected item is done and every row parsed; 1 otherwise."""
+        return 0 if self.failed == 0 and not self.bad_rows and self.ledger.get("done", 0) >= self.selected else 1
+
+
+# --- atomic file helpers ---------------------------------------------------------------------
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` via a temporary file in the same directory and ``os.replace``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def atomic_copy(src: Path, dst: Path) -> None:
+    atomic_write_bytes(dst, Path(src).read_bytes())
+
+
+@contextmanager
+def batch_lock(out_dir: Path) -> Iterator[None]:
+    """One batch process per directory; a second one gets a clear error instead of a race."""
+    fh = open(out_dir / ".batch.lock", "w")
+    try:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise InputError(f"another batch is already running in {out_dir} (lock: {out_dir / '.batch.lock'})") from None
+        yield
+    finally:
+        fh.close()
+
+
+# --- selecting items -------------------------------------------------------------------------
+
+
+def parse_shard(shard: str | None) -> tuple[int, int] | None:
+    if not shard:
+        return None
+    try:
+        i, n = (int(x) for x in shard.split("/"))
+    except ValueError:
+        raise InputError(f"--shard must look like i/n, e.g. 0/4 (got {shard!r})") from None
+    if n < 1 or not 0 <= i < n:
+        raise InputError(f"--shard i/n needs 0 <= i < n (got {shard!r})")
+    return i, n
+
+
+def in_shard(item_id: str, shard: tuple[int, int] | None) -> bool:
+    if shard is None:
+        return True
+    i, n = shard
+    return int(hashlib.sha1(item_id.encode()).hexdigest(), 16) % n == i
+
+
+# --- one item --------------------------------------------------------------------------------
+
+
+def item_config(config: Config, seed: int | None) -> Config:
+    if seed is None:
+        return config
+    return dataclasses.replace(config, loop=dataclasses.replace(config.loop, seed=int(seed)))
+
+
+def process_item(row: dict[str, Any], config: Config, out_dir: Path, models: Any = None) -> dict[str, Any]:
+    """Run the loop for one ledger row; publish its final image; return its manifest fields."""
+    from autoalign.agents import runner
+
+    item_dir = out_dir / "items" / row["id"]
+    cfg = item_config(config, row.get("seed"))
+    resume = (item_dir / "checkpoint.sqlite").exists()
+    summary = runner.run(
+        row["prompt"],
+        cfg,
+        item_dir,
+        resume=resume,
+        models=models,
+        negative_prompt=row.get("negative_prompt"),
+    )
+    final_src = Path(summary.get("final_image") or item_dir / "final.png")
+    if not final_src.is_absolute():
+        final_src = item_dir / final_src
+    final_dst = out_dir / "images" / f"{row['id']}.png"
+    atomic_copy(final_src, final_dst)
+    return {
+        "final_image": str(final_dst.relative_to(out_dir)),
+        "run_dir": str(item_dir.relative_to(out_dir)),
+        "score_before": _score(summary, "first_best"),
+        "score_after": _score(summary, "final"),
+        "rounds": summary.get("rounds"),
+        "stop_reason": summary.get("stop_reason"),
+        "seed": cfg.loop.seed,
+        "summary": summary,
+    }
+
+
+def _score(summary: dict[str, Any], key: str) -> float | None:
+    """The overall score of a summary entry given as a number, a score card or a candidate."""
+    value = summary.get(key)
+    if isinstance(value, dict) and isinstance(value.get("score"), dict):
+        value = value["score"]
+    if isinstance(value, dict):
+        value = value.get("overall")
+    return None if value is None else float(value)
+
+
+# --- engines ---------------------------------------------------------------------------------
+
+
+def _describe(exc: BaseException) -> str:
+    msg = f"{type(exc).__name__}: {exc}"
+    return msg.strip()
+
+
+def run_local(
+    ledger: Ledger,
+    ids: set[str],
+    config: Config,
+    out_dir: Path,
+    *,
+    retries: int,
+    on_done: Callable[[bool], None] | None = None,
+) -> tuple[int, int]:
+    """Process the selected pending items one after another in this process; (succeeded, failed)."""
+    from autoalign.models.cache import Models
+
+    models = Models(config)  # one set of weights for the whole batch
+    succeeded = failed = 0
+    worker = f"local:{os.getpid()}"
+    while True:
+        row = ledger.claim(ids, worker, config.hash())
+        if row is None:
+            break
+        row = dict(row)
+        try:
+            result = process_item(row, config, out_dir, models)
+        except KeyboardInterrupt:
+            ledger.release(row["id"])
+            raise
+        except Exception as exc:  # noqa: BLE001 - one bad item must not end the batch
+            logger.warning("item %s (line %s) failed: %s", row["id"], row["line"], _describe(exc))
+            logger.debug("%s", traceback.format_exc())
+            ledger.fail(row["id"], _describe(exc))
+            if row["attempts"] <= retries:  # retry later in this same invocation
+                ledger.retry(row["id"])
+                continue
+            failed += 1
+            if on_done:
+                on_done(False)
+            continue
+        ledger.finish(row["id"], run_dir=result["run_dir"], final_image=result["final_image"], result=result)
+        succeeded += 1
+        if on_done:
+            on_done(True)
+    return succeeded, failed
+
+
+def run_batch(
+    prompts_file: str | Path,
+    out_dir: str | Path,
+    config: Config,
+    *,
+    engine: str = "local",
+    retries: int = 1,
+    limit: int | None = None,
+    shard: str | None = None,
+    address: str | None = None,
+    workers: int | None = None,
+    gpus_per_worker: float | None = None,
+    progress: bool = True,
+) -> BatchReport:
+    """Run (or resume) a batch; returns what happened. See the module docstring."""
+    if engine not in ("local", "ray"):
+        raise InputError(f"--engine must be 'local' or 'ray' (got {engine!r})")
+    if retries < 0:
+        raise InputError(f"--retries must be >= 0 (got {retries})")
+    if limit is not None and limit < 1:
+        raise InputError(f"--limit must be >= 1 (got {limit})")
+    shard_spec = parse_shard(shard)
+    parsed = read_prompts(prompts_file, max_chars=config.scoring.max_prompt_chars)
+    out_dir = Path(out_dir)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        probe = out_dir / ".write-test"
+        probe.write_text("ok")
+        probe.unlink()
+    except OSError as exc:
+        raise InputError(f"cannot write to --out {out_dir}: {exc.strerror or exc}") from None
+
+    selected = [it for it in parsed.items if in_shard(it.id, shard_spec)]
+    if limit is not None:
+        selected = selected[:limit]
+    ids = [it.id for it in selected]
+    report = BatchReport(out_dir=str(out_dir), selected=len(selected), engine=engine)
+    report.bad_rows = [dataclasses.asdict(b) for b in parsed.bad_rows]
+    for bad in parsed.bad_rows:
+        logger.warning("%s line %d skipped: %s", Path(prompts_file).name, bad.line, bad.error)
+
+    started = time.perf_counter()
+    with batch_lock(out_dir):
+        _remove_stale_temporaries(out_dir)
+        _write_json(out_dir / "bad_rows.json", report.bad_rows)
+        _write_json(out_dir / "config.json", {"config": config.to_dict(), "config_hash": config.hash()})
+        ledger = Ledger(out_dir / "ledger.sqlite")
+        try:
+            ledger.add(selected)
+            ledger.prepare(ids, config.hash())
+            report.skipped = ledger.statuses(ids)["done"]
+            todo = ledger.statuses(ids)["pending"]
+            bar = _progress(todo, progress)
+            on_done = (lambda ok: bar.update(1)) if bar else None
+            try:
+                if engine == "local":
+                    ok, bad = run_local(ledger, set(ids), config, out_dir, retries=retries, on_done=on_done)
+                else:
+                    from autoalign.agents.ray_engine import run_ray
+
+                    ok, bad = run_ray(
+                        ledger,
+                        set(ids),
+                        config,
+                        out_dir,
+                        retries=retries,
+                        address=address,
+                        workers=workers,
+                        gpus_per_worker=gpus_per_worker,
+                        on_done=on_done,
+                    )
+            finally:
+                if bar:
+                    bar.close()
+            report.succeeded, report.failed = ok, bad
+            report.ledger = ledger.statuses(ids)
+            write_manifest(ledger, ids, out_dir)
+        finally:
+            ledger.close()
+    report.wall_s = time.perf_counter() - started
+    _write_json(out_dir / "batch_report.json", dataclasses.asdict(report) | {"exit_code": report.exit_code})
+    return report
+
+
+def _remove_stale_temporaries(out_dir: Path) -> None:
+    """Temporary files of writes cut short by a crash (never the published files) are removed."""
+    for folder in (out_dir, out_dir / "images"):
+        if folder.is_dir():
+            for tmp in folder.glob(".*.*"):
+                if tmp.name != ".batch.lock" and tmp.is_file():
+                    tmp.unlink(missing_ok=True)
+
+
+def _progress(total: int, enabled: bool):
+    if not enabled or total == 0:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc="batch", unit="item", smoothing=0.1)
+
+
+def _write_json(path: Path, data: Any) -> None:
+    atomic_write_bytes(path, json.dumps(data, indent=2, default=str).encode())
+
+
+def manifest_rows(ledger: Ledger, ids: list[str] | None = None) -> list[dict[str, Any]]:
+    rows = []
+    for r in ledger.rows(ids):
+        result = json.loads(r["result"]) if r["result"] else {}
+        rows.append(
+            {
+                "id": r["id"],
+                "line": r["line"],
+                "prompt": r["prompt"],
+                "category": r["category"],
+                "seed": result.get("seed", r["seed"]),
+                "status": r["status"],
+                "final_image": r["final_image"],
+                "score_before": result.get("score_before"),
+                "score_after": result.get("score_after"),
+                "rounds": result.get("rounds"),
+                "stop_reason": result.get("stop_reason"),
+                "attempts": r["attempts"],
+                "wall_s": None if r["wall_s"] is None else round(r["wall_s"], 3),
+                "error": r["error"],
+            }
+        )
+    return rows
+
+
+def write_manifest(ledger: Ledger, ids: list[str] | None, out_dir: Path) -> list[dict[str, Any]]:
+    """``manifest.jsonl`` and ``manifest.csv`` from the ledger, each written atomically."""
+    rows = manifest_rows(ledger, ids)
+    jsonl = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+    atomic_write_bytes(out_dir / "manifest.jsonl", jsonl.encode("utf-8"))
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=list(MANIFEST_FIELDS))
+    writer.writeheader()
+    writer.writerows(rows)
+    atomic_write_bytes(out_dir / "manifest.csv", buf.getvalue().encode("utf-8"))
+    return rows
+
+
+__all__ = ["BatchReport", "BadRow", "run_batch", "process_item", "write_manifest", "atomic_write_bytes"]

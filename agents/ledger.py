@@ -1,0 +1,167 @@
+"""The batch ledger: one SQLite file, the single source of truth of a batch.
+
+Each item has a status (``pending`` → ``running`` → ``done`` | ``failed``), the config hash it ran
+under, timings, attempts, the error of its last failure and its outputs. Rerunning a batch:
+
+* ``done`` items with the same config hash are skipped; with another config hash they run again;
+* ``failed`` items are tried again, with ``retries`` more attempts in each invocation;
+* ``running`` items were left by a crash (one batch process holds the directory's lock) and are
+  reclaimed.
+
+Claims are atomic (``BEGIN IMMEDIATE``), so several workers can feed from one ledger.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+from autoalign.agents.batch_inputs import BatchItem
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS items (
+    id TEXT PRIMARY KEY,
+    line INTEGER NOT NULL,
+    prompt TEXT NOT NULL,
+    seed INTEGER,
+    negative_prompt TEXT,
+    category TEXT,
+    status TEXT NOT NULL DEFAULT 'pending',
+    attempts INTEGER NOT NULL DEFAULT 0,
+    config_hash TEXT,
+    error TEXT,
+    worker TEXT,
+    started_at REAL,
+    finished_at REAL,
+    wall_s REAL,
+    run_dir TEXT,
+    final_image TEXT,
+    result TEXT
+);
+CREATE INDEX IF NOT EXISTS items_status ON items(status, line);
+"""
+
+STATUSES = ("pending", "running", "done", "failed")
+
+
+class Ledger:
+    """A thin wrapper over the SQLite ledger of one batch directory."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        self.conn.row_factory = sqlite3.Row
+        self.conn.execute("PRAGMA journal_mode=WAL")
+        self.conn.execute("PRAGMA synchronous=NORMAL")
+        self.conn.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # -- set-up -------------------------------------------------------------------------------
+    def add(self, items: list[BatchItem]) -> int:
+        """Insert new items as pending; existing ids keep their status. Returns how many were new."""
+        before = self.count()
+        self.conn.execute("BEGIN IMMEDIATE")
+        self.conn.executemany(
+            "INSERT OR IGNORE INTO items (id, line, prompt, seed, negative_prompt, category) VALUES (?, ?, ?, ?, ?, ?)",
+            [(i.id, i.line, i.prompt, i.seed, i.negative_prompt, i.category) for i in items],
+        )
+        self.conn.execute("COMMIT")
+        return self.count() - before
+
+    def prepare(self, ids: list[str], config_hash: str) -> dict[str, int]:
+        """Make the selected items runnable for this invocation.
+
+        ``running`` items (left by a crash) are reclaimed, ``failed`` ones get a fresh set of
+        retries, and ``done`` ones that ran under another config are redone.
+        """
+        counts = {"reclaimed": 0, "retry": 0, "stale": 0}
+        self.conn.execute("BEGIN IMMEDIATE")
+        for chunk in _chunks(ids, 500):
+            marks = ",".join("?" * len(chunk))
+            cur = self.conn.execute(
+                f"UPDATE items SET status='pending', worker=NULL, attempts=0 WHERE status='running' AND id IN ({marks})", chunk
+            )
+            counts["reclaimed"] += cur.rowcount
+            cur = self.conn.execute(
+                f"UPDATE items SET status='pending', attempts=0 WHERE status='failed' AND id IN ({marks})", chunk
+            )
+            counts["retry"] += cur.rowcount
+            cur = self.conn.execute(
+                f"UPDATE items SET status='pending', attempts=0 WHERE status='done' AND config_hash IS NOT ? AND id IN ({marks})",
+                [config_hash, *chunk],
+            )
+            counts["stale"] += cur.rowcount
+        self.conn.execute("COMMIT")
+        return counts
+
+    def retry(self, item_id: str) -> None:
+        """Queue a just-failed item again (its attempts count is kept)."""
+        self.conn.execute("UPDATE items SET status='pending', worker=NULL WHERE id=?", (item_id,))
+
+    # -- work ---------------------------------------------------------------------------------
+    def claim(self, ids: set[str] | None, worker: str, config_hash: str) -> sqlite3.Row | None:
+        """Atomically take the next pending item (in file order), mark it running, return it."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            rows = self.conn.execute("SELECT id FROM items WHERE status='pending' ORDER BY line").fetchall()
+            chosen = next((r["id"] for r in rows if ids is None or r["id"] in ids), None)
+            if chosen is None:
+                self.conn.execute("COMMIT")
+                return None
+            self.conn.execute(
+                "UPDATE items SET status='running', worker=?, started_at=?, attempts=attempts+1, config_hash=? WHERE id=?",
+                (worker, time.time(), config_hash, chosen),
+            )
+            row = self.conn.execute("SELECT * FROM items WHERE id=?", (chosen,)).fetchone()
+            self.conn.execute("COMMIT")
+            return row
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+
+    def finish(self, item_id: str, *, run_dir: str, final_image: str, result: dict[str, Any]) -> None:
+        now = time.time()
+        self.conn.execute(
+            "UPDATE items SET status='done', error=NULL, finished_at=?, wall_s=?-started_at, run_dir=?, final_image=?, result=? WHERE id=?",
+            (now, now, run_dir, final_image, json.dumps(result, default=str), item_id),
+        )
+
+    def fail(self, item_id: str, error: str) -> None:
+        now = time.time()
+        self.conn.execute(
+            "UPDATE items SET status='failed', error=?, finished_at=?, wall_s=?-started_at WHERE id=?",
+            (error[:2000], now, now, item_id),
+        )
+
+    def release(self, item_id: str) -> None:
+        """Put a running item back (interrupted before it finished)."""
+        self.conn.execute("UPDATE items SET status='pending', worker=NULL, attempts=MAX(attempts-1, 0) WHERE id=?", (item_id,))
+
+    # -- reading ------------------------------------------------------------------------------
+    def count(self, status: str | None = None) -> int:
+        if status is None:
+            return self.conn.execute("SELECT COUNT(*) FROM items").fetchone()[0]
+        return self.conn.execute("SELECT COUNT(*) FROM items WHERE status=?", (status,)).fetchone()[0]
+
+    def rows(self, ids: list[str] | None = None) -> list[sqlite3.Row]:
+        rows = self.conn.execute("SELECT * FROM items ORDER BY line").fetchall()
+        if ids is None:
+            return rows
+        keep = set(ids)
+        return [r for r in rows if r["id"] in keep]
+
+    def statuses(self, ids: list[str] | None = None) -> dict[str, int]:
+        counts = {s: 0 for s in STATUSES}
+        for r in self.rows(ids):
+            counts[r["status"]] += 1
+        return counts
+
+
+def _chunks(seq: list[str], size: int):
+    for start in range(0, len(seq), size):
+        yield seq[start : start + size]

@@ -1,0 +1,70 @@
+"""``autoalign batch PROMPTS --out DIR --preset P``: durable batch correction (local or Ray)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from autoalign.cli_apps import CONFIG_HELP, PRESET_HELP, app
+
+
+@app.command("batch")
+def batch(
+    prompts: Path = typer.Argument(..., help="A .txt (one prompt a line), .csv or .jsonl file with a `prompt` column/field."),
+    out: Path = typer.Option(..., "--out", "-o", help="Batch directory (ledger, images, manifest). Rerun to resume."),
+    preset: str = typer.Option("tiny", "--preset", "-p", help=PRESET_HELP),
+    config: Optional[Path] = typer.Option(None, "--config", "-c", help=CONFIG_HELP),
+    engine: str = typer.Option("local", "--engine", help="local | ray"),
+    address: Optional[str] = typer.Option(None, "--address", help="Ray cluster address (default: start Ray locally)."),
+    workers: Optional[int] = typer.Option(None, "--workers", help="Ray actors (default: one per GPU, or 1 on CPU)."),
+    gpus_per_worker: Optional[float] = typer.Option(None, "--gpus-per-worker", help="GPUs per Ray actor (default 1 when GPUs exist)."),
+    retries: int = typer.Option(1, "--retries", help="Extra attempts for a failing item in each invocation."),
+    limit: Optional[int] = typer.Option(None, "--limit", help="Only the first N items (after --shard)."),
+    shard: Optional[str] = typer.Option(None, "--shard", help="i/n: only the items whose id hashes to shard i of n."),
+    candidates: Optional[int] = typer.Option(None, "--candidates", help="Override loop.candidates."),
+    max_rounds: Optional[int] = typer.Option(None, "--max-rounds", help="Override loop.max_rounds."),
+    no_progress: bool = typer.Option(False, "--no-progress", help="No progress bar."),
+) -> None:
+    """Correct every prompt of a file; failures are recorded and skipped; rerun to resume."""
+    from autoalign.agents.batch import run_batch
+    from autoalign.config import load_config
+
+    overrides: dict = {}
+    if candidates is not None:
+        overrides.setdefault("loop", {})["candidates"] = candidates
+    if max_rounds is not None:
+        overrides.setdefault("loop", {})["max_rounds"] = max_rounds
+    cfg = load_config(preset, config, overrides)
+    report = run_batch(
+        prompts,
+        out,
+        cfg,
+        engine=engine,
+        retries=retries,
+        limit=limit,
+        shard=shard,
+        address=address,
+        workers=workers,
+        gpus_per_worker=gpus_per_worker,
+        progress=not no_progress,
+    )
+    console = Console(stderr=True)
+    for bad in report.bad_rows:
+        console.print(f"[yellow]line {bad['line']}[/]: {bad['error']}")
+    table = Table(title=f"batch {out} ({report.engine})")
+    for col in ("selected", "succeeded", "failed", "skipped (done before)", "bad rows", "wall s"):
+        table.add_column(col, justify="right")
+    table.add_row(
+        str(report.selected),
+        str(report.succeeded),
+        str(report.failed),
+        str(report.skipped),
+        str(len(report.bad_rows)),
+        f"{report.wall_s:.1f}",
+    )
+    Console().print(table)
+    raise typer.Exit(report.exit_code)
