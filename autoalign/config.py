@@ -59,7 +59,7 @@ class LoopSettings:
     candidates: int = 4  # images generated in round 0
     max_rounds: int = 3  # edit rounds after the first generation
     threshold: float = 0.8  # aligned when overall score >= threshold and no mismatch
-    min_gain: float = 0.0  # an edit must raise the score by more than this to be accepted
+    min_gain: float = 0.0  # an edit must raise the score by at least this (by more than 0 when min_gain is 0)
     patience: int = 2  # stop after this many rounds without gain
     edit_samples: int = 2  # K edited samples per instruction, scored, best kept
     seed: int = 0
@@ -110,6 +110,7 @@ class DetectionSettings:
     detectors: list[str] = field(default_factory=lambda: ["vq2", "text"])
     threshold: float = 0.5  # a question with P(yes) below this is a mismatch (VQ2-derived detector)
     max_mismatches: int = 3
+    options: dict[str, dict[str, Any]] = field(default_factory=dict)  # per detector, e.g. [detection.options.vlm]
 
 
 @dataclass

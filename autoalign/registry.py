@@ -41,6 +41,7 @@ _BACKEND_MODULES: tuple[str, ...] = (
     "autoalign.detection",
     "autoalign.editing.template_writer",
     "autoalign.editing.llm_writer",
+    "autoalign.doubles.scene",
 )
 
 _REGISTRY: dict[str, dict[str, Any]] = {role: {} for role in ROLES}

@@ -54,7 +54,7 @@ def hub_reachable(timeout: float = 2.0) -> bool:
         return False
 
 
-def _in_hf_cache(repo_id: str) -> str | None:
+def in_hf_cache(repo_id: str) -> str | None:
     try:
         from huggingface_hub import snapshot_download
 
@@ -84,7 +84,7 @@ def resolve_model(model_id: str, role: str) -> str:
     if model_id.startswith(("/", "./", "../", "~")):
         raise ModelNotAvailable(f"{role} model directory {model_id!r} does not exist")
     repo_id = model_id.removeprefix("hf-hub:")
-    cached = _in_hf_cache(repo_id)
+    cached = in_hf_cache(repo_id)
     if cached:
         return cached if not model_id.startswith("hf-hub:") else model_id
     if not hub_reachable():
