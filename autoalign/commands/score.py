@@ -1,0 +1,87 @@
+"""``autoalign score IMAGE... --text "..."``: the alignment score card of each image.
+
+Prints VQ2 (with each question, its expected answer and the VQA model's P(yes)), VNLI and CLIPScore
+as rich tables, or JSON with ``--json``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from autoalign.cli_apps import CONFIG_HELP, PRESET_HELP, app
+from autoalign.errors import InputError
+
+
+def load_images(paths: list[Path]):
+    """Open every path as an RGB image; InputError naming the first bad one."""
+    from PIL import Image, UnidentifiedImageError
+
+    images = []
+    for path in paths:
+        if not path.exists():
+            raise InputError(f"image {path}: file not found")
+        if not path.is_file():
+            raise InputError(f"image {path}: not a file")
+        try:
+            with Image.open(path) as img:
+                images.append(img.convert("RGB"))
+        except (UnidentifiedImageError, OSError) as exc:
+            raise InputError(f"image {path}: not a readable image file ({exc.__class__.__name__})") from None
+    return images
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+@app.command("score")
+def score(
+    images: list[Path] = typer.Argument(..., help="Image files to score against the text."),
+    text: str = typer.Option(..., "--text", "-t", help="The prompt the images should show."),
+    preset: str = typer.Option("tiny", "--preset", "-p", help=PRESET_HELP),
+    config: Optional[Path] = typer.Option(None, "--config", "-c", help=CONFIG_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of tables."),
+) -> None:
+    """Score images against a text: VQ2 (per question), VNLI and CLIPScore."""
+    from autoalign.config import load_config
+    from autoalign.models.cache import Models
+    from autoalign.scoring.scorer import Scorer
+
+    cfg = load_config(preset, config)
+    pil_images = load_images(images)
+    scorer = Scorer(Models(cfg), cfg)
+    cards = scorer.score(pil_images, text)
+    if as_json:
+        payload = {
+            "text": text,
+            "preset": cfg.name,
+            "primary": cfg.scoring.primary,
+            "images": [{"image": str(p), **c.to_dict()} for p, c in zip(images, cards)],
+            "calls": dict(scorer.calls),
+        }
+        typer.echo(json.dumps(payload, indent=2))
+        return
+
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    for path, card in zip(images, cards):
+        console.print(
+            f"[bold]{path}[/]  overall ({cfg.scoring.primary}) [bold]{_fmt(card.overall)}[/]  "
+            f"VQ2 {_fmt(card.vq2)}  VNLI {_fmt(card.vnli)}  CLIP {_fmt(card.clip)}"
+        )
+        if card.questions:
+            table = Table(show_header=True, header_style="bold")
+            for col in ("id", "aspect", "question", "answer", "P(yes)", "score"):
+                table.add_column(col)
+            for q in card.questions:
+                score_text = _fmt(q.get("score", q["p_yes"])) + (" (parent no)" if q.get("zeroed") else "")
+                table.add_row(q["id"], q["aspect"], q["text"], q["answer"], _fmt(q["p_yes"]), score_text)
+            console.print(table)
+        else:
+            console.print("  (the text gave no questions: VQ2 undefined)")

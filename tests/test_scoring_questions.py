@@ -1,0 +1,168 @@
+"""Question generation: the offline spaCy (VQ2) generator, its F1 filter, the LLM (DSG) generator, caching."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from openai_stub import openai_stub  # noqa: F401 - pytest fixture
+
+from autoalign.config import RoleSpec
+from autoalign.models.llm import OpenAILLM
+from autoalign.scoring.f1 import ANSWER_F1_THRESHOLD, consistent, token_f1
+from autoalign.scoring.questions import (
+    LLMQuestions,
+    SpacyQuestions,
+    cached_questions,
+    clear_cache,
+    filter_consistent,
+)
+from autoalign.scoring.text_qa import RuleTextAnswerer
+from autoalign.types import Question
+
+
+def spacy_gen(**options) -> SpacyQuestions:
+    return SpacyQuestions(RoleSpec("spacy", None, options))
+
+
+def as_rows(questions):
+    return [(q.aspect, q.text, q.answer, q.span, q.depends_on) for q in questions]
+
+
+def test_spacy_questions_for_two_red_apples_on_a_blue_plate():
+    rows = as_rows(spacy_gen().generate("two red apples on a blue plate"))
+    assert rows == [
+        ("entity", "are there apples?", "apples", "two red apples", []),
+        ("number", "how many apples are there?", "two", "two red apples", ["q1"]),
+        ("attribute", "what color are the apples?", "red", "red apples", ["q1"]),
+        ("entity", "is there a plate?", "plate", "a blue plate", []),
+        ("attribute", "what color is the plate?", "blue", "blue plate", ["q4"]),
+        ("relation", "what are the apples on?", "plate", "apples on a blue plate", ["q1", "q4"]),
+    ]
+
+
+def test_spacy_questions_cover_verbs_compound_prepositions_and_quoted_text():
+    texts = {q.text: q.answer for q in spacy_gen().generate('a photo of a tall man holding a sign that says "hello world"')}
+    assert texts["what is the man holding?"] == "sign"
+    assert texts["what text is written on the sign?"] == "hello world"
+    assert texts["what is the man like?"] == "tall"
+    assert "is there a photo?" not in texts  # "a photo of" frames the picture
+    texts = {q.text: q.answer for q in spacy_gen().generate("a cat in front of a red car")}
+    assert texts["what is the cat in front of?"] == "car"
+    texts = {q.text: q.answer for q in spacy_gen().generate("a New York skyline with 'hello' written on it, a car on the left of a bus")}
+    assert texts["is there a New York skyline?"] == "New York skyline"  # compounds kept together
+    assert texts["what text is written on the New York skyline?"] == "hello"  # single quotes, not apostrophes
+    assert texts["what is the car on the left of?"] == "bus"
+
+
+def test_filter_drops_ambiguous_questions():
+    gen = spacy_gen()
+    kept = gen.generate("a red apple and a green apple")
+    assert ("what color is the apple?", "red") in [(q.text, q.answer) for q in kept]
+    # the rule answerer reads "the apple" as the first apple and answers "red", not "green"
+    assert [(d["question"].answer, d["text_answer"], d["f1"]) for d in gen.last_dropped] == [("green", "red", 0.0)]
+    assert len(spacy_gen(filter=False).generate("a red apple and a green apple")) == 3
+
+
+def test_token_f1_squad_normalisation():
+    assert token_f1("The Red car!", "red car") == 1.0
+    assert token_f1("red", "red car") == pytest.approx(2 / 3)
+    assert token_f1("", "") == 1.0 and token_f1("", "car") == 0.0
+
+
+def test_f1_filter_boundary_at_0_54():
+    assert ANSWER_F1_THRESHOLD == 0.54
+    # 2 of 5 predicted tokens match a 2-token answer: P=0.4, R=1, F1=0.571 >= 0.54 -> kept
+    # 2 of 6 predicted tokens match: P=1/3, R=1, F1=0.5 < 0.54 -> dropped
+    assert token_f1("big red car on road", "red car") == pytest.approx(4 / 7)
+    assert token_f1("big red car on wet road", "red car") == pytest.approx(0.5)
+    qs = [Question("a", "q?", "red car"), Question("b", "q?", "red car", depends_on=["a"]), Question("c", "q?", "x", depends_on=["b"])]
+    kept, dropped = filter_consistent(qs, ["big red car on road", "big red car on wet road", "x"])
+    assert [q.id for q in kept] == ["a", "c"] and [d["question"].id for d in dropped] == ["b"]
+    assert kept[1].depends_on == []  # a dependency on a dropped question is removed
+    assert consistent("a b c d e f g h i j k l m", "a b c d e f g", threshold=token_f1("a b c d e f g h i j k l m", "a b c d e f g"))
+
+
+def test_rule_answerer_answers_from_the_text_only():
+    qa = RuleTextAnswerer()
+    text = "three dogs next to a yellow taxi"
+    assert qa.answer(text, ["how many dogs are there?", "what color is the taxi?", "what are the dogs next to?", "is there a cat?", "why?"]) == [
+        "three", "yellow", "taxi", "", ""]
+
+
+def dsg_reply():
+    return {
+        "questions": [
+            {"id": 1, "question": "is there a dog?", "aspect": "entity", "answer": "dog", "span": "a brown dog", "depends_on": []},
+            {"id": "2", "question": "what color is the dog?", "aspect": "attribute", "answer": "brown", "span": "brown dog", "depends_on": ["1", "9"]},
+        ]
+    }
+
+
+def stub_llm(stub) -> OpenAILLM:
+    return OpenAILLM(RoleSpec("openai", "stub-model", {"base_url": stub.url, "max_retries": 0, "timeout": 5, "json_retries": 1}))
+
+
+def test_llm_questions_from_valid_json(openai_stub):
+    openai_stub.push_json(dsg_reply())
+    llm = stub_llm(openai_stub)
+    gen = LLMQuestions(RoleSpec("llm", None, {}))
+    rows = as_rows(gen.generate("a brown dog", lambda: llm))
+    assert rows == [
+        ("entity", "is there a dog?", "dog", "a brown dog", []),
+        ("attribute", "what color is the dog?", "brown", "brown dog", ["1"]),  # unknown id 9 dropped
+    ]
+    assert not gen.fell_back
+    sent = openai_stub.requests[0]["body"]
+    assert sent["messages"][-1]["content"] == "Prompt: a brown dog"
+    assert any("two red apples" in m["content"] for m in sent["messages"])  # few-shot examples included
+
+
+def test_llm_questions_malformed_json_retries_then_falls_back_to_spacy(openai_stub, caplog):
+    openai_stub.push_text("here are questions: {oops").push_json({"questions": [{"id": "1"}]})
+    gen = LLMQuestions(RoleSpec("llm", None, {}))
+    with caplog.at_level(logging.WARNING):
+        qs = gen.generate("a brown dog", lambda: stub_llm(openai_stub))
+    assert len(openai_stub.requests) == 2  # first try + one retry
+    assert gen.fell_back
+    assert as_rows(qs) == [
+        ("entity", "is there a dog?", "dog", "a brown dog", []),
+        ("attribute", "what color is the dog?", "brown", "brown dog", ["q1"]),
+    ]
+    assert "using the spaCy generator instead" in caplog.text
+
+
+def test_cached_questions_generate_once_and_persist_on_disk(tmp_path, monkeypatch):
+    monkeypatch.setenv("AUTOALIGN_HOME", str(tmp_path))
+    clear_cache()
+
+    class CountingGenerator:
+        """A question-generator double counting its calls."""
+
+        calls = 0
+
+        def generate(self, prompt, llm=None):
+            self.calls += 1
+            return [Question("q1", "is there a cat?", "cat")]
+
+    gen, spec = CountingGenerator(), RoleSpec("spacy", None, {})
+    a = cached_questions("a cat", spec, gen)
+    b = cached_questions("a cat", spec, gen)
+    assert gen.calls == 1 and a == b and a is not b
+    assert len(list((tmp_path / "cache" / "questions").glob("*.json"))) == 1
+    clear_cache()  # a new process: read back from disk
+    assert cached_questions("a cat", spec, gen) == a and gen.calls == 1
+    cached_questions("a cat", RoleSpec("spacy", None, {"filter": False}), gen)  # other settings: new entry
+    assert gen.calls == 2
+
+
+def test_spacy_generator_can_filter_with_the_llm_answering_on_text(openai_stub):
+    # the LLM (stub) answers the three questions of "a red car and a dog" on the text; it gets the colour wrong
+    openai_stub.push_json({"answers": ["car", "blue", "dog"]})
+    gen = spacy_gen(qa="llm")
+    llm = stub_llm(openai_stub)
+    kept = gen.generate("a red car and a dog", lambda: llm)
+    assert [q.text for q in kept] == ["is there a car?", "is there a dog?"]
+    assert [d["question"].answer for d in gen.last_dropped] == ["red"]
+    asked = openai_stub.requests[0]["body"]["messages"][-1]["content"]
+    assert "Text: a red car and a dog" in asked and "2. what color is the car?" in asked
