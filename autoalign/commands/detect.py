@@ -1,0 +1,78 @@
+"""``autoalign detect IMAGE --text "..."``: FineMatch mismatches of an image against a prompt.
+
+Scores the image with the Scorer (the VQ2 questions and P(yes) the ``vq2`` detector reads), runs
+the preset's detectors and prints the merged triplets with confidence and evidence, as a rich
+table or JSON with ``--json``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from autoalign.cli_apps import CONFIG_HELP, PRESET_HELP, app
+
+
+def _evidence_summary(evidence: dict) -> str:
+    """A short one-line view of the evidence (full evidence is in --json)."""
+    if "merged" in evidence:
+        return "; ".join(f"{m['source']}: {_evidence_summary(m['evidence'])}" for m in evidence["merged"])
+    parts = []
+    for key in ("question", "p_yes", "open_question", "open_answer", "requested", "read", "similarity", "backend"):
+        if key in evidence and evidence[key] not in ("", None):
+            value = evidence[key]
+            parts.append(f"{key}={value:.3f}" if isinstance(value, float) else f"{key}={value}")
+    if "ocr" in evidence:
+        parts.append("ocr=" + (" | ".join(line["text"] for line in evidence["ocr"]) or "(nothing)"))
+    return ", ".join(parts)
+
+
+@app.command("detect")
+def detect_command(
+    image: Path = typer.Argument(..., help="The image to check."),
+    text: str = typer.Option(..., "--text", "-t", help="The prompt the image should show."),
+    preset: str = typer.Option("tiny", "--preset", "-p", help=PRESET_HELP),
+    config: Optional[Path] = typer.Option(None, "--config", "-c", help=CONFIG_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+) -> None:
+    """Find FineMatch mismatches (aspect, phrase, correction) between an image and a prompt."""
+    from autoalign.commands.score import load_images
+    from autoalign.config import load_config
+    from autoalign.detection import detect
+    from autoalign.models.cache import Models
+    from autoalign.scoring.scorer import Scorer
+
+    cfg = load_config(preset, config)
+    pil_image = load_images([image])[0]
+    models = Models(cfg)
+    card = Scorer(models, cfg).score([pil_image], text)[0]
+    mismatches = detect(pil_image, text, card, models, cfg)
+    if as_json:
+        payload = {
+            "image": str(image),
+            "text": text,
+            "preset": cfg.name,
+            "detectors": list(cfg.detection.detectors),
+            "overall": card.overall,
+            "mismatches": [m.to_dict() for m in mismatches],
+        }
+        typer.echo(json.dumps(payload, indent=2, default=str))
+        return
+
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    console.print(f"[bold]{image}[/]  overall ({cfg.scoring.primary}) [bold]{card.overall:.3f}[/]  detectors: {', '.join(cfg.detection.detectors)}")
+    if not mismatches:
+        console.print("no mismatch found")
+        return
+    table = Table(show_header=True, header_style="bold")
+    for col in ("aspect", "phrase", "correction", "confidence", "source", "evidence"):
+        table.add_column(col)
+    for m in mismatches:
+        table.add_row(m.aspect, m.phrase, m.correction or "-", f"{m.confidence:.3f}", m.source, _evidence_summary(m.evidence))
+    console.print(table)

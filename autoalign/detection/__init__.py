@@ -1,0 +1,59 @@
+"""FineMatch mismatch detection: what does the image get wrong about the prompt?
+
+The loop calls :func:`detect`, which runs the detectors named in ``config.detection.detectors``
+and merges their triplets (:mod:`autoalign.detection.ensemble`), keeping at most
+``config.detection.max_mismatches``, most confident first.
+
+Detectors (each registered under ``("detector", NAME)``; importing this package registers them):
+
+* ``vq2`` - failed VQ2 questions of the score card, corrections from open questions
+  (:mod:`~autoalign.detection.vq2_detector`);
+* ``vlm`` - FineMatch-style instruction + few-shot to a VLM, output parsed and validated
+  (:mod:`~autoalign.detection.vlm_detector`);
+* ``text`` - OCR of requested written text (:mod:`~autoalign.detection.text_detector`).
+
+:mod:`~autoalign.detection.itm_iou` implements FineMatch's ITM-IoU metric for predicted triplets.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from PIL import Image
+
+from autoalign import registry
+from autoalign.detection import text_detector, vlm_detector, vq2_detector  # noqa: F401 - registers detectors
+from autoalign.detection.base import Detector, card_from
+from autoalign.detection.ensemble import merge
+from autoalign.types import Mismatch, ScoreCard
+
+if TYPE_CHECKING:
+    from autoalign.config import Config
+    from autoalign.models.cache import Models
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["Detector", "detect", "make_detectors"]
+
+
+def make_detectors(models: "Models", config: "Config") -> list[Detector]:
+    """The detectors ``config.detection.detectors`` names, constructed (no weights loaded)."""
+    return [registry.get("detector", name)(models, config) for name in config.detection.detectors]
+
+
+def detect(
+    image: Image.Image,
+    prompt: str,
+    card: ScoreCard | dict[str, Any] | None,
+    models: "Models",
+    config: "Config",
+) -> list[Mismatch]:
+    """Mismatches between ``image`` and ``prompt`` from the configured detectors, merged, best first (0-3)."""
+    card = card_from(card)
+    found = []
+    for detector in make_detectors(models, config):
+        mismatches = detector.detect(image, prompt, card)
+        logger.debug("detector %s: %d mismatch(es)", detector.name, len(mismatches))
+        found.append(mismatches)
+    return merge(found, config.detection.max_mismatches)

@@ -1,0 +1,248 @@
+"""The VQ2-derived detector ("vq2"): failed VQ2 questions become FineMatch triplets.
+
+The score card already holds, per question generated from the prompt, the VQA model's P(yes)
+(SeeTRUE §3.1). A question whose P(yes) is below ``config.detection.threshold`` says its span is
+not shown. For each such question:
+
+* **aspect** = the question's aspect (entity/attribute/relation/number, synonyms normalised).
+  Questions about *written text* (aspect ``text``) are left to the OCR detector when ``text`` is
+  among ``config.detection.detectors`` (a VQA model's yes/no on spelling is unreliable); without
+  it they are reported as ``attribute``, as the OCR detector does (see ``text_detector``).
+* **phrase** = the mismatched words as written in the prompt (:func:`locate`): the attribute
+  ("red"), the relation words ("on"), or the span for entities and numbers ("two red apples");
+  else the span, else the expected answer; else the question is skipped and logged.
+* **correction** = the VQA model's short answer to an open question (:func:`open_question`):
+  the VQ2 question itself when it already asks "what/how ..." ("what color is the car?"), else a
+  template from ``prompts/detection_open_questions.json`` ("How many apples are there?",
+  "Where is the cat relative to the table?", "What is in the image?").
+* **confidence** = 1 - P(yes).
+* **evidence** = ``{question, p_yes, open_question, open_answer}`` plus ``span`` and, where found,
+  ``noun`` / ``subject`` / ``object`` (the hints the template writer reads).
+
+DSG rule: a failed question whose parent (``depends_on``, transitively) also failed is not
+reported: a missing dog is one mismatch, not also a wrong colour and a wrong count.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from typing import TYPE_CHECKING, Any
+
+from PIL import Image
+
+from autoalign import prompts
+from autoalign.detection.base import card_from, detector_options
+from autoalign.detection.phrases import normalise_aspect, normalise_text, snap_phrase
+from autoalign.registry import register
+from autoalign.types import Mismatch, ScoreCard
+
+if TYPE_CHECKING:
+    from autoalign.config import Config
+    from autoalign.models.cache import Models
+
+logger = logging.getLogger(__name__)
+
+COLOR_WORDS = frozenset(
+    "red orange yellow green blue purple violet pink brown black white gray grey silver gold golden "
+    "beige teal turquoise cyan magenta maroon navy".split()
+)
+_ARTICLES = frozenset({"a", "an", "the", "some", "of"})
+_NUMBER_RE = re.compile(r"^(\d+|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|several|many|none|no)$", re.I)
+
+
+def _open_templates() -> dict[str, str]:
+    return {k: v for k, v in json.loads(prompts.load("detection_open_questions.json")).items() if not k.startswith("_")}
+
+
+def failed_roots(questions: list[dict[str, Any]], threshold: float) -> list[dict[str, Any]]:
+    """Questions with P(yes) < ``threshold`` none of whose ancestors also failed (DSG), lowest P(yes) first."""
+    by_id = {str(q.get("id")): q for q in questions if q.get("id") is not None}
+    failed = {qid for qid, q in by_id.items() if _p_yes(q) < threshold}
+
+    def has_failed_ancestor(qid: str) -> bool:
+        seen: set[str] = set()
+        stack = list(by_id.get(qid, {}).get("depends_on") or [])
+        while stack:
+            parent = str(stack.pop())
+            if parent in seen:
+                continue
+            seen.add(parent)
+            if parent in failed:
+                return True
+            stack.extend(by_id.get(parent, {}).get("depends_on") or [])
+        return False
+
+    roots = [q for q in questions if _p_yes(q) < threshold and not has_failed_ancestor(str(q.get("id")))]
+    return sorted(roots, key=_p_yes)
+
+
+def _p_yes(q: dict[str, Any]) -> float:
+    try:
+        return float(q.get("p_yes", 1.0))
+    except (TypeError, ValueError):
+        return 1.0
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in normalise_text(text).split() if w not in _ARTICLES]
+
+
+def _next_word(prompt: str, phrase: str) -> str:
+    """The first non-article word after ``phrase`` in ``prompt`` ("red" in "a red car" -> "car")."""
+    idx = prompt.lower().find(phrase.lower())
+    if idx < 0:
+        return ""
+    rest = _words(prompt[idx + len(phrase) :])
+    return rest[0] if rest else ""
+
+
+_WH = re.compile(r"^\s*(what|how|where|which|who|whose)\b", re.I)
+
+
+def locate(aspect: str, span: str, answer: str, prompt: str) -> tuple[str | None, dict[str, str]]:
+    """The FineMatch phrase for a failed question, as written in the prompt, and hint words.
+
+    * attribute: the attribute itself (the answer, "red"), noun = the rest of the span ("apples");
+    * relation: the words between the subject (first word of the span) and the object's article
+      or head ("apples on a blue plate" -> "on"), subject/object = first word / the answer;
+    * entity, number, text: the span ("two red apples", "OPEN"), noun for number = span minus count.
+    Falls back to the span, then the answer, when the specific phrase is not in the prompt.
+    """
+    hints: dict[str, str] = {}
+    answer_words = set(_words(answer))
+    rest = [w for w in _words(span) if w not in answer_words]
+    phrase: str | None = None
+    if aspect == "attribute":
+        noun = rest[-1] if rest else _next_word(prompt, answer)
+        if noun:
+            hints["noun"] = noun
+        phrase = snap_phrase(answer, prompt)
+    elif aspect == "number":
+        noun = " ".join(rest) if rest else _next_word(prompt, span or answer)
+        if noun:
+            hints["noun"] = noun
+    elif aspect == "relation":
+        words = [w for w in normalise_text(span).split()]
+        obj = _words(answer)
+        if len(words) >= 3 and obj:
+            subject = words[0] if words[0] not in _ARTICLES else words[1]
+            after = words[words.index(subject) + 1 :]
+            rel = []
+            for w in after:
+                if w in _ARTICLES or w in obj:
+                    break
+                rel.append(w)
+            if rel and len(rel) < len(after):
+                phrase = snap_phrase(" ".join(rel), prompt)
+                hints.update({"subject": subject, "object": obj[-1]})
+    phrase = phrase or snap_phrase(span, prompt) or snap_phrase(answer, prompt)
+    return phrase, hints
+
+
+def open_question(aspect: str, question: str, hints: dict[str, str], templates: dict[str, str]) -> str:
+    """The open question whose short answer is the correction.
+
+    Attribute, number and text questions that already ask "what/how ..." (VQ2 questions are generated
+    so that their answer is the span: "what color is the car?") are asked as they are; otherwise a
+    template from ``prompts/detection_open_questions.json`` is filled.
+    """
+    if aspect in ("attribute", "number", "text") and _WH.match(question or ""):
+        return question
+    if aspect == "attribute":
+        if not hints.get("noun"):
+            return templates["attribute_no_noun"]
+        return templates["attribute"].format(noun=hints["noun"])
+    if aspect == "number":
+        return templates["number"].format(noun=hints["noun"]) if hints.get("noun") else templates["number_no_noun"]
+    if aspect == "relation":
+        if hints.get("subject") and hints.get("object"):
+            return templates["relation"].format(subject=hints["subject"], object=hints["object"])
+        return templates["relation_no_sides"]
+    if aspect == "text":
+        return templates["text"]
+    return templates["entity"]
+
+
+def _correction(aspect: str, answer: str, hints: dict[str, str]) -> str:
+    answer = " ".join(re.sub(r"[\x00-\x1f\x7f]", " ", answer).split()).strip(" .")
+    if aspect == "number" and hints.get("noun") and _NUMBER_RE.match(answer):
+        return f"{answer} {hints['noun']}"
+    return answer
+
+
+@register("detector", "vq2")
+class VQ2Detector:
+    """Failed VQ2 questions -> triplets, with corrections from open questions (module docstring).
+
+    Options (``[detection.options.vq2]``): ``open_questions`` (default true; false leaves the
+    correction empty and asks the VQA model nothing), ``max_new_tokens`` (default 12).
+    """
+
+    name = "vq2"
+
+    def __init__(self, models: "Models", config: "Config", **options: Any):
+        self.models = models
+        self.config = config
+        opts = {**detector_options(config, self.name), **options}
+        self.open_questions = bool(opts.get("open_questions", True))
+        self.max_new_tokens = int(opts.get("max_new_tokens", 12))
+        self.defer_text = "text" in config.detection.detectors
+
+    def _card(self, image: Image.Image, prompt: str, card: ScoreCard | None) -> ScoreCard:
+        if card is not None:
+            return card
+        from autoalign.scoring.scorer import Scorer  # only when the caller brings no card
+
+        return Scorer(self.models, self.config).score([image], prompt)[0]
+
+    def detect(self, image: Image.Image, prompt: str, card: ScoreCard | None) -> list[Mismatch]:
+        card = self._card(image, prompt, card_from(card))
+        limit = max(1, int(self.config.detection.max_mismatches))
+        found: dict[tuple[str, str], tuple[Mismatch, dict[str, Any]]] = {}
+        for q in failed_roots(card.questions, float(self.config.detection.threshold)):
+            raw_aspect = str(q.get("aspect") or "entity").strip().lower()
+            if raw_aspect == "text":
+                if self.defer_text:
+                    continue
+                aspect = "attribute"
+            else:
+                aspect = normalise_aspect(raw_aspect)
+            if aspect is None:
+                logger.info("vq2 detector: question %r has unknown aspect %r; skipped", q.get("text"), raw_aspect)
+                continue
+            span = str(q.get("span") or "")
+            answer = str(q.get("answer") or "")
+            phrase, hints = locate("text" if raw_aspect == "text" else aspect, span, answer, prompt)
+            if phrase is None:
+                logger.info("vq2 detector: neither span %r nor answer %r of %r is in the prompt; skipped", span, answer, q.get("text"))
+                continue
+            p_yes = q.get("p_yes")
+            m = Mismatch(
+                aspect=aspect,
+                phrase=phrase,
+                confidence=round(1.0 - float(p_yes), 6),
+                source=self.name,
+                evidence={"question": q.get("text", ""), "p_yes": p_yes, "span": span or phrase, "answer": answer, **hints},
+            )
+            if raw_aspect == "text":
+                m.evidence["kind"] = "text"
+            if m.key() not in found:  # failed_roots is lowest P(yes) first: the first one is the strongest
+                found[m.key()] = (m, {"raw_aspect": raw_aspect, "question": str(q.get("text") or ""), "hints": hints})
+        chosen = sorted(found.values(), key=lambda pair: -pair[0].confidence)[:limit]
+        if chosen and self.open_questions:
+            self._add_corrections(image, chosen)
+        return [m for m, _ in chosen]
+
+    def _add_corrections(self, image: Image.Image, chosen: list[tuple[Mismatch, dict[str, Any]]]) -> None:
+        templates = _open_templates()
+        questions = []
+        for m, info in chosen:
+            aspect = "text" if info["raw_aspect"] == "text" else m.aspect
+            questions.append(open_question(aspect, info["question"], info["hints"], templates))
+        answers = self.models.vqa.answer([image] * len(questions), questions, max_new_tokens=self.max_new_tokens)
+        for (m, info), question, ans in zip(chosen, questions, answers):
+            ans = str(ans or "")
+            m.correction = _correction(m.aspect, ans, info["hints"])
+            m.evidence.update({"open_question": question, "open_answer": ans})
