@@ -1,0 +1,237 @@
+"""The loop policy: pure decisions on scores and mismatches, no models and no LangGraph.
+
+* :func:`judge_edit` — keep an edited image only if it is a real improvement.
+* :func:`mismatches_to_fix` — what the next edit should address; never empty while the score is
+  below the threshold and the score card says which question failed.
+* :func:`is_aligned` / :func:`should_stop` — when the loop ends, and why.
+* :func:`best_so_far` — the image a run returns: never worse than its best first-round candidate.
+
+Score cards and mismatches may be given as the dataclasses of :mod:`autoalign.types` or as their
+``to_dict()`` form (what the graph state and traces hold).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal, get_args
+
+from autoalign.errors import InputError
+from autoalign.types import Candidate, Mismatch, ScoreCard
+
+logger = logging.getLogger(__name__)
+
+# Why judge_edit accepted or refused an edit (stable strings: they appear in traces and reports).
+ACCEPTED = "accepted"
+NO_GAIN = "no_gain"  # the score did not rise by at least min_gain (by more than 0 when min_gain == 0)
+NOTHING_FIXED = "nothing_fixed"  # no mismatch of the image before the edit is gone
+NEW_MISMATCH = "new_mismatch"  # the edit introduced a mismatch that was not there before
+EditReason = Literal["accepted", "no_gain", "nothing_fixed", "new_mismatch"]
+EDIT_REASONS: tuple[str, ...] = get_args(EditReason)
+
+# Why the loop stopped.
+ALIGNED = "aligned"  # score >= threshold and no mismatch left
+MAX_ROUNDS = "max_rounds"  # loop.max_rounds edit rounds done
+NO_IMPROVEMENT = "no_improvement"  # loop.patience rounds in a row without an accepted edit
+StopReason = Literal["aligned", "max_rounds", "no_improvement"]
+STOP_REASONS: tuple[str, ...] = get_args(StopReason)
+
+LOW_SCORE_SOURCE = "low_score"
+# Floating-point slack for comparing score differences with min_gain (0.7 - 0.6 != 0.1 in floats).
+_EPS = 1e-9
+
+
+def _card(card: ScoreCard | dict[str, Any]) -> ScoreCard:
+    return card if isinstance(card, ScoreCard) else ScoreCard.from_dict(card)
+
+
+def _mismatch(m: Mismatch | dict[str, Any]) -> Mismatch:
+    return m if isinstance(m, Mismatch) else Mismatch.from_dict(m)
+
+
+@dataclass
+class EditDecision:
+    """The verdict on one edit: accepted or not, why, the score gain, and which mismatches changed.
+
+    ``removed`` holds the mismatches (``to_dict()``) of the image before the edit that are gone after
+    it; ``added`` those of the edited image that were not there before.
+    """
+
+    accepted: bool
+    reason: str
+    gain: float
+    removed: list[dict[str, Any]] = field(default_factory=list)
+    added: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def judge_edit(
+    before: ScoreCard | dict[str, Any],
+    before_mm: list[Mismatch] | list[dict[str, Any]],
+    after: ScoreCard | dict[str, Any],
+    after_mm: list[Mismatch] | list[dict[str, Any]],
+    min_gain: float,
+) -> EditDecision:
+    """Accept an edit only if it raised the score, fixed something and broke nothing.
+
+    Accepted when all hold:
+
+    * ``after.overall - before.overall >= min_gain`` — and strictly ``> 0`` when ``min_gain`` is 0,
+      so an edit that changes nothing is never accepted;
+    * at least one mismatch of ``before_mm`` is gone (identity is :meth:`Mismatch.key`); when
+      ``before_mm`` is empty there was nothing listed to fix and the score alone decides;
+    * no mismatch in ``after_mm`` is new (a "low_score" stand-in for a passing question, see
+      :func:`low_score_mismatches`, does not count).
+
+    Checked in that order; ``reason`` names the first rule that failed. Pass the mismatches the
+    loop worked on for both images (e.g. both through :func:`mismatches_to_fix`), so that
+    "low_score" mismatches compare like for like.
+    """
+    if min_gain < 0:
+        raise InputError(f"min_gain must be >= 0 (got {min_gain})")
+    b, a = _card(before), _card(after)
+    bm = [_mismatch(m) for m in before_mm]
+    am = [_mismatch(m) for m in after_mm]
+    gain = float(a.overall) - float(b.overall)
+    before_keys = {m.key() for m in bm}
+    after_keys = {m.key() for m in am}
+    removed = [m.to_dict() for m in bm if m.key() not in after_keys]
+    # A "low_score" stand-in for a question that passes (the weakest one, named only so the loop
+    # has something to work on) is not a new failure.
+    added = [m.to_dict() for m in am if m.key() not in before_keys and not _passing_stand_in(m)]
+
+    raised = gain > _EPS if min_gain == 0 else gain >= min_gain - _EPS
+    if not raised:
+        reason = NO_GAIN
+    elif added:
+        reason = NEW_MISMATCH
+    elif bm and not removed:
+        reason = NOTHING_FIXED
+    else:
+        reason = ACCEPTED
+    decision = EditDecision(accepted=reason == ACCEPTED, reason=reason, gain=gain, removed=removed, added=added)
+    logger.debug("edit %s (gain %+.4f, removed %d, added %d)", reason, gain, len(removed), len(added))
+    return decision
+
+
+def _passing_stand_in(m: Mismatch) -> bool:
+    return m.source == LOW_SCORE_SOURCE and bool(m.evidence.get("passing"))
+
+
+def by_confidence(mismatches: list[Mismatch]) -> list[Mismatch]:
+    """Most confident first; ties keep the given order."""
+    return sorted(mismatches, key=lambda m: -float(m.confidence))
+
+
+def low_score_mismatches(card: ScoreCard | dict[str, Any], below: float, limit: int) -> list[Mismatch]:
+    """Mismatches made from the card's lowest-scoring questions (P(yes) < ``below``; at least one).
+
+    Each has ``source="low_score"``, the question's aspect, ``phrase`` = the question's span (its
+    answer when it has no span), no correction, and ``confidence = 1 - P(yes)``. When no question is
+    below ``below``, the weakest one is named with ``evidence["passing"] = True``; :func:`judge_edit`
+    does not count such a stand-in as a new mismatch.
+    """
+    questions = sorted(_card(card).questions, key=lambda q: float(q.get("p_yes", 0.0)))
+    if not questions:
+        return []
+    failing = [q for q in questions if float(q.get("p_yes", 0.0)) < below]
+    picked = failing or questions[:1]
+    out: list[Mismatch] = []
+    seen: set[tuple[str, str]] = set()
+    for q in picked:
+        p_yes = float(q.get("p_yes", 0.0))
+        phrase = str(q.get("span") or q.get("answer") or q.get("text") or "")
+        m = Mismatch(
+            aspect=str(q.get("aspect") or "entity"),
+            phrase=phrase,
+            correction="",
+            confidence=1.0 - p_yes,
+            source=LOW_SCORE_SOURCE,
+            evidence={
+                "question": q.get("text", ""),
+                "question_id": q.get("id", ""),
+                "answer": q.get("answer", ""),
+                "p_yes": p_yes,
+                "span": phrase,
+                "passing": not failing,  # True: no question fails; this is only the weakest one
+            },
+        )
+        if not phrase or m.key() in seen:
+            continue
+        seen.add(m.key())
+        out.append(m)
+        if len(out) >= limit:
+            break
+    return out
+
+
+def mismatches_to_fix(mismatches: list[Mismatch] | list[dict[str, Any]], card: ScoreCard | dict[str, Any], config: Any) -> list[Mismatch]:
+    """What the next edit should address, most confident first.
+
+    The detectors' mismatches when there are any. When there are none but the score is below
+    ``config.loop.threshold``, the card's lowest-scoring questions become mismatches (see
+    :func:`low_score_mismatches`; below ``config.detection.threshold``, at most
+    ``config.detection.max_mismatches``), so the loop never stalls silently. Empty only when the
+    image is aligned, or when the card has no questions to point at (logged as a warning).
+    """
+    found = [_mismatch(m) for m in mismatches]
+    if found:
+        return by_confidence(found)
+    c = _card(card)
+    if c.overall >= config.loop.threshold:
+        return []
+    low = low_score_mismatches(c, below=config.detection.threshold, limit=config.detection.max_mismatches)
+    if not low:
+        logger.warning(
+            "score %.3f is below the threshold %.3f but no detector named a mismatch and the score card has "
+            "no questions to point at; nothing to edit", c.overall, config.loop.threshold,
+        )
+    else:
+        logger.info("no detector named a mismatch; editing the %d lowest-scoring question(s)", len(low))
+    return by_confidence(low)
+
+
+def is_aligned(card: ScoreCard | dict[str, Any], mismatches: list[Any], threshold: float) -> bool:
+    """Aligned: the score reaches ``threshold`` and no mismatch is left."""
+    return float(_card(card).overall) >= threshold and not mismatches
+
+
+def should_stop(
+    rounds_done: int,
+    rounds_without_gain: int,
+    card: ScoreCard | dict[str, Any],
+    mismatches: list[Any],
+    loop_settings: Any,
+) -> str | None:
+    """The :data:`StopReason` to stop for, or None to run another edit round.
+
+    Checked in order: "aligned", then "max_rounds" (``rounds_done >= loop.max_rounds``), then
+    "no_improvement" (``rounds_without_gain >= loop.patience``). ``loop_settings`` is a
+    :class:`~autoalign.config.LoopSettings` (a whole Config works too).
+    """
+    loop = getattr(loop_settings, "loop", loop_settings)
+    if is_aligned(card, mismatches, loop.threshold):
+        return ALIGNED
+    if rounds_done >= loop.max_rounds:
+        return MAX_ROUNDS
+    if rounds_without_gain >= loop.patience:
+        return NO_IMPROVEMENT
+    return None
+
+
+def best_so_far(candidates: list[Candidate] | list[dict[str, Any]]) -> Candidate:
+    """The highest-scoring candidate; on a tie the earliest (fewest edits) wins.
+
+    Pass every candidate of the run, first-round ones included: the returned image then never
+    scores below the best first-round candidate, whatever the edits did.
+    """
+    if not candidates:
+        raise InputError("candidates must not be empty: a run has at least one generated image")
+    cands = [c if isinstance(c, Candidate) else Candidate.from_dict(c) for c in candidates]
+    best = cands[0]
+    for c in cands[1:]:
+        if c.overall > best.overall:
+            best = c
+    return best

@@ -1,0 +1,221 @@
+"""The loop policy: when an edit is kept, what gets fixed next, when the loop stops, what a run returns."""
+
+from __future__ import annotations
+
+import pytest
+
+from autoalign.config import LoopSettings, load_config
+from autoalign.editing import policy
+from autoalign.editing.policy import (
+    ACCEPTED,
+    EDIT_REASONS,
+    NEW_MISMATCH,
+    NO_GAIN,
+    NOTHING_FIXED,
+    STOP_REASONS,
+    EditDecision,
+    best_so_far,
+    is_aligned,
+    judge_edit,
+    mismatches_to_fix,
+    should_stop,
+)
+from autoalign.errors import InputError
+from autoalign.types import Candidate, Mismatch, ScoreCard
+
+RED = Mismatch("attribute", "red", "blue", confidence=0.8)
+DOG = Mismatch("entity", "a dog", "", confidence=0.6)
+HAT = Mismatch("entity", "a hat", "a cap", confidence=0.5)
+
+
+def card(overall: float, questions: list[dict] | None = None) -> ScoreCard:
+    return ScoreCard(overall=overall, vq2=overall, questions=questions or [])
+
+
+def q(id: str, aspect: str, span: str, p_yes: float) -> dict:
+    return {"id": id, "text": f"is there {span}?", "answer": span, "aspect": aspect, "span": span, "depends_on": [], "p_yes": p_yes}
+
+
+# ---- judge_edit -------------------------------------------------------------------------------------
+def test_edit_that_raises_score_and_fixes_a_mismatch_is_accepted():
+    d = judge_edit(card(0.5), [RED, DOG], card(0.7), [DOG], min_gain=0.0)
+    assert isinstance(d, EditDecision)
+    assert (d.accepted, d.reason) == (True, ACCEPTED)
+    assert d.gain == pytest.approx(0.2)
+    assert d.removed == [RED.to_dict()] and d.added == []
+
+
+def test_edit_without_score_gain_is_refused():
+    d = judge_edit(card(0.5), [RED], card(0.5), [], min_gain=0.0)
+    assert (d.accepted, d.reason) == (False, NO_GAIN)
+
+
+def test_edit_that_lowers_score_is_refused_even_if_it_fixes_something():
+    d = judge_edit(card(0.6), [RED], card(0.4), [], min_gain=0.0)
+    assert (d.accepted, d.reason) == (False, NO_GAIN)
+    assert d.gain == pytest.approx(-0.2)
+
+
+def test_edit_that_fixes_nothing_is_refused():
+    d = judge_edit(card(0.5), [RED], card(0.6), [RED], min_gain=0.0)
+    assert (d.accepted, d.reason) == (False, NOTHING_FIXED)
+
+
+def test_edit_that_introduces_a_mismatch_is_refused():
+    d = judge_edit(card(0.5), [RED], card(0.8), [HAT], min_gain=0.0)
+    assert (d.accepted, d.reason) == (False, NEW_MISMATCH)
+    assert d.added == [HAT.to_dict()] and d.removed == [RED.to_dict()]
+
+
+def test_every_edit_reason_is_listed():
+    assert set(EDIT_REASONS) == {ACCEPTED, NO_GAIN, NOTHING_FIXED, NEW_MISMATCH}
+
+
+def test_mismatch_identity_ignores_case_correction_and_confidence():
+    after = Mismatch("attribute", " Red ", "green", confidence=0.1)
+    d = judge_edit(card(0.5), [RED, DOG], card(0.6), [after], min_gain=0.0)
+    assert d.reason == ACCEPTED and d.removed == [DOG.to_dict()]
+
+
+def test_min_gain_boundary_is_inclusive():
+    # 0.7 - 0.6 is 0.09999999999999998 in floats; a gain of exactly min_gain must still pass.
+    assert judge_edit(card(0.6), [RED], card(0.7), [], min_gain=0.1).accepted
+    d = judge_edit(card(0.6), [RED], card(0.69), [], min_gain=0.1)
+    assert (d.accepted, d.reason) == (False, NO_GAIN)
+
+
+def test_zero_min_gain_needs_a_strict_rise():
+    assert not judge_edit(card(0.6), [RED], card(0.6), [], min_gain=0.0).accepted
+    assert judge_edit(card(0.6), [RED], card(0.6001), [], min_gain=0.0).accepted
+
+
+def test_negative_min_gain_is_refused():
+    with pytest.raises(InputError, match="min_gain"):
+        judge_edit(card(0.5), [RED], card(0.6), [], min_gain=-0.1)
+
+
+def test_plain_dicts_from_the_graph_state_are_judged_like_dataclasses():
+    d = judge_edit(card(0.5).to_dict(), [RED.to_dict()], card(0.7).to_dict(), [], min_gain=0.0)
+    assert d.reason == ACCEPTED
+    assert d.to_dict()["removed"] == [RED.to_dict()]
+
+
+def test_with_nothing_listed_to_fix_the_score_alone_decides():
+    assert judge_edit(card(0.5), [], card(0.6), [], min_gain=0.0).reason == ACCEPTED
+
+
+# ---- mismatches_to_fix ----------------------------------------------------------------------------
+CFG = load_config("tiny", overrides={"loop": {"threshold": 0.8}, "detection": {"threshold": 0.5, "max_mismatches": 2}})
+
+
+def test_detector_mismatches_come_most_confident_first():
+    out = mismatches_to_fix([HAT, RED, DOG], card(0.3), CFG)
+    assert [m.phrase for m in out] == ["red", "a dog", "a hat"]
+
+
+def test_low_score_without_named_mismatch_edits_the_lowest_questions():
+    qs = [q("q1", "entity", "a cat", 0.9), q("q2", "attribute", "red car", 0.1), q("q3", "number", "two cats", 0.3), q("q4", "relation", "cat on the sofa", 0.45)]
+    out = mismatches_to_fix([], card(0.4, qs), CFG)
+    assert [(m.aspect, m.phrase) for m in out] == [("attribute", "red car"), ("number", "two cats")]
+    assert all(m.source == "low_score" and m.correction == "" for m in out)
+    assert out[0].confidence == pytest.approx(0.9)
+    assert out[0].evidence["question"] == "is there red car?"
+
+
+def test_low_score_with_every_question_passing_still_names_the_weakest():
+    qs = [q("q1", "entity", "a cat", 0.9), q("q2", "entity", "a sofa", 0.7)]
+    out = mismatches_to_fix([], card(0.6, qs), CFG)
+    assert [m.phrase for m in out] == ["a sofa"]
+
+
+def test_aligned_image_has_nothing_to_fix():
+    assert mismatches_to_fix([], card(0.9, [q("q1", "entity", "a cat", 0.2)]), CFG) == []
+
+
+def test_low_score_without_questions_is_warned_about(caplog):
+    with caplog.at_level("WARNING", logger="autoalign.editing.policy"):
+        assert mismatches_to_fix([], card(0.2), CFG) == []
+    assert "no questions" in caplog.text
+
+
+def test_low_score_mismatches_feed_the_template_writer():
+    from autoalign.editing.template_writer import TemplateWriter
+
+    out = mismatches_to_fix([], card(0.2, [q("q1", "attribute", "red car", 0.1)]), CFG)
+    assert [i.text for i in TemplateWriter(None, CFG).write("a red car", out, tried=[])] == ["make the car red"]
+
+
+# ---- stopping ---------------------------------------------------------------------------------------
+LOOP = LoopSettings(max_rounds=3, threshold=0.8, patience=2)
+
+
+def test_aligned_needs_threshold_and_no_mismatch():
+    assert is_aligned(card(0.8), [], 0.8)
+    assert not is_aligned(card(0.79), [], 0.8)
+    assert not is_aligned(card(0.95), [RED], 0.8)
+
+
+def test_stop_when_aligned():
+    assert should_stop(1, 0, card(0.9), [], LOOP) == policy.ALIGNED
+
+
+def test_stop_after_max_rounds():
+    assert should_stop(3, 0, card(0.5), [RED], LOOP) == policy.MAX_ROUNDS
+
+
+def test_stop_after_patience_rounds_without_gain():
+    assert should_stop(2, 2, card(0.5), [RED], LOOP) == policy.NO_IMPROVEMENT
+
+
+def test_keep_going_otherwise():
+    assert should_stop(1, 1, card(0.5), [RED], LOOP) is None
+    assert should_stop(0, 0, card(0.5), [], LoopSettings(max_rounds=0, threshold=0.8)) == policy.MAX_ROUNDS
+
+
+def test_every_stop_reason_is_listed_and_a_whole_config_works():
+    assert set(STOP_REASONS) == {"aligned", "max_rounds", "no_improvement"}
+    assert should_stop(1, 0, card(0.9), [], CFG) == "aligned"
+
+
+# ---- best so far ------------------------------------------------------------------------------------
+def cand(path: str, overall: float, origin: str = "generate") -> Candidate:
+    return Candidate(path=path, seed=0, score=card(overall).to_dict(), origin=origin)
+
+
+def test_run_never_returns_worse_than_best_first_round_candidate():
+    first_round = [cand("c0.png", 0.4), cand("c1.png", 0.6)]
+    edits = [cand("r1.png", 0.55, "edit"), cand("r2.png", 0.5, "edit")]
+    assert best_so_far(first_round + edits).path == "c1.png"
+
+
+def test_better_edit_wins():
+    assert best_so_far([cand("c0.png", 0.6), cand("r1.png", 0.7, "edit")]).path == "r1.png"
+
+
+def test_tie_keeps_the_earlier_candidate():
+    assert best_so_far([cand("c0.png", 0.6), cand("r1.png", 0.6, "edit")]).path == "c0.png"
+
+
+def test_best_so_far_accepts_dicts_and_refuses_nothing():
+    assert best_so_far([cand("c0.png", 0.3).to_dict()]).path == "c0.png"
+    with pytest.raises(InputError, match="candidates"):
+        best_so_far([])
+
+
+def test_weakest_passing_question_after_an_edit_is_not_a_new_mismatch():
+    before_qs = [q("q1", "entity", "a cat", 0.2), q("q2", "entity", "a sofa", 0.9)]
+    after_qs = [q("q1", "entity", "a cat", 0.95), q("q2", "entity", "a sofa", 0.7)]
+    before_mm = mismatches_to_fix([], card(0.55, before_qs), CFG)
+    after_mm = mismatches_to_fix([], card(0.75, after_qs), CFG)  # still below 0.8, nothing fails
+    assert [m.phrase for m in after_mm] == ["a sofa"] and after_mm[0].evidence["passing"]
+    d = judge_edit(card(0.55, before_qs), before_mm, card(0.75, after_qs), after_mm, min_gain=0.0)
+    assert (d.accepted, d.reason) == (True, ACCEPTED)
+
+
+def test_question_that_starts_failing_after_an_edit_is_a_new_mismatch():
+    before_qs = [q("q1", "entity", "a cat", 0.2), q("q2", "entity", "a sofa", 0.9)]
+    after_qs = [q("q1", "entity", "a cat", 0.95), q("q2", "entity", "a sofa", 0.3)]
+    before_mm = mismatches_to_fix([], card(0.55, before_qs), CFG)
+    after_mm = mismatches_to_fix([], card(0.62, after_qs), CFG)
+    d = judge_edit(card(0.55, before_qs), before_mm, card(0.62, after_qs), after_mm, min_gain=0.0)
+    assert (d.accepted, d.reason) == (False, NEW_MISMATCH)
