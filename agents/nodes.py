@@ -1,0 +1,251 @@
+"""The loop's nodes: thin steps that call the library and return a state update.
+
+Each node takes ``(state, runtime)`` and reads its live dependencies from ``runtime.context``
+(a :class:`~autoalign.agents.state.LoopContext`). All decisions live in
+:mod:`autoalign.editing.policy`; the nodes only move data between the library and the state::
+
+    generate -> score -> detect --route--> instruct -> edit -> detect --route--> ... -> END
+
+* ``generate``: N candidates from the seed (``candidates/cand_XX.png``), or the uploaded image.
+* ``score``: every candidate scored and reranked; the best becomes ``best`` and ``first_best``.
+* ``detect``: the current best's mismatches (``policy.mismatches_to_fix``), then the stop decision
+  (``policy.should_stop``) that :func:`route` reads. Skips the detector when the best image's
+  mismatches are already known (the ``edit`` node detects on the image it accepts).
+* ``instruct``: edit instructions from the writer, minus the ones already tried.
+* ``edit``: K samples per instruction, scored; the best sample judged against the current best
+  (``policy.judge_edit``); the first accepted edit ends the round, a rejection tries the next
+  instruction (at most ``loop.max_instructions``).
+
+Keep-best: ``best`` only changes when an edit is accepted, and ``judge_edit`` accepts only a
+score gain, so the final image never scores below ``first_best``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Literal
+
+from autoalign.agents.state import LoopContext, LoopState
+from PIL import Image
+
+from autoalign.editing import policy
+from autoalign.errors import InputError
+from autoalign.scoring.rerank import keys_for, rank
+from autoalign.types import Candidate, Mismatch, ScoreCard
+
+logger = logging.getLogger(__name__)
+
+Route = Literal["aligned", "out_of_rounds", "no_improvement", "next_round"]
+_ROUTE_OF_STOP = {policy.ALIGNED: "aligned", policy.MAX_ROUNDS: "out_of_rounds", policy.NO_IMPROVEMENT: "no_improvement"}
+
+
+class _Meter:
+    """Counts model calls and the milliseconds spent in them, for one node's update."""
+
+    def __init__(self, node: str):
+        self.node = node
+        self.calls: dict[str, float] = {}
+        self.ms = 0.0
+        self.by_call: dict[str, float] = {}
+
+    @contextmanager
+    def call(self, what: str) -> Iterator[None]:
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            ms = (time.perf_counter() - start) * 1000.0
+            self.ms += ms
+            self.by_call[what] = self.by_call.get(what, 0.0) + ms
+            self.calls[what] = self.calls.get(what, 0) + 1
+
+    def update(self) -> dict[str, Any]:
+        """``model_calls`` per kind; ``timings``: model ms of the node, and per kind as ``node.kind``."""
+        timings = {self.node: round(self.ms, 3), **{f"{self.node}.{k}": round(v, 3) for k, v in self.by_call.items()}}
+        return {"model_calls": dict(self.calls), "timings": timings}
+
+
+def _ctx(runtime: Any) -> LoopContext:
+    return runtime.context
+
+
+def _abs(ctx: LoopContext, rel: str) -> Path:
+    return ctx.run_dir / rel
+
+
+def _load(ctx: LoopContext, rel: str) -> Image.Image:
+    with Image.open(_abs(ctx, rel)) as im:
+        return im.convert("RGB")
+
+
+def _save(ctx: LoopContext, image: Image.Image, rel: str) -> str:
+    path = _abs(ctx, rel)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    image.save(path, format="PNG")
+    return rel
+
+
+def _mismatches(dicts: list[dict[str, Any]] | None) -> list[Mismatch]:
+    return [Mismatch.from_dict(m) for m in dicts or []]
+
+
+def _observe(ctx: LoopContext, image: Image.Image, prompt: str, card: dict[str, Any], meter: _Meter) -> list[dict[str, Any]]:
+    """The mismatches the loop works on for one image: detectors, with the low-score fallback."""
+    with meter.call("detect"):
+        found = ctx.detect(image, prompt, ScoreCard.from_dict(card), ctx.models, ctx.config)
+    return [m.to_dict() for m in policy.mismatches_to_fix(found, card, ctx.config)]
+
+
+# --- nodes ---------------------------------------------------------------------------------------
+
+
+def generate(state: LoopState, runtime: Any) -> dict[str, Any]:
+    """Round 0: generate ``loop.candidates`` images from the seed, or take the uploaded image."""
+    ctx = _ctx(runtime)
+    meter = _Meter("generate")
+    seed = int(state.get("seed", ctx.config.loop.seed))
+    if state.get("init_image"):
+        try:
+            with Image.open(state["init_image"]) as im:
+                images = [im.convert("RGB")]
+        except (OSError, ValueError) as exc:
+            raise InputError(f"--image: cannot read {state['init_image']!r} as an image ({exc})") from exc
+        origin = "upload"
+    else:
+        with meter.call("generator"):
+            images = ctx.models.generator.generate(
+                state["prompt"], ctx.config.loop.candidates, seed, negative_prompt=state.get("negative_prompt")
+            )
+        origin = "generate"
+    candidates = [
+        Candidate(path=_save(ctx, im, f"candidates/cand_{i:02d}.png"), seed=seed + i, score={}, origin=origin).to_dict()
+        for i, im in enumerate(images)
+    ]
+    return {"candidates": candidates, "round": 0, "rounds_without_gain": 0, "stop_reason": None, **meter.update()}
+
+
+def score(state: LoopState, runtime: Any) -> dict[str, Any]:
+    """Score every candidate, rerank, and make the best one ``best`` and ``first_best``."""
+    ctx = _ctx(runtime)
+    meter = _Meter("score")
+    images = [_load(ctx, c["path"]) for c in state["candidates"]]
+    with meter.call("scorer"):
+        cards = ctx.scorer.score(images, state["prompt"])
+    scored = [{**c, "score": card.to_dict()} for c, card in zip(state["candidates"], cards)]
+    order = rank(cards, keys_for(ctx.config))
+    best = scored[order[0]]
+    logger.info("round 0: best of %d candidates is %s (%.3f)", len(scored), best["path"], best["score"]["overall"])
+    return {"candidates": scored, "best": best, "first_best": best, **meter.update()}
+
+
+def detect(state: LoopState, runtime: Any) -> dict[str, Any]:
+    """Mismatches of the current best (reused when already known), then the stop decision."""
+    ctx = _ctx(runtime)
+    meter = _Meter("detect")
+    best = state["best"]
+    if state.get("mismatches_for") == best["path"]:
+        mismatches = list(state.get("mismatches") or [])
+    else:
+        mismatches = _observe(ctx, _load(ctx, best["path"]), state["prompt"], best["score"], meter)
+    stop = policy.should_stop(
+        int(state.get("round", 0)), int(state.get("rounds_without_gain", 0)), best["score"], mismatches, ctx.config.loop
+    )
+    return {"mismatches": mismatches, "mismatches_for": best["path"], "stop_reason": stop, **meter.update()}
+
+
+def instruct(state: LoopState, runtime: Any) -> dict[str, Any]:
+    """Edit instructions for the current mismatches, skipping any already tried."""
+    ctx = _ctx(runtime)
+    meter = _Meter("instruct")
+    tried = [i["text"] for i in state.get("instructions") or []]
+    with meter.call("writer"):
+        written = ctx.writer.write(state["prompt"], _mismatches(state.get("mismatches")), tried)
+    seen = set(tried)
+    pending: list[dict[str, Any]] = []
+    for ins in written:
+        if ins.text in seen:
+            continue
+        seen.add(ins.text)
+        pending.append(ins.to_dict())
+    return {"pending": pending[: ctx.config.loop.max_instructions], **meter.update()}
+
+
+def edit_seed(seed: int, round_no: int, index: int) -> int:
+    """The editor's seed for instruction ``index`` of edit round ``round_no`` (new every round)."""
+    return seed + 1000 * round_no + index
+
+
+def edit(state: LoopState, runtime: Any) -> dict[str, Any]:
+    """One edit round: try the pending instructions until one edit is accepted."""
+    ctx = _ctx(runtime)
+    loop = ctx.config.loop
+    meter = _Meter("edit")
+    round_no = int(state.get("round", 0)) + 1
+    seed = int(state.get("seed", loop.seed))
+    best = state["best"]
+    before_mm = list(state.get("mismatches") or [])
+    image = _load(ctx, best["path"])
+    attempts: list[dict[str, Any]] = []
+    update: dict[str, Any] = {}
+    tried: list[dict[str, Any]] = []
+    for j, ins in enumerate(state.get("pending") or []):
+        tried.append(ins)
+        with meter.call("editor"):
+            samples = ctx.models.editor.edit(image, ins["text"], loop.edit_samples, edit_seed(seed, round_no, j))
+        paths = [_save(ctx, s, f"rounds/r{round_no:02d}/i{j}_s{k}.png") for k, s in enumerate(samples)]
+        with meter.call("scorer"):
+            cards = ctx.scorer.score(samples, state["prompt"])
+        top = rank(cards, keys_for(ctx.config))[0]
+        card = cards[top].to_dict()
+        after_mm = _observe(ctx, samples[top], state["prompt"], card, meter)
+        decision = policy.judge_edit(best["score"], before_mm, card, after_mm, loop.min_gain)
+        attempts.append(
+            {
+                "instruction": ins,
+                "seed": edit_seed(seed, round_no, j),
+                "samples": [{"path": p, "overall": c.overall} for p, c in zip(paths, cards)],
+                "chosen": paths[top],
+                "score": card,
+                "mismatches": after_mm,
+                "decision": decision.to_dict(),
+            }
+        )
+        logger.info("round %d: %r -> %s (gain %+.3f)", round_no, ins["text"], decision.reason, decision.gain)
+        if decision.accepted:
+            new_best = Candidate(path=paths[top], seed=edit_seed(seed, round_no, j), score=card, origin="edit").to_dict()
+            update = {"best": new_best, "mismatches": after_mm, "mismatches_for": new_best["path"]}
+            break
+    accepted = bool(update)
+    record = {
+        "round": round_no,
+        "mismatches": before_mm,
+        "attempts": attempts,
+        "accepted": accepted,
+        "best": (update.get("best") or best)["path"],
+        "best_overall": float((update.get("best") or best)["score"]["overall"]),
+        "note": "" if attempts else "no new instruction to try",
+    }
+    return {
+        **update,
+        "round": round_no,
+        "pending": [],
+        "instructions": tried,
+        "rounds": [record],
+        "rounds_without_gain": 0 if accepted else int(state.get("rounds_without_gain", 0)) + 1,
+        **meter.update(),
+    }
+
+
+def route(state: LoopState) -> Route:
+    """Where to go after ``detect``: the stop decision it recorded, or another edit round."""
+    return _ROUTE_OF_STOP.get(state.get("stop_reason") or "", "next_round")  # type: ignore[return-value]
+
+
+def final_candidate(state: LoopState) -> dict[str, Any]:
+    """The run's answer: the best image, never worse than the best first-round candidate."""
+    pool = [c for c in (state.get("first_best"), state.get("best")) if c]
+    return policy.best_so_far(pool).to_dict()

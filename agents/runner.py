@@ -1,0 +1,318 @@
+"""Run the loop for one prompt into a run directory: validate, stream, trace, checkpoint, summarise.
+
+::
+
+    from autoalign.agents import runner
+    summary = runner.run("two red apples on a blue plate", config, Path("runs/apples"))
+    for node, update in runner.stream(prompt, config, out_dir):   # live progress
+        ...
+
+Every graph step is checkpointed to ``RUN/checkpoint.sqlite`` (thread id = the run id in
+``config.json``) before the next one starts, so ``resume=True`` continues a killed run from its
+last finished step; resuming a finished run just returns its summary. See :mod:`.rundir` for
+the files a run writes.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sqlite3
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+from autoalign.agents import rundir
+from autoalign.agents.graph import build_graph, recursion_limit
+from autoalign.agents.nodes import final_candidate
+from autoalign.agents.state import LoopContext
+from PIL import Image
+
+import autoalign
+from autoalign.config import Config
+from autoalign.errors import InputError
+from autoalign.scoring.scorer import check_prompt
+
+logger = logging.getLogger(__name__)
+
+
+def _checkpointer(path: Path):
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    conn = sqlite3.connect(str(path), check_same_thread=False)
+    saver = SqliteSaver(conn)
+    return conn, saver
+
+
+def _warn_if_truncated(models: Any, prompt: str) -> None:
+    """Log a warning when the generator's text encoder would cut the prompt short."""
+    gen = models.generator
+    count = getattr(gen, "count_prompt_tokens", None)
+    limit_of = getattr(gen, "max_prompt_tokens", None)
+    if count is None or limit_of is None:
+        return
+    limit = limit_of()
+    if limit is None:
+        return
+    used = count(prompt)
+    if used > limit:
+        logger.warning(
+            "the prompt is %d tokens long; the generator's text encoder reads only the first %d", used, limit
+        )
+
+
+def _context(config: Config, run_dir: Path, models: Any, scorer: Any, writer: Any, detector: Any) -> LoopContext:
+    if models is None:
+        from autoalign.models.cache import Models
+
+        models = Models(config)
+    if scorer is None:
+        from autoalign.scoring.scorer import Scorer
+
+        scorer = Scorer(models, config)
+    if writer is None:
+        from autoalign.editing import make_writer
+
+        writer = make_writer(models, config)
+    if detector is None:
+        from autoalign.detection import detect as detector
+    return LoopContext(config=config, models=models, run_dir=run_dir, scorer=scorer, writer=writer, detect=detector)
+
+
+def _check_resume(out_dir: Path, prompt: str, config: Config) -> dict[str, Any] | None:
+    """The stored ``config.json`` of a run to resume (None when the dir holds no run yet)."""
+    path = out_dir / rundir.CONFIG
+    if not path.exists():
+        if out_dir.is_dir() and any(p.name != rundir.CHECKPOINT for p in out_dir.iterdir()):
+            raise InputError(f"--resume: {out_dir} holds no {rundir.CONFIG}; it is not a run directory")
+        return None
+    stored = rundir.read_json(path, "--resume")
+    if stored.get("config_hash") != config.hash():
+        raise InputError(
+            f"--resume: {out_dir} was run with a different configuration (hash {stored.get('config_hash')}, "
+            f"now {config.hash()}); resume with the same preset and flags, or start a new run"
+        )
+    if stored.get("prompt") != prompt:
+        raise InputError(f"--resume: {out_dir} was run with the prompt {stored.get('prompt')!r}, not {prompt!r}")
+    return stored
+
+
+def stored_run(out_dir: Path) -> dict[str, Any]:
+    """The ``config.json`` of an existing run directory (for ``--resume RUN_DIR`` without a prompt)."""
+    return rundir.read_json(Path(out_dir) / rundir.CONFIG, "--resume")
+
+
+def stream(
+    prompt: str,
+    config: Config,
+    out_dir: Path,
+    *,
+    init_image: str | None = None,
+    resume: bool = False,
+    models: Any = None,
+    negative_prompt: str | None = None,
+    scorer: Any = None,
+    writer: Any = None,
+    detector: Any = None,
+) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Run (or resume) the loop, yielding ``(node_name, update)`` after each graph step.
+
+    Inputs are checked before anything is written or loaded. ``models`` / ``scorer`` / ``writer`` /
+    ``detector`` replace the library's defaults (tests pass doubles). When the generator finishes,
+    ``RUN/final.png`` and ``RUN/summary.json`` exist.
+    """
+    out_dir = Path(out_dir)
+    config.validate()
+    prompt = check_prompt(prompt, config.scoring.max_prompt_chars)
+    if init_image is not None and not Path(init_image).is_file():
+        raise InputError(f"--image: {init_image} is not a file")
+    rundir.check_writable(out_dir)
+    stored = _check_resume(out_dir, prompt, config) if resume else None
+    if not resume:
+        rundir.check_fresh(out_dir)
+    if stored is not None:
+        init_image = stored.get("init_image")
+        negative_prompt = stored.get("negative_prompt")
+    run_id = stored["run_id"] if stored else uuid.uuid4().hex[:12]
+    thread = {"configurable": {"thread_id": run_id}, "recursion_limit": recursion_limit(config.loop.max_rounds)}
+
+    ckpt_path = out_dir / rundir.CHECKPOINT
+    graph_input: dict[str, Any] | None
+    current_round = 0
+    if stored is not None and not ckpt_path.exists():
+        # killed before its first checkpoint: nothing to continue, start it (same prompt and config)
+        graph_input = _initial(prompt, config, out_dir, init_image, negative_prompt)
+        rundir.Trace.keep_first(out_dir / rundir.TRACE, 0)
+    elif stored is not None:
+        conn, saver = _checkpointer(ckpt_path)
+        with closing(conn):
+            try:
+                snapshot = build_graph().compile(checkpointer=saver).get_state(thread)
+            except (sqlite3.DatabaseError, ValueError, TypeError, KeyError) as exc:
+                raise InputError(f"--resume: the checkpoint {ckpt_path} is unreadable ({exc}); start a new run") from None
+        if snapshot.values and not snapshot.next:
+            logger.info("run %s is already complete", out_dir)
+            if not (out_dir / rundir.SUMMARY).exists():
+                _finish(out_dir, snapshot.values, config, stored, _steps_in_trace(out_dir))
+            return
+        graph_input = None if snapshot.values else _initial(prompt, config, out_dir, init_image, negative_prompt)
+        done = int((snapshot.metadata or {}).get("step", 0)) if snapshot.values else 0
+        rundir.Trace.keep_first(out_dir / rundir.TRACE, max(0, done))  # drop steps traced, not checkpointed
+        current_round = int(snapshot.values.get("round", 0)) if snapshot.values else 0
+    else:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        # The checkpoint database first, then config.json: a run killed in between is a directory
+        # holding only checkpoint.sqlite, which resume=True treats as not started.
+        conn, saver = _checkpointer(ckpt_path)
+        with closing(conn):
+            saver.setup()
+        stored = {
+            "run_id": run_id,
+            "prompt": prompt,
+            "negative_prompt": negative_prompt,
+            "init_image": str(Path(init_image).absolute()) if init_image else None,
+            "preset": config.name,
+            "config_hash": config.hash(),
+            "config": config.to_dict(),
+            "autoalign_version": autoalign.__version__,
+            "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        }
+        rundir.write_json_atomic(out_dir / rundir.CONFIG, stored)
+        graph_input = _initial(prompt, config, out_dir, init_image, negative_prompt)
+
+    ctx = _context(config, out_dir, models, scorer, writer, detector)
+    if init_image is None and graph_input is not None:
+        _warn_if_truncated(ctx.models, prompt)
+    conn, saver = _checkpointer(ckpt_path)
+    trace = rundir.Trace(out_dir / rundir.TRACE)
+    step = _steps_in_trace(out_dir)
+    try:
+        graph = build_graph().compile(checkpointer=saver)
+        last = time.perf_counter()
+        for chunk in graph.stream(graph_input, thread, context=ctx, stream_mode="updates", durability="sync"):
+            for node, update in chunk.items():
+                now = time.perf_counter()
+                update = update or {}
+                current_round = int(update.get("round", current_round))
+                trace.write(
+                    {
+                        "step": step,
+                        "node": node,
+                        "round": current_round,
+                        "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                        "duration_ms": round((now - last) * 1000.0, 3),
+                        "model_ms": float((update.get("timings") or {}).get(node, 0.0)),
+                        "update": rundir.slim(update),
+                    }
+                )
+                step += 1
+                yield node, update
+                last = time.perf_counter()  # the consumer's time is not the step's
+        values = graph.get_state(thread).values
+    finally:
+        trace.close()
+        conn.close()
+    _finish(out_dir, values, config, stored, step)
+
+
+def _initial(prompt: str, config: Config, out_dir: Path, init_image: str | None, negative_prompt: str | None) -> dict[str, Any]:
+    return {
+        "prompt": prompt,
+        "negative_prompt": negative_prompt,
+        "seed": config.loop.seed,
+        "run_dir": str(out_dir),
+        "init_image": str(Path(init_image).absolute()) if init_image else None,
+        "round": 0,
+        "rounds_without_gain": 0,
+    }
+
+
+def _steps_in_trace(out_dir: Path) -> int:
+    path = out_dir / rundir.TRACE
+    if not path.exists():
+        return 0
+    return sum(1 for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip())
+
+
+def _overall(candidate: dict[str, Any] | None) -> float | None:
+    if not candidate or not candidate.get("score"):
+        return None
+    return float(candidate["score"]["overall"])
+
+
+def _trace_wall_s(out_dir: Path) -> float:
+    import json
+
+    path = out_dir / rundir.TRACE
+    if not path.exists():
+        return 0.0
+    total = 0.0
+    for ln in path.read_text(encoding="utf-8").splitlines():
+        if ln.strip():
+            total += float(json.loads(ln).get("duration_ms", 0.0))
+    return round(total / 1000.0, 3)
+
+
+def summarize(values: dict[str, Any], config: Config, stored: dict[str, Any], steps: int, wall_s: float) -> dict[str, Any]:
+    """The summary of a finished run from its final graph state (what ``summary.json`` holds)."""
+    final = final_candidate(values)
+    candidates = values.get("candidates") or []
+    baseline = candidates[0] if candidates else None
+    first_best = values.get("first_best")
+    rounds = values.get("rounds") or []
+    attempts = [a for r in rounds for a in r.get("attempts", [])]
+    final_mm = values.get("mismatches") if final.get("path") == values.get("mismatches_for") else None
+    b, f = _overall(baseline), _overall(final)
+    return {
+        "run_id": stored.get("run_id"),
+        "prompt": values.get("prompt"),
+        "negative_prompt": values.get("negative_prompt"),
+        "init_image": values.get("init_image"),
+        "preset": config.name,
+        "config_hash": config.hash(),
+        "seed": values.get("seed"),
+        "models": config.model_ids(),
+        "writer": config.writer,
+        "rounds": int(values.get("round", 0)),
+        "max_rounds": config.loop.max_rounds,
+        "stop_reason": values.get("stop_reason"),
+        "scores": {"baseline": b, "first_best": _overall(first_best), "final": f},
+        "gain": None if b is None or f is None else f - b,
+        "gain_over_first_best": None if f is None or _overall(first_best) is None else f - _overall(first_best),
+        "baseline": baseline,
+        "first_best": first_best,
+        "final": final,
+        "final_image": rundir.FINAL,
+        "mismatches_before": (rounds[0]["mismatches"] if rounds else values.get("mismatches")) or [],
+        "mismatches_after": final_mm if final_mm is not None else [],
+        "instructions": [{"text": i["text"], "writer": i.get("writer"), "note": i.get("note", "")} for i in values.get("instructions") or []],
+        "edits_accepted": sum(1 for a in attempts if a["decision"]["accepted"]),
+        "edits_rejected": sum(1 for a in attempts if not a["decision"]["accepted"]),
+        "round_records": rundir.slim(rounds),
+        "graph_steps": steps,
+        "wall_time_s": wall_s,
+        "model_calls": values.get("model_calls") or {},
+        "model_ms": values.get("timings") or {},
+        "autoalign_version": autoalign.__version__,
+    }
+
+
+def _finish(out_dir: Path, values: dict[str, Any], config: Config, stored: dict[str, Any], steps: int) -> dict[str, Any]:
+    summary = summarize(values, config, stored, steps, _trace_wall_s(out_dir))
+    final_src = out_dir / summary["final"]["path"]
+    tmp = out_dir / f".{rundir.FINAL}.tmp"
+    with Image.open(final_src) as im:
+        im.save(tmp, format="PNG")
+    os.replace(tmp, out_dir / rundir.FINAL)
+    rundir.write_json_atomic(out_dir / rundir.SUMMARY, summary)
+    return summary
+
+
+def run(prompt: str, config: Config, out_dir: Path, **kwargs: Any) -> dict[str, Any]:
+    """Run (or resume) the loop to the end and return its summary (see :func:`stream`)."""
+    for _ in stream(prompt, config, out_dir, **kwargs):
+        pass
+    return rundir.read_json(Path(out_dir) / rundir.SUMMARY, "summary")

@@ -1,0 +1,115 @@
+"""``autoalign run PROMPT``: the self-correction loop for one prompt, into a run directory.
+
+::
+
+    autoalign run "two red apples on a blue plate" --preset tiny --out runs/apples
+    autoalign run --resume runs/apples          # continue a killed run (or show a finished one)
+
+Flags override the preset (``--seed`` -> ``loop.seed``, ``--candidates`` -> ``loop.candidates``,
+``--max-rounds`` -> ``loop.max_rounds``, ``--threshold`` -> ``loop.threshold``, ``--writer`` ->
+``writer``). A fresh run needs an empty or new ``--out`` (default ``runs/<timestamp>-<slug>``).
+With ``--resume`` the prompt and configuration come from the run directory; flags given must not
+change them.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from autoalign.cli_apps import CONFIG_HELP, PRESET_HELP, app
+from autoalign.errors import InputError
+
+
+def flag_overrides(
+    seed: int | None, candidates: int | None, max_rounds: int | None, threshold: float | None, writer: str | None
+) -> dict[str, Any]:
+    """CLI flags as a config override dict (only the flags that were given)."""
+    loop = {k: v for k, v in {"seed": seed, "candidates": candidates, "max_rounds": max_rounds, "threshold": threshold}.items() if v is not None}
+    out: dict[str, Any] = {"loop": loop} if loop else {}
+    if writer is not None:
+        out["writer"] = writer
+    return out
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _mm(mismatches: list[dict[str, Any]]) -> str:
+    if not mismatches:
+        return "none"
+    return "; ".join(f"{m.get('aspect')}: {m.get('phrase')}" + (f" -> {m['correction']}" if m.get("correction") else "") for m in mismatches)
+
+
+@app.command("run")
+def run(
+    prompt: str | None = typer.Argument(None, help="What the image should show (omit with --resume)."),
+    preset: str = typer.Option("tiny", "--preset", "-p", help=PRESET_HELP),
+    config: Path | None = typer.Option(None, "--config", "-c", help=CONFIG_HELP),
+    out: Path | None = typer.Option(None, "--out", "-o", help="Run directory (default runs/<timestamp>-<slug>); must be empty or new."),
+    seed: int | None = typer.Option(None, "--seed", help="Seed of generation and edits (loop.seed)."),
+    candidates: int | None = typer.Option(None, "--candidates", "-n", help="Images generated in round 0 (loop.candidates, >= 1)."),
+    max_rounds: int | None = typer.Option(None, "--max-rounds", help="Edit rounds at most (loop.max_rounds)."),
+    threshold: float | None = typer.Option(None, "--threshold", help="Score in [0, 1] that counts as aligned (loop.threshold)."),
+    writer: str | None = typer.Option(None, "--writer", help="Instruction writer: template or llm."),
+    image: Path | None = typer.Option(None, "--image", help="Correct this image instead of generating one."),
+    resume: Path | None = typer.Option(None, "--resume", help="Continue the run in this directory from its last checkpoint."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+) -> None:
+    """Generate, score, detect mismatches, edit, repeat, until the image shows the prompt."""
+    from autoalign.agents import rundir, runner
+    from autoalign.config import deep_merge, from_dict, load_config
+
+    overrides = flag_overrides(seed, candidates, max_rounds, threshold, writer)
+    if resume is not None:
+        if out is not None and out != resume:
+            raise InputError("--out and --resume name different directories; give only --resume RUN_DIR")
+        stored = runner.stored_run(resume)
+        prompt = prompt if prompt is not None else stored.get("prompt", "")
+        cfg_dict = deep_merge(stored.get("config") or {}, overrides)
+        if config:
+            from autoalign.config import read_config_file
+
+            cfg_dict = deep_merge(cfg_dict, read_config_file(config))
+        cfg = from_dict(cfg_dict)
+        out_dir = resume
+    else:
+        if prompt is None:
+            raise InputError("PROMPT is missing; give the text the image should show (or --resume RUN_DIR)")
+        cfg = load_config(preset, config, overrides)
+        out_dir = out if out is not None else rundir.default_out(prompt)
+
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    kwargs: dict[str, Any] = {"resume": resume is not None}
+    if image is not None:
+        if not image.is_file():
+            raise InputError(f"--image: {image} is not a file")
+        kwargs["init_image"] = str(image)
+    with console.status("starting", spinner="dots") as status:
+        for node, update in runner.stream(prompt or "", cfg, out_dir, **kwargs):
+            rnd = update.get("round")
+            status.update(f"{node} done" + (f" (round {rnd})" if rnd is not None else "") + f"; run dir {out_dir}")
+    summary = rundir.read_json(Path(out_dir) / rundir.SUMMARY, "summary")
+    if as_json:
+        typer.echo(json.dumps(summary, indent=2))
+        return
+
+    from rich.table import Table
+
+    scores = summary.get("scores", {})
+    table = Table(title=f"autoalign run ({summary.get('preset')})", show_header=False)
+    table.add_row("rounds", f"{summary.get('rounds')} of {summary.get('max_rounds')}")
+    table.add_row("score before", f"baseline {_fmt(scores.get('baseline'))}, best first candidate {_fmt(scores.get('first_best'))}")
+    table.add_row("score after", _fmt(scores.get("final")))
+    table.add_row("mismatches before", _mm(summary.get("mismatches_before") or []))
+    table.add_row("mismatches after", _mm(summary.get("mismatches_after") or []))
+    table.add_row("edits", f"{summary.get('edits_accepted')} accepted, {summary.get('edits_rejected')} rejected")
+    table.add_row("stop reason", str(summary.get("stop_reason")))
+    table.add_row("run dir", str(out_dir))
+    Console().print(table)
