@@ -1,0 +1,271 @@
+"""The studio as an artist (or an API client) uses it, driven through gradio_client.
+
+The runner is replaced by ``StreamDouble`` (autoalign.ui.stream_double), a named test double that
+draws flat-colour images and judges nothing: these tests check what the page shows and how it
+behaves, not alignment. ``test_ui_tiny_run.py`` runs the real agent on the tiny preset.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import struct
+import time
+import zlib
+from pathlib import Path
+
+import pytest
+from gradio_client import Client, handle_file
+from gradio_client.exceptions import AppError
+from PIL import Image
+
+from autoalign.ui.app import build_app, launch
+from autoalign.ui.stream_double import StreamDouble
+
+# /run inputs after the prompt and image: preset, candidates, rounds, threshold, seed, editor strength,
+# config file, writer
+SETTINGS = ("tiny", 2, 2, 0.8, 0, 1.5, "", "template")  # the double aligns after 2 edits
+OUT = {"status": 0, "gallery": 1, "highlight": 2, "log": 3, "edited": 4, "before_after": 5, "final": 6,
+       "final_file": 7, "trace_file": 8, "history": 9}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def serve(tmp_path_factory, double):
+    demo = build_app("tiny", tmp_path_factory.mktemp("runs"), stream_fn=double)
+    port = free_port()
+    launch(demo, port=port, prevent_thread_lock=True, quiet=True)
+    return demo, f"http://127.0.0.1:{port}/"
+
+
+@pytest.fixture(scope="module")
+def studio(tmp_path_factory):
+    double = StreamDouble()
+    demo, url = serve(tmp_path_factory, double)
+    yield demo, url, double
+    demo.close()
+
+
+def fast_client(url: str) -> Client:
+    """A client that leaves output files on the (same-machine) server instead of downloading each
+    one at every streamed update; outputs hold file dicts (see ``path_of``)."""
+    return Client(url, verbose=False, download_files=False)
+
+
+def path_of(value) -> str:
+    return value["path"] if isinstance(value, dict) else value
+
+
+@pytest.fixture()
+def client(studio):
+    return fast_client(studio[1])
+
+
+def run_all(client, prompt, image=None, settings=SETTINGS):
+    """Submit /run and return every streamed output (one tuple per update)."""
+    job = client.submit(prompt, image, *settings, api_name="/run")
+    outputs = list(job)
+    job.result()  # raises AppError when the run ended in an error
+    return outputs
+
+
+def png_claiming_size(path: Path, width: int, height: int) -> Path:
+    """A tiny PNG whose header claims ``width x height`` pixels (a decompression-bomb shape)."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    ihdr = struct.pack(">IIBBBBB", width, height, 1, 0, 0, 0, 0)
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\0" * 64))
+                     + chunk(b"IEND", b""))
+    return path
+
+
+def test_every_event_is_an_api_endpoint(client):
+    endpoints = client.view_api(print_info=False, return_format="dict")["named_endpoints"]
+    assert {"/run", "/stop", "/preset_defaults"} <= set(endpoints)
+
+
+def test_studio_listens_on_localhost_only_by_default(studio):
+    demo, url, _ = studio
+    assert demo.server_name == "127.0.0.1"
+    assert demo.share is False or demo.share is None
+
+
+def test_run_streams_each_step_then_offers_final_image_and_trace(studio):
+    client = Client(studio[1], verbose=False)  # downloads files, as a remote user's client does
+    outputs = run_all(client, "a red car")
+    statuses = [o[OUT["status"]] for o in outputs]
+    assert len(outputs) >= 6, statuses
+    assert statuses[0].startswith("Starting")
+    assert any("round 1/2" in s for s in statuses)
+    assert statuses[-1].startswith("Done") and "stopped: aligned" in statuses[-1]
+    # intermediate updates already show candidates, then edits, before any final image
+    assert outputs[1][OUT["gallery"]] and outputs[1][OUT["final"]] is None
+    mid = next(o for o in outputs if "detect" in o[OUT["status"]])
+    assert ("car", "attribute") in [(p["token"], p["class_or_confidence"]) for p in mid[OUT["highlight"]]]
+    last = outputs[-1]
+    captions = [item["caption"] for item in last[OUT["gallery"]]]
+    assert sum(c.startswith("★ best") for c in captions) == 1 and all("overall" in c for c in captions)
+    assert "**Edit round 1**" in last[OUT["log"]] and "make it car" in last[OUT["log"]]
+    assert last[OUT["edited"]] and len(last[OUT["before_after"]]) == 2
+    assert Image.open(last[OUT["final"]]).size == (32, 32)
+    assert Path(last[OUT["final_file"]]).name == "final.png"
+    trace = Path(last[OUT["trace_file"]]).read_text().splitlines()
+    assert [json.loads(line)["node"] for line in trace][0] == "generate"
+
+
+def test_uploaded_image_is_corrected_instead_of_generating(client, studio, tmp_path):
+    mine = tmp_path / "mine.png"
+    Image.new("RGB", (40, 30), (10, 200, 10)).save(mine)
+    outputs = run_all(client, "a green field", handle_file(str(mine)))
+    prompt, init_image = studio[2].calls[-1]
+    assert prompt == "a green field" and init_image is not None
+    assert Image.open(init_image).size == (40, 30)  # the upload reached the runner unchanged
+    before, after = outputs[-1][OUT["before_after"]]
+    assert Image.open(path_of(before)).size == (40, 30)
+    assert outputs[-1][OUT["gallery"]][0]["caption"].split(" · ")[0] == "#1 upload r0"
+
+
+@pytest.mark.parametrize("kind", ["text-renamed-png", "decompression-bomb"])
+def test_bad_upload_is_refused_readably_and_the_next_run_works(client, tmp_path, kind):
+    bad = tmp_path / "bad.png"
+    if kind == "text-renamed-png":
+        bad.write_text("definitely not an image\n")
+        expected = "image: the uploaded file is not an image"
+    else:
+        png_claiming_size(bad, 200_000, 200_000)
+        expected = "looks like a decompression bomb and was refused"
+    with pytest.raises(AppError, match=expected):
+        run_all(client, "a red car", handle_file(str(bad)))
+    assert run_all(client, "a red car")[-1][OUT["status"]].startswith("Done")
+
+
+def test_empty_prompt_is_refused_with_a_readable_message(client):
+    with pytest.raises(AppError, match="prompt: describe the image you want"):
+        run_all(client, "   ")
+
+
+def test_bad_setting_is_refused_naming_the_field(client):
+    settings = ("tiny", 2, 2, 0.8, 0, 1.5, "/nonexistent/overrides.toml", "template")
+    with pytest.raises(AppError, match="config file not found"):
+        run_all(client, "a red car", settings=settings)
+
+
+def test_shared_studio_refuses_to_read_config_files_on_its_server(tmp_path_factory):
+    demo = build_app("tiny", tmp_path_factory.mktemp("runs"), stream_fn=StreamDouble(), server_config_files=False)
+    port = free_port()
+    launch(demo, port=port, prevent_thread_lock=True, quiet=True)
+    try:
+        settings = ("tiny", 2, 2, 0.8, 0, 1.5, "/etc/passwd", "template")
+        with pytest.raises(AppError, match="does not read files on its server"):
+            run_all(fast_client(f"http://127.0.0.1:{port}/"), "a red car", settings=settings)
+    finally:
+        demo.close()
+
+
+def test_past_runs_table_belongs_to_the_session(studio):
+    first, second = fast_client(studio[1]), fast_client(studio[1])
+    run_all(first, "one red car")
+    table = run_all(first, "two red cars")[-1][OUT["history"]]
+    assert [row[1] for row in table["data"]] == ["one red car", "two red cars"]
+    assert table["headers"][:3] == ["started", "prompt", "best score"]
+    other = run_all(second, "a blue boat")[-1][OUT["history"]]
+    assert [row[1] for row in other["data"]] == ["a blue boat"]
+
+
+def test_preset_defaults_fill_the_settings(client):
+    candidates, rounds, threshold, seed, strength, writer = client.predict("tiny", api_name="/preset_defaults")
+    assert (candidates, rounds, strength, writer) == (2, 2, 1.5, "template")
+
+
+def test_model_failure_shows_an_error_and_the_studio_keeps_serving(tmp_path_factory):
+    double = StreamDouble(fail_at=3, fail_with=RuntimeError("CUDA out of memory"))
+    demo, url = serve(tmp_path_factory, double)
+    try:
+        client = fast_client(url)
+        job = client.submit("a red car", None, *SETTINGS, api_name="/run")
+        with pytest.raises(AppError, match="The run failed: RuntimeError: CUDA out of memory"):
+            job.result()
+        statuses = [o[OUT["status"]] for o in job.outputs()]
+        assert statuses[-1] == "Run failed: RuntimeError: CUDA out of memory"
+        assert "error: RuntimeError" in job.outputs()[-1][OUT["history"]]["data"][0][4]
+        double.fail_at = None
+        assert run_all(client, "a red car")[-1][OUT["status"]].startswith("Done")
+    finally:
+        demo.close()
+
+
+def wait_for_outputs(job, n: int, timeout: float = 30.0) -> None:
+    deadline = time.time() + timeout
+    while len(job.outputs()) < n and time.time() < deadline:
+        time.sleep(0.05)
+
+
+LONG_RUN = ("tiny", 2, 6, 1.0, 0, 1.5, "", "template")  # threshold 1.0: never aligned, 6 rounds
+
+
+def test_stop_ends_the_run_after_the_current_step_and_keeps_what_it_made(tmp_path_factory):
+    demo, url = serve(tmp_path_factory, StreamDouble(step_delay=0.3))
+    try:
+        client = fast_client(url)
+        job = client.submit("a red car", None, *LONG_RUN, api_name="/run")
+        wait_for_outputs(job, 3)
+        message, table = client.predict(api_name="/stop")
+        assert message.startswith("Stopped.")
+        job.result()
+        last = job.outputs()[-1]
+        assert last[OUT["status"]].startswith("Done") and "stopped: stopped by you" in last[OUT["status"]]
+        assert len(job.outputs()) < 12  # 6 rounds would take ~20 updates
+        assert last[OUT["final"]] is not None  # the best image so far is offered
+        assert last[OUT["history"]]["data"][-1][4] == "stopped by you"
+    finally:
+        demo.close()
+
+
+def test_cancelled_run_is_recorded_as_stopped_and_the_next_run_works(tmp_path_factory):
+    demo, url = serve(tmp_path_factory, StreamDouble(step_delay=0.3))
+    try:
+        client = fast_client(url)
+        job = client.submit("a red car", None, *LONG_RUN, api_name="/run")
+        wait_for_outputs(job, 3)
+        job.cancel()  # what the page's Stop button does to the event, alongside /stop
+        client.predict(api_name="/stop")
+        outputs = run_all(client, "a blue boat")
+        rows = outputs[-1][OUT["history"]]["data"]
+        assert [(r[1], r[4]) for r in rows] == [("a red car", "stopped by you"), ("a blue boat", "aligned")]
+    finally:
+        demo.close()
+
+
+class ConcurrencyProbe(StreamDouble):
+    """The stream double, counting how many runs stream at the same time."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.active = 0
+        self.max_active = 0
+
+    def _steps(self, *args):
+        self.active += 1
+        self.max_active = max(self.max_active, self.active)
+        try:
+            yield from super()._steps(*args)
+        finally:
+            self.active -= 1
+
+
+def test_runs_from_two_sessions_take_turns_on_the_one_gpu(tmp_path_factory):
+    probe = ConcurrencyProbe(step_delay=0.05)
+    demo, url = serve(tmp_path_factory, probe)
+    try:
+        jobs = [fast_client(url).submit(p, None, *SETTINGS, api_name="/run") for p in ("a red car", "a cat")]
+        for job in jobs:
+            job.result()
+        assert len(probe.calls) == 2 and probe.max_active == 1
+    finally:
+        demo.close()

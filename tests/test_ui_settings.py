@@ -1,0 +1,47 @@
+"""The studio's settings map onto the preset's fields; bad values are refused naming the field."""
+
+from __future__ import annotations
+
+import pytest
+
+from autoalign.config import ConfigError, load_preset_dict
+from autoalign.ui.settings import StudioSettings, preset_defaults
+
+
+def test_studio_settings_override_the_preset():
+    cfg = StudioSettings(preset="tiny", candidates=3, rounds=1, threshold=0.65, seed=7, editor_strength=2.0).to_config()
+    assert (cfg.loop.candidates, cfg.loop.max_rounds, cfg.loop.threshold, cfg.loop.seed) == (3, 1, 0.65, 7)
+    assert cfg.editor.options["image_guidance_scale"] == 2.0
+    assert cfg.writer == "template"
+
+
+def test_preset_defaults_are_the_presets_own_values():
+    data = load_preset_dict("tiny")
+    d = preset_defaults("tiny")
+    assert d.candidates == data["loop"]["candidates"]
+    assert d.rounds == data["loop"]["max_rounds"]
+    assert d.editor_strength == data["editor"]["image_guidance_scale"]
+
+
+def test_config_file_fields_apply_under_the_studio_settings(tmp_path):
+    path = tmp_path / "mine.toml"
+    path.write_text('[loop]\npatience = 5\ncandidates = 8\n[scoring]\nprimary = "clip"\n')
+    cfg = StudioSettings(preset="tiny", candidates=2, config_file=str(path)).to_config()
+    assert cfg.loop.patience == 5 and cfg.scoring.primary == "clip"
+    assert cfg.loop.candidates == 2  # what the artist set on the page wins
+
+
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"writer": "poet"}, "writer must be one of template, llm"),
+        ({"editor_strength": 0}, r"image_guidance_scale\) must be > 0"),
+        ({"candidates": 0}, "candidates must be >= 1"),
+        ({"threshold": 1.5}, r"threshold must be in \[0, 1\]"),
+        ({"config_file": "/nonexistent/overrides.toml"}, "config file not found"),
+        ({"preset": "no-such-preset"}, "unknown preset"),
+    ],
+)
+def test_bad_settings_are_refused_naming_the_field(kwargs, match):
+    with pytest.raises(ConfigError, match=match):
+        StudioSettings(**kwargs).to_config()
