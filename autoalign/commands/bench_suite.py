@@ -1,0 +1,149 @@
+"""``autoalign bench run|audit|compare|report``: benchmark suites through the loop, with reports.
+
+* ``bench run --suite drawbench --preset P --out DIR``: baseline, best-of-N and corrected image per
+  prompt, scored and checked; resumable (rerun the same command).
+* ``bench audit ...``: the same without edit rounds: the text-to-image model's hallucination profile.
+* ``bench compare DIR_A DIR_B``: paired differences B − A on shared prompts, with CIs and tests.
+* ``bench report DIR``: re-render summary.json / summary.md / report.html from results.jsonl.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from autoalign.cli_apps import CONFIG_HELP, PRESET_HELP, bench_app
+
+SUITE_HELP = "drawbench | editbench | geneval | t2i-compbench, or a .csv/.jsonl file with a `prompt` column."
+SUITE_FILE_HELP = "A local copy of the suite's file (e.g. ../shared/data/drawbench/DrawBench.csv); no download."
+
+
+def _bench(
+    *, correct: bool, suite: str, preset: str, out: Path, suite_file: Optional[Path], limit: Optional[int],
+    categories: Optional[str], seeds: int, config: Optional[Path], candidates: Optional[int],
+    max_rounds: Optional[int], no_progress: bool,
+) -> None:
+    from autoalign.benchmarks.bench_runner import bench_run
+    from autoalign.benchmarks.report import write_reports
+    from autoalign.benchmarks.suites import load_suite
+    from autoalign.config import load_config
+
+    overrides: dict = {}
+    if candidates is not None:
+        overrides.setdefault("loop", {})["candidates"] = candidates
+    if max_rounds is not None:
+        overrides.setdefault("loop", {})["max_rounds"] = max_rounds
+    cfg = load_config(preset, config, overrides)
+    the_suite = load_suite(suite, suite_file)
+    cats = [c for c in categories.split(",")] if categories else None
+    records = bench_run(the_suite, cfg, out, limit=limit, categories=cats, seeds=seeds, correct=correct,
+                        progress=not no_progress)
+    paths = write_reports(out)
+    _print_summary(out, correct)
+    Console().print(f"reports: {', '.join(str(p) for p in paths.values())}")
+    failed = [r for r in records if r.get("status") != "ok"]
+    if failed:
+        Console(stderr=True).print(
+            f"[red]{len(failed)} prompt(s) failed[/] (first: {failed[0].get('id')}: {failed[0].get('error')}); "
+            "rerun the same command to retry them"
+        )
+        raise typer.Exit(1)
+
+
+def _print_summary(out: Path, correct: bool) -> None:
+    import json
+
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    metrics = summary["metrics"]
+    console = Console()
+    if summary.get("note"):
+        console.print(f"[yellow]note:[/] {summary['note']}")
+    table = Table(title=f"bench {'run' if correct else 'audit'}: {summary.get('suite')} · {metrics['n_ok']} ok, "
+                        f"{metrics['n_errors']} errors")
+    table.add_column("measure")
+    for stage in metrics["stages"]:
+        table.add_column(stage, justify="right")
+
+    def cell(m: dict) -> str:
+        if m["value"] is None:
+            return f"n/a (n={m['n']})"
+        return f"{m['value']:.3f} [{m['ci_low']:.3f}, {m['ci_high']:.3f}]"
+
+    for key in ("vq2", "vnli", "clip"):
+        table.add_row(f"mean {key}", *[cell(metrics["scores"][s][key]) for s in metrics["stages"]])
+    table.add_row("share with >= 1 mismatch", *[cell(metrics["hallucination"][s]["any_mismatch"]) for s in metrics["stages"]])
+    table.add_row(f"share vq2 < {summary.get('threshold')}",
+                  *[cell(metrics["hallucination"][s]["vq2_below_threshold"]) for s in metrics["stages"]])
+    console.print(table)
+    for label, per in metrics["gains"].items():
+        m = per["overall"]
+        p = (m["extra"].get("wilcoxon") or {}).get("p")
+        console.print(f"gain {label} (overall): {cell(m)} n={m['n']}, wilcoxon p={'n/a' if p is None else f'{p:.3g}'}")
+
+
+def _common(correct: bool):
+    def command(
+        suite: str = typer.Option(..., "--suite", "-s", help=SUITE_HELP),
+        preset: str = typer.Option("tiny", "--preset", "-p", help=PRESET_HELP),
+        out: Path = typer.Option(..., "--out", "-o", help="Bench directory (results.jsonl, reports, images). Rerun to resume."),
+        suite_file: Optional[Path] = typer.Option(None, "--suite-file", help=SUITE_FILE_HELP),
+        limit: Optional[int] = typer.Option(None, "--limit", help="Only the first N prompts (after --categories)."),
+        categories: Optional[str] = typer.Option(None, "--categories", help="Comma-separated categories to keep."),
+        seeds: int = typer.Option(1, "--seeds", help="Seeds per prompt (loop.seed, loop.seed+1, ...)."),
+        config: Optional[Path] = typer.Option(None, "--config", "-c", help=CONFIG_HELP),
+        candidates: Optional[int] = typer.Option(None, "--candidates", help="Override loop.candidates."),
+        max_rounds: Optional[int] = typer.Option(None, "--max-rounds", help="Override loop.max_rounds."),
+        no_progress: bool = typer.Option(False, "--no-progress", help="No progress bar."),
+    ) -> None:
+        _bench(correct=correct, suite=suite, preset=preset, out=out, suite_file=suite_file, limit=limit,
+               categories=categories, seeds=seeds, config=config, candidates=candidates, max_rounds=max_rounds,
+               no_progress=no_progress)
+
+    return command
+
+
+bench_app.command(
+    "run", help="Baseline, best-of-N and corrected images per prompt of a suite, scored and checked; resumable."
+)(_common(correct=True))
+bench_app.command(
+    "audit", help="No correction: the text-to-image model's hallucination profile on a suite; resumable."
+)(_common(correct=False))
+
+
+@bench_app.command("compare")
+def compare(
+    dir_a: Path = typer.Argument(..., help="Bench directory A (the reference)."),
+    dir_b: Path = typer.Argument(..., help="Bench directory B."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Where compare.json/md go (default: DIR_B)."),
+) -> None:
+    """Paired differences B − A on the prompts both runs finished, with 95% CIs and paired tests."""
+    from autoalign.benchmarks.report import compare_rows, write_compare
+    from autoalign.errors import InputError
+
+    for d in (dir_a, dir_b):
+        if not (d / "results.jsonl").is_file():
+            raise InputError(f"{d}: not a bench directory (no results.jsonl); pass the --out of a `bench run`/`audit`")
+    result, paths = write_compare(dir_a, dir_b, out)
+    table = Table(title=f"B − A on {result['n_shared']} shared prompts (only A {result['n_only_a']}, only B {result['n_only_b']})")
+    for col in ("stage", "measure", "B − A mean [CI] (n)", "p wilcoxon / permutation"):
+        table.add_column(col)
+    for row in compare_rows(result):
+        table.add_row(*row)
+    Console().print(table)
+    Console().print(f"written: {', '.join(str(p) for p in paths.values())}")
+
+
+@bench_app.command("report")
+def report(bench_dir: Path = typer.Argument(..., help="A bench directory (holds results.jsonl).")) -> None:
+    """Re-render summary.json, summary.md and report.html from results.jsonl."""
+    from autoalign.benchmarks.report import write_reports
+    from autoalign.errors import InputError
+
+    if not (bench_dir / "results.jsonl").is_file():
+        raise InputError(f"{bench_dir}: not a bench directory (no results.jsonl)")
+    paths = write_reports(bench_dir)
+    Console().print(f"written: {', '.join(str(p) for p in paths.values())}")

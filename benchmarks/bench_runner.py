@@ -1,0 +1,444 @@
+"""Run a suite through AutoAlign and record, per prompt and seed, three stages of the image.
+
+* **baseline**: candidate 0 at the fixed seed, what the plain text-to-image model gives;
+* **reranked**: the best of the N first-round candidates (best-of-N);
+* **corrected**: the final image of the self-correction loop (absent in an audit).
+
+Each stage is scored with VQ2, VNLI and CLIP and checked by the mismatch detector. ``bench_run``
+appends one JSON line per (prompt, seed) to ``OUT/results.jsonl`` and flushes it, so a crash loses at
+most the prompt in flight; rerunning skips every finished (id, seed, config hash). A failing prompt
+is recorded with its error and the batch goes on (a rerun retries it).
+
+The run needs two parts, both replaceable (tests pass named doubles):
+
+* a :class:`LoopRunner` ``run(prompt, config, run_dir, models) -> RunOutcome``: runs the agent and
+  says which image files are the stages (default :class:`AgentLoopRunner`, through
+  ``autoalign.agents.runner.run``);
+* a :class:`StageEvaluator` ``evaluate(prompt, images) -> {stage: record}`` (default
+  :class:`ScorerEvaluator`: the Scorer and ``autoalign.detection.detect``).
+
+Layout of ``OUT``::
+
+    bench.json         suite, mode, config, config hash, seeds, threshold (the latest invocation)
+    results.jsonl      one line per (prompt, seed); the last line of a key wins
+    items/ID/sSEED/    the agent's run directory for that prompt and seed
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import os
+import re
+import shutil
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Protocol
+
+from autoalign.config import Config
+from autoalign.errors import InputError
+from autoalign.benchmarks.suites import Suite, SuiteItem
+
+logger = logging.getLogger(__name__)
+
+STAGES: tuple[str, ...] = ("baseline", "reranked", "corrected")
+RESULTS_FILE = "results.jsonl"
+META_FILE = "bench.json"
+
+
+# --------------------------------------------------------------------------- the parts bench_run uses
+
+
+@dataclass
+class RunOutcome:
+    """What one loop run produced: the stage images (paths) and the loop's own bookkeeping."""
+
+    images: dict[str, Path]  # stage -> image file ("corrected" absent in an audit)
+    rounds: int = 0
+    edits_accepted: int = 0
+    edits_rejected: int = 0
+    stop_reason: str = ""
+    instructions: list[dict[str, Any]] = field(default_factory=list)
+    model_calls: dict[str, int] = field(default_factory=dict)
+
+
+class LoopRunner(Protocol):
+    def run(self, prompt: str, config: Config, run_dir: Path, models: Any) -> RunOutcome: ...
+
+
+class StageEvaluator(Protocol):
+    def evaluate(self, prompt: str, images: dict[str, Path]) -> dict[str, dict[str, Any]]:
+        """Per stage: ``{"overall", "vq2", "vnli", "clip", "mismatches": [Mismatch dicts]}``."""
+        ...
+
+    def calls(self) -> dict[str, int]:
+        """Model calls made so far (cumulative), for per-prompt accounting."""
+        ...
+
+
+def _count(value: Any) -> int:
+    if isinstance(value, (list, tuple)):
+        return len(value)
+    try:
+        return int(value or 0)
+    except (TypeError, ValueError):
+        return 0
+
+
+def outcome_from_summary(summary: dict[str, Any], run_dir: Path, correct: bool) -> RunOutcome:
+    """Read the agent's ``summary.json`` into a :class:`RunOutcome` (tolerant of missing fields).
+
+    Stage images: baseline = ``candidates/cand_00.png``; reranked = the first-round best candidate
+    (``summary["first_best"]["path"]``); corrected = the final candidate (``summary["final"]["path"]``,
+    else ``final.png``). Candidate paths may be relative to the run dir.
+    """
+    run_dir = Path(run_dir)
+
+    def _path(value: Any) -> Path | None:
+        if isinstance(value, dict):
+            value = value.get("path")
+        if not value:
+            return None
+        p = Path(value)
+        return p if p.is_absolute() else run_dir / p
+
+    baseline = _path(summary.get("baseline")) or run_dir / "candidates" / "cand_00.png"
+    reranked = _path(summary.get("first_best")) or _path(summary.get("first_best_path")) or baseline
+    images = {"baseline": baseline, "reranked": reranked}
+    if correct:
+        images["corrected"] = _path(summary.get("final")) or _path(summary.get("final_image")) or run_dir / "final.png"
+    edits = summary.get("edits") if isinstance(summary.get("edits"), dict) else {}
+    calls = summary.get("model_calls") or {}
+    return RunOutcome(
+        images=images,
+        rounds=_count(summary.get("rounds_used", summary.get("rounds"))),
+        edits_accepted=_count(summary.get("edits_accepted", edits.get("accepted"))),
+        edits_rejected=_count(summary.get("edits_rejected", edits.get("rejected"))),
+        stop_reason=str(summary.get("stop_reason") or ""),
+        instructions=list(summary.get("instructions") or []),
+        model_calls={k: int(v) for k, v in calls.items() if isinstance(v, (int, float))} if isinstance(calls, dict) else {},
+    )
+
+
+class AgentLoopRunner:
+    """The real loop: ``autoalign.agents.runner.run`` writes a run dir; its summary names the stages."""
+
+    def __init__(self, correct: bool = True):
+        self.correct = correct
+
+    def run(self, prompt: str, config: Config, run_dir: Path, models: Any) -> RunOutcome:
+        from autoalign.agents.runner import run as run_agent
+
+        summary = run_agent(prompt, config, run_dir, models=models)
+        return outcome_from_summary(summary, run_dir, self.correct)
+
+
+class ScorerEvaluator:
+    """Scores stage images with the project's Scorer (VQ2/VNLI/CLIP) and checks them with the detector.
+
+    One Scorer for the whole batch (questions are cached per prompt); identical files are scored once.
+    """
+
+    def __init__(self, models: Any, config: Config):
+        from autoalign.scoring.scorer import Scorer
+
+        self.models = models
+        self.config = config
+        self.scorer = Scorer(models, config)
+        self._detect_calls = 0
+
+    def evaluate(self, prompt: str, images: dict[str, Path]) -> dict[str, dict[str, Any]]:
+        from PIL import Image
+
+        from autoalign.detection import detect
+
+        unique = list(dict.fromkeys(str(p) for p in images.values()))
+        pil = []
+        for p in unique:
+            with Image.open(p) as im:
+                pil.append(im.convert("RGB"))
+        cards = self.scorer.score(pil, prompt)
+        per_file: dict[str, dict[str, Any]] = {}
+        for path, image, card in zip(unique, pil, cards):
+            mismatches = detect(image, prompt, card, self.models, self.config)
+            self._detect_calls += 1
+            per_file[path] = {
+                "overall": card.overall,
+                "vq2": card.vq2,
+                "vnli": card.vnli,
+                "clip": card.clip,
+                "n_questions": len(card.questions),
+                "mismatches": [m.to_dict() for m in mismatches],
+            }
+        return {stage: dict(per_file[str(p)]) for stage, p in images.items()}
+
+    def calls(self) -> dict[str, int]:
+        raw = getattr(self.scorer, "calls", {}) or {}
+        # calls only: the Scorer also counts pairs, images and cache hits, which are not model calls
+        out = {f"eval_{k}": int(v) for k, v in dict(raw).items()
+               if isinstance(v, (int, float)) and not k.endswith(("_pairs", "_images", "_hits"))}
+        out["eval_detect"] = self._detect_calls
+        return out
+
+
+# --------------------------------------------------------------------------- results file
+
+
+def safe_name(item_id: str) -> str:
+    """A file-system-safe folder name for an item id."""
+    return re.sub(r"[^A-Za-z0-9._=-]+", "_", item_id)[:120] or "item"
+
+
+def record_key(record: dict[str, Any]) -> tuple[str, int, str]:
+    return (str(record.get("id")), int(record.get("seed", 0)), str(record.get("config_hash")))
+
+
+def read_results(path: str | Path) -> list[dict[str, Any]]:
+    """Every well-formed line of a results file, in order (a torn last line from a crash is skipped)."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / RESULTS_FILE
+    if not path.exists():
+        return []
+    out = []
+    with open(path, encoding="utf-8") as fh:
+        for line_no, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                out.append(json.loads(line))
+            except json.JSONDecodeError:
+                logger.warning("%s line %d is not JSON (torn write?); skipped", path, line_no)
+    return out
+
+
+def latest_results(path: str | Path, config_hash: str | None = None) -> list[dict[str, Any]]:
+    """The last record of each (id, seed, config hash), in first-seen order; optionally one config only."""
+    latest: dict[tuple[str, int, str], dict[str, Any]] = {}
+    for rec in read_results(path):
+        if config_hash is not None and rec.get("config_hash") != config_hash:
+            continue
+        key = record_key(rec)
+        latest[key] = rec
+    return list(latest.values())
+
+
+class ResultsWriter:
+    """Appends one JSON line per record and makes it durable before returning."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        torn = False
+        if path.exists() and path.stat().st_size:
+            with open(path, "rb") as fh:
+                fh.seek(-1, os.SEEK_END)
+                torn = fh.read(1) != b"\n"
+        self._fh = open(path, "a", encoding="utf-8")
+        if torn:  # a crash mid-write left a partial line: end it so the next record starts clean
+            self._fh.write("\n")
+
+    def write(self, record: dict[str, Any]) -> None:
+        self._fh.write(json.dumps(record, sort_keys=True, default=str) + "\n")
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+
+    def close(self) -> None:
+        self._fh.close()
+
+
+# --------------------------------------------------------------------------- the batch
+
+
+def bench_config(config: Config, *, correct: bool) -> Config:
+    """The config a bench runs under: an audit is the same preset with no edit rounds."""
+    if correct:
+        return config
+    return dataclasses.replace(config, loop=dataclasses.replace(config.loop, max_rounds=0))
+
+
+def seeds_for(config: Config, seeds: int) -> list[int]:
+    if seeds < 1:
+        raise InputError(f"--seeds must be >= 1 (got {seeds})")
+    return [config.loop.seed + k for k in range(seeds)]
+
+
+def stage_gain(record: dict[str, Any], stage: str = "corrected", key: str = "overall") -> float | None:
+    """``stage[key] - baseline[key]`` of one record, or None when either is missing."""
+    stages = record.get("stages") or {}
+    a = (stages.get("baseline") or {}).get(key)
+    b = (stages.get(stage) or {}).get(key)
+    if a is None or b is None:
+        return None
+    return float(b) - float(a)
+
+
+def _diff_calls(after: dict[str, int], before: dict[str, int]) -> dict[str, int]:
+    return {k: v - before.get(k, 0) for k, v in after.items() if v - before.get(k, 0)}
+
+
+def bench_run(
+    suite: Suite,
+    config: Config,
+    out_dir: str | Path,
+    *,
+    limit: int | None = None,
+    categories: Iterable[str] | None = None,
+    seeds: int = 1,
+    correct: bool = True,
+    loop_runner: LoopRunner | None = None,
+    evaluator: StageEvaluator | None = None,
+    models: Any = None,
+    progress: bool = True,
+    on_record: Callable[[dict[str, Any]], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Run (or resume) a benchmark; return the current config's latest record per (prompt, seed).
+
+    ``correct=False`` is ``bench audit``: no edit rounds, stages baseline and reranked only.
+    ``loop_runner``/``evaluator``/``models`` default to the real agent, Scorer + detector, and one
+    shared :class:`~autoalign.models.cache.Models` for the whole batch.
+    """
+    out = Path(out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"--out: cannot create {out} ({exc.strerror or exc})") from None
+    selected = suite.select(categories=categories, limit=limit)
+    cfg = bench_config(config, correct=correct)
+    config_hash = cfg.hash()
+    seed_list = seeds_for(cfg, seeds)
+    mode = "run" if correct else "audit"
+
+    meta = {
+        "suite": suite.name,
+        "suite_source": suite.source,
+        "suite_sha256": suite.sha256,
+        "mode": mode,
+        "preset": cfg.name,
+        "config_hash": config_hash,
+        "config": cfg.to_dict(),
+        "model_ids": cfg.model_ids(),
+        "seeds": seed_list,
+        "threshold": cfg.loop.threshold,
+        "limit": limit,
+        "categories": list(categories) if categories else None,
+        "n_items": len(selected),
+    }
+    tmp = out / f".{META_FILE}.tmp"
+    tmp.write_text(json.dumps(meta, indent=2, default=str), encoding="utf-8")
+    os.replace(tmp, out / META_FILE)
+
+    done = {record_key(r) for r in read_results(out) if r.get("status") == "ok"}
+    work = [(item, seed) for item in selected for seed in seed_list if (item.id, seed, config_hash) not in done]
+    total = len(selected) * len(seed_list)
+    logger.info("bench %s: %d of %d (prompt, seed) pairs to run, %d already done", mode, len(work), total, total - len(work))
+
+    if models is None and (loop_runner is None or evaluator is None):
+        from autoalign.models.cache import Models
+
+        models = Models(cfg)
+    loop_runner = loop_runner or AgentLoopRunner(correct=correct)
+    evaluator = evaluator or ScorerEvaluator(models, cfg)
+
+    gains = [g for r in latest_results(out, config_hash) if r.get("status") == "ok"
+             for g in [stage_gain(r, "corrected" if correct else "reranked")] if g is not None]
+    writer = ResultsWriter(out / RESULTS_FILE)
+    errors = 0
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=total, initial=total - len(work), desc=f"bench {mode} {suite.name}", unit="prompt")
+    try:
+        for item, seed in work:
+            record = _run_one(item, seed, cfg, config_hash, mode, out, loop_runner, evaluator, models, correct)
+            writer.write(record)
+            if on_record is not None:
+                on_record(record)
+            gain = stage_gain(record, "corrected" if correct else "reranked")
+            if gain is not None:
+                gains.append(gain)
+            errors += record["status"] != "ok"
+            if bar is not None:
+                bar.update(1)
+                postfix = {"mean_gain": f"{sum(gains) / len(gains):+.3f}" if gains else "n/a"}
+                if errors:
+                    postfix["errors"] = errors
+                bar.set_postfix(postfix, refresh=False)
+    finally:
+        writer.close()
+        if bar is not None:
+            bar.close()
+    return latest_results(out, config_hash)
+
+
+def _run_one(
+    item: SuiteItem,
+    seed: int,
+    cfg: Config,
+    config_hash: str,
+    mode: str,
+    out: Path,
+    loop_runner: LoopRunner,
+    evaluator: StageEvaluator,
+    models: Any,
+    correct: bool,
+) -> dict[str, Any]:
+    """One (prompt, seed): run the loop in a fresh item folder, evaluate its stages, build the record."""
+    run_dir = out / "items" / safe_name(item.id) / f"s{seed}"
+    if run_dir.exists():  # left by a crash: start the prompt again from scratch (seeded, so same result)
+        shutil.rmtree(run_dir)
+    run_dir.parent.mkdir(parents=True, exist_ok=True)
+    seeded = dataclasses.replace(cfg, loop=dataclasses.replace(cfg.loop, seed=seed))
+    record: dict[str, Any] = {
+        "id": item.id,
+        "seed": seed,
+        "config_hash": config_hash,
+        "mode": mode,
+        "category": item.category,
+        "prompt": item.prompt,
+        "run_dir": str(run_dir.relative_to(out)),
+    }
+    t0 = time.perf_counter()
+    calls_before = dict(evaluator.calls())
+    try:
+        outcome = loop_runner.run(item.prompt, seeded, run_dir, models)
+        evaluated = evaluator.evaluate(item.prompt, outcome.images)
+        stages = {}
+        for stage in STAGES:
+            if stage not in evaluated:
+                continue
+            rec = dict(evaluated[stage])
+            image = Path(outcome.images[stage])
+            try:
+                rec["image"] = str(image.resolve().relative_to(out.resolve()))
+            except ValueError:
+                rec["image"] = str(image)
+            rec["vq2_below_threshold"] = rec.get("vq2") is not None and float(rec["vq2"]) < cfg.loop.threshold
+            stages[stage] = rec
+        calls = dict(outcome.model_calls)
+        calls.update(_diff_calls(evaluator.calls(), calls_before))
+        record.update(
+            status="ok",
+            error=None,
+            stages=stages,
+            rounds=outcome.rounds,
+            edits_accepted=outcome.edits_accepted,
+            edits_rejected=outcome.edits_rejected,
+            stop_reason=outcome.stop_reason,
+            instructions=outcome.instructions,
+            model_calls=calls,
+        )
+    except Exception as exc:  # noqa: BLE001 - a failing prompt is recorded and the batch goes on
+        logger.warning("prompt %s (seed %d) failed: %s", item.id, seed, exc)
+        record.update(
+            status="error",
+            error=f"{type(exc).__name__}: {exc}",
+            traceback=traceback.format_exc(limit=8),
+            stages={},
+        )
+    record["wall_time_s"] = round(time.perf_counter() - t0, 4)
+    return record
