@@ -253,6 +253,13 @@ class ResultsWriter:
 # --------------------------------------------------------------------------- the batch
 
 
+def write_meta(out: Path, meta: dict[str, Any]) -> None:
+    """Replace ``OUT/bench.json`` atomically (a reader never sees a half-written file)."""
+    tmp = Path(out) / f".{META_FILE}.tmp"
+    tmp.write_text(json.dumps(meta, indent=2, default=str), encoding="utf-8")
+    os.replace(tmp, Path(out) / META_FILE)
+
+
 def bench_config(config: Config, *, correct: bool) -> Config:
     """The config a bench runs under: an audit is the same preset with no edit rounds."""
     if correct:
@@ -327,9 +334,7 @@ def bench_run(
         "categories": list(categories) if categories else None,
         "n_items": len(selected),
     }
-    tmp = out / f".{META_FILE}.tmp"
-    tmp.write_text(json.dumps(meta, indent=2, default=str), encoding="utf-8")
-    os.replace(tmp, out / META_FILE)
+    write_meta(out, meta)
 
     done = {record_key(r) for r in read_results(out) if r.get("status") == "ok"}
     work = [(item, seed) for item in selected for seed in seed_list if (item.id, seed, config_hash) not in done]
@@ -375,6 +380,54 @@ def bench_run(
     return latest_results(out, config_hash)
 
 
+def evaluate_outcome(
+    prompt: str, outcome: RunOutcome, evaluator: StageEvaluator, out: Path, threshold: float
+) -> dict[str, Any]:
+    """Score and check the stage images of one finished loop run; the result fields of an ok record.
+
+    Returns ``status="ok"``, ``stages`` (per stage: the evaluator's scores and mismatches, the image
+    path relative to ``out`` and ``vq2_below_threshold``), the loop's bookkeeping and ``model_calls``
+    (the loop's calls plus the evaluator's calls for this prompt). Raises what the evaluator raises.
+    """
+    calls_before = dict(evaluator.calls())
+    evaluated = evaluator.evaluate(prompt, outcome.images)
+    stages = {}
+    for stage in STAGES:
+        if stage not in evaluated:
+            continue
+        rec = dict(evaluated[stage])
+        image = Path(outcome.images[stage])
+        try:
+            rec["image"] = str(image.resolve().relative_to(Path(out).resolve()))
+        except ValueError:
+            rec["image"] = str(image)
+        rec["vq2_below_threshold"] = rec.get("vq2") is not None and float(rec["vq2"]) < threshold
+        stages[stage] = rec
+    calls = dict(outcome.model_calls)
+    calls.update(_diff_calls(evaluator.calls(), calls_before))
+    return {
+        "status": "ok",
+        "error": None,
+        "stages": stages,
+        "rounds": outcome.rounds,
+        "edits_accepted": outcome.edits_accepted,
+        "edits_rejected": outcome.edits_rejected,
+        "stop_reason": outcome.stop_reason,
+        "instructions": outcome.instructions,
+        "model_calls": calls,
+    }
+
+
+def error_fields(exc: BaseException) -> dict[str, Any]:
+    """The result fields of a record whose prompt failed with ``exc`` (call inside the ``except``)."""
+    return {
+        "status": "error",
+        "error": f"{type(exc).__name__}: {exc}",
+        "traceback": traceback.format_exc(limit=8),
+        "stages": {},
+    }
+
+
 def _run_one(
     item: SuiteItem,
     seed: int,
@@ -403,42 +456,11 @@ def _run_one(
         "run_dir": str(run_dir.relative_to(out)),
     }
     t0 = time.perf_counter()
-    calls_before = dict(evaluator.calls())
     try:
         outcome = loop_runner.run(item.prompt, seeded, run_dir, models)
-        evaluated = evaluator.evaluate(item.prompt, outcome.images)
-        stages = {}
-        for stage in STAGES:
-            if stage not in evaluated:
-                continue
-            rec = dict(evaluated[stage])
-            image = Path(outcome.images[stage])
-            try:
-                rec["image"] = str(image.resolve().relative_to(out.resolve()))
-            except ValueError:
-                rec["image"] = str(image)
-            rec["vq2_below_threshold"] = rec.get("vq2") is not None and float(rec["vq2"]) < cfg.loop.threshold
-            stages[stage] = rec
-        calls = dict(outcome.model_calls)
-        calls.update(_diff_calls(evaluator.calls(), calls_before))
-        record.update(
-            status="ok",
-            error=None,
-            stages=stages,
-            rounds=outcome.rounds,
-            edits_accepted=outcome.edits_accepted,
-            edits_rejected=outcome.edits_rejected,
-            stop_reason=outcome.stop_reason,
-            instructions=outcome.instructions,
-            model_calls=calls,
-        )
+        record.update(evaluate_outcome(item.prompt, outcome, evaluator, out, cfg.loop.threshold))
     except Exception as exc:  # noqa: BLE001 - a failing prompt is recorded and the batch goes on
         logger.warning("prompt %s (seed %d) failed: %s", item.id, seed, exc)
-        record.update(
-            status="error",
-            error=f"{type(exc).__name__}: {exc}",
-            traceback=traceback.format_exc(limit=8),
-            stages={},
-        )
+        record.update(error_fields(exc))
     record["wall_time_s"] = round(time.perf_counter() - t0, 4)
     return record

@@ -1,4 +1,4 @@
-"""``autoalign batch PROMPTS --out DIR --preset P``: durable batch correction (local or Ray)."""
+"""``autoalign batch PROMPTS --out DIR --preset P``: durable batch correction (local or Ray), with a bench-style report."""
 
 from __future__ import annotations
 
@@ -28,8 +28,16 @@ def batch(
     candidates: Optional[int] = typer.Option(None, "--candidates", help="Override loop.candidates."),
     max_rounds: Optional[int] = typer.Option(None, "--max-rounds", help="Override loop.max_rounds."),
     no_progress: bool = typer.Option(False, "--no-progress", help="No progress bar."),
+    no_report: bool = typer.Option(
+        False, "--no-report", help="Skip the benchmark report (results.jsonl, summary.json/md, report.html)."
+    ),
 ) -> None:
-    """Correct every prompt of a file; failures are recorded and skipped; rerun to resume."""
+    """Correct every prompt of a file; failures are recorded and skipped; rerun to resume.
+
+    Afterwards the finished items are scored like ``bench run`` (baseline, best-of-N, corrected) and
+    summary.json, summary.md and report.html are written into the batch directory (``--no-report``
+    skips this; a rerun only evaluates newly finished items).
+    """
     from autoalign.agents.batch import run_batch
     from autoalign.config import load_config
 
@@ -67,4 +75,10 @@ def batch(
         f"{report.wall_s:.1f}",
     )
     Console().print(table)
+    if not no_report:
+        from autoalign.benchmarks.batch_report import write_batch_reports
+
+        # Models are cached per process, so the evaluation reuses the weights the batch loaded.
+        paths = write_batch_reports(out, cfg, prompts_file=prompts, progress=not no_progress)
+        Console().print(f"reports: {', '.join(str(paths[k]) for k in ('summary.json', 'summary.md', 'report.html'))}")
     raise typer.Exit(report.exit_code)
