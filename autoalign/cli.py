@@ -27,11 +27,7 @@ def _load_commands() -> None:
     import importlib
 
     for name in _COMMAND_MODULES:
-        try:
-            importlib.import_module(f"autoalign.commands.{name}")
-        except ModuleNotFoundError as exc:  # a command module not written yet
-            if exc.name != f"autoalign.commands.{name}":
-                raise
+        importlib.import_module(f"autoalign.commands.{name}")
 
 
 def main(argv: list[str] | None = None) -> None:
