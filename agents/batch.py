@@ -187,6 +187,31 @@ def _describe(exc: BaseException) -> str:
     return msg.strip()
 
 
+def record_outcome(
+    ledger: Ledger,
+    row: dict[str, Any],
+    result: dict[str, Any] | None,
+    error: str | None,
+    retries: int,
+    on_done: Callable[[bool], None] | None = None,
+) -> str:
+    """Write one item's outcome to the ledger (both engines): ``"done"``, ``"retry"`` or ``"failed"``."""
+    if error is None:
+        assert result is not None
+        ledger.finish(row["id"], run_dir=result["run_dir"], final_image=result["final_image"], result=result)
+        outcome = "done"
+    else:
+        logger.warning("item %s (line %s) failed: %s", row["id"], row["line"], error)
+        ledger.fail(row["id"], error)
+        if row["attempts"] <= retries:  # try again later in this same invocation
+            ledger.retry(row["id"])
+            return "retry"
+        outcome = "failed"
+    if on_done:
+        on_done(outcome == "done")
+    return outcome
+
+
 def run_local(
     ledger: Ledger,
     ids: set[str],
@@ -200,34 +225,24 @@ def run_local(
     from autoalign.models.cache import Models
 
     models = Models(config)  # one set of weights for the whole batch
-    succeeded = failed = 0
+    counts = {"done": 0, "failed": 0, "retry": 0}
     worker = f"local:{os.getpid()}"
     while True:
         row = ledger.claim(ids, worker, config.hash())
         if row is None:
             break
         row = dict(row)
+        result, error = None, None
         try:
             result = process_item(row, config, out_dir, models)
         except KeyboardInterrupt:
             ledger.release(row["id"])
             raise
         except Exception as exc:  # noqa: BLE001 - one bad item must not end the batch
-            logger.warning("item %s (line %s) failed: %s", row["id"], row["line"], _describe(exc))
             logger.debug("%s", traceback.format_exc())
-            ledger.fail(row["id"], _describe(exc))
-            if row["attempts"] <= retries:  # retry later in this same invocation
-                ledger.retry(row["id"])
-                continue
-            failed += 1
-            if on_done:
-                on_done(False)
-            continue
-        ledger.finish(row["id"], run_dir=result["run_dir"], final_image=result["final_image"], result=result)
-        succeeded += 1
-        if on_done:
-            on_done(True)
-    return succeeded, failed
+            error = _describe(exc)
+        counts[record_outcome(ledger, row, result, error, retries, on_done)] += 1
+    return counts["done"], counts["failed"]
 
 
 def run_batch(

@@ -99,7 +99,9 @@ def run_ray(
 
 
 def _drive(ray, pool, ledger: Ledger, ids: set[str], config: Config, retries: int, on_done) -> tuple[int, int]:
-    succeeded = failed = 0
+    from autoalign.agents.batch import record_outcome
+
+    counts = {"done": 0, "failed": 0, "retry": 0}
     idle = list(pool)
     in_flight: dict[Any, tuple[Any, dict[str, Any]]] = {}
     config_hash = config.hash()
@@ -112,26 +114,15 @@ def _drive(ray, pool, ledger: Ledger, ids: set[str], config: Config, retries: in
             row = dict(row)
             in_flight[actor.process.remote(row)] = (actor, row)
         if not in_flight:
-            return succeeded, failed
+            return counts["done"], counts["failed"]
         done, _ = ray.wait(list(in_flight), num_returns=1)
         ref = done[0]
         actor, row = in_flight.pop(ref)
         idle.append(actor)
+        result, error = None, None
         try:
             result = ray.get(ref)
         except Exception as exc:  # noqa: BLE001 - a failed item is recorded, the batch goes on
             cause = getattr(exc, "cause", None) or exc
-            message = f"{type(cause).__name__}: {cause}"
-            logger.warning("item %s (line %s) failed on ray: %s", row["id"], row["line"], message)
-            ledger.fail(row["id"], message)
-            if row["attempts"] <= retries:
-                ledger.retry(row["id"])
-                continue
-            failed += 1
-            if on_done:
-                on_done(False)
-            continue
-        ledger.finish(row["id"], run_dir=result["run_dir"], final_image=result["final_image"], result=result)
-        succeeded += 1
-        if on_done:
-            on_done(True)
+            error = f"{type(cause).__name__}: {cause}"
+        counts[record_outcome(ledger, row, result, error, retries, on_done)] += 1

@@ -251,6 +251,19 @@ def _meta_header(config: Config, scorer: str) -> dict[str, Any]:
     }
 
 
+def _setup(config: Config, scorer: str, images_dir: str | Path, models: Any, rows_path: str | Path | None):
+    """What both meta-evaluations need: the scorer's config, the image folder, a score function, the row store."""
+    cfg = scorer_config(config, scorer)
+    images_dir = Path(images_dir)
+    if not images_dir.is_dir():
+        raise InputError(f"--images must be a directory (got {images_dir})")
+    if models is None:
+        from autoalign.models.cache import Models
+
+        models = Models(cfg)
+    return cfg, images_dir, make_score_fn(models, cfg, scorer), RowStore(rows_path, scorer, cfg.hash())
+
+
 def run_labels(
     labels_csv: str | Path,
     images_dir: str | Path,
@@ -262,17 +275,8 @@ def run_labels(
     progress: bool = True,
 ) -> dict[str, Any]:
     """ROC AUC of ``scorer`` against the human labels, per ``dataset_source`` and overall."""
-    cfg = scorer_config(config, scorer)
-    images_dir = Path(images_dir)
-    if not images_dir.is_dir():
-        raise InputError(f"--images must be a directory (got {images_dir})")
+    cfg, images_dir, score_fn, store = _setup(config, scorer, images_dir, models, rows_path)
     rows = load_labels(labels_csv, limit)
-    if models is None:
-        from autoalign.models.cache import Models
-
-        models = Models(cfg)
-    score_fn = make_score_fn(models, cfg, scorer)
-    store = RowStore(rows_path, scorer, cfg.hash())
     results = score_items(((r["image"], r["text"]) for r in rows), images_dir, score_fn, store, progress)
 
     per_source: dict[str, list[tuple[dict[str, Any], dict[str, Any]]]] = defaultdict(list)
@@ -321,17 +325,8 @@ def run_pairs(
     progress: bool = True,
 ) -> dict[str, Any]:
     """Winoground-style text / image / group scores (fractions of pairs, higher is better)."""
-    cfg = scorer_config(config, scorer)
-    images_dir = Path(images_dir)
-    if not images_dir.is_dir():
-        raise InputError(f"--images must be a directory (got {images_dir})")
+    cfg, images_dir, score_fn, store = _setup(config, scorer, images_dir, models, rows_path)
     pairs = load_pairs(pairs_csv, limit)
-    if models is None:
-        from autoalign.models.cache import Models
-
-        models = Models(cfg)
-    score_fn = make_score_fn(models, cfg, scorer)
-    store = RowStore(rows_path, scorer, cfg.hash())
     items = [(p[f"image_{i}"], p[f"caption_{c}"]) for p in pairs for c in (0, 1) for i in (0, 1)]
     results = score_items(items, images_dir, score_fn, store, progress)
 
