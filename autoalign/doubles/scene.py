@@ -585,9 +585,15 @@ def flawed(scene: Scene, seed: int, flaw: str = "auto") -> Scene:
 
     ``auto``: seed % 3 == 0 -> wrong count, 1 -> wrong colour, 2 -> correct. The flawed object is
     picked by the seed too. A colour flaw on a scene with no object falls back to a count flaw.
+    ``both``: a wrong count on the seed's object and a wrong colour on the next one (two mismatches).
     """
     if not scene or flaw == "none":
         return list(scene)
+    if flaw == "both":
+        counted = flawed(scene, seed, "count")
+        idx = (seed // 3 + 1) % len(scene)
+        recoloured = flawed([counted[idx]], 0, "colour")[0]
+        return [recoloured if i == idx else o for i, o in enumerate(counted)]
     kind = flaw if flaw != "auto" else ("count", "colour", "none")[seed % 3]
     if kind == "none":
         return list(scene)
@@ -617,7 +623,7 @@ class _Double:
 class SceneGeneratorDouble(_Double):
     """TEST DOUBLE generator: draws the prompt's parsed scene with a seed-dependent flaw.
 
-    Options: ``flaw`` ("auto" | "count" | "colour" | "none"), ``width``/``height`` (128).
+    Options: ``flaw`` ("auto" | "count" | "colour" | "both" | "none"), ``width``/``height`` (128).
     """
 
     def generate(self, prompt: str, n: int, seed: int, negative_prompt: str | None = None) -> list[Image.Image]:
