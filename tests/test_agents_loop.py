@@ -226,3 +226,18 @@ def test_run_killed_before_its_first_checkpoint_starts_over_on_resume(tmp_path):
     sqlite3.connect(out / "checkpoint.sqlite").close()  # killed right after creating the database
     summary = runner.run(PROMPT, cfg(flaw="count"), out, resume=True)
     assert summary["stop_reason"] == "aligned" and summary["graph_steps"] == 6
+
+
+def test_run_killed_while_its_checkpoint_database_is_in_wal_mode_starts_over_on_resume(tmp_path):
+    # SqliteSaver.setup() switches the database to WAL: a kill right after leaves -wal and -shm files
+    out = tmp_path / "run"
+    out.mkdir()
+    conn = sqlite3.connect(out / "checkpoint.sqlite")
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("CREATE TABLE t (x)")
+    (out / "checkpoint.sqlite-wal").touch()
+    (out / "checkpoint.sqlite-shm").touch()
+    conn.close()
+    (out / "checkpoint.sqlite-wal").touch()
+    summary = runner.run(PROMPT, cfg(flaw="count"), out, resume=True)
+    assert summary["stop_reason"] == "aligned" and (out / "config.json").is_file()
