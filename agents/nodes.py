@@ -219,6 +219,9 @@ def edit(state: LoopState, runtime: Any) -> dict[str, Any]:
             new_best = Candidate(path=paths[top], seed=edit_seed(seed, round_no, j), score=card, origin="edit").to_dict()
             update = {"best": new_best, "mismatches": after_mm, "mismatches_for": new_best["path"]}
             break
+    if not update and loop.regenerate_on_stall and before_mm:
+        attempt, update = _regenerate(ctx, state, best, before_mm, round_no, seed, meter)
+        attempts.append(attempt)
     accepted = bool(update)
     record = {
         "round": round_no,
@@ -238,6 +241,52 @@ def edit(state: LoopState, runtime: Any) -> dict[str, Any]:
         "rounds_without_gain": 0 if accepted else int(state.get("rounds_without_gain", 0)) + 1,
         **meter.update(),
     }
+
+
+def _regenerate(
+    ctx: LoopContext,
+    state: LoopState,
+    best: dict[str, Any],
+    before_mm: list[dict[str, Any]],
+    round_no: int,
+    seed: int,
+    meter: "_Meter",
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Every edit failed: draw new candidates from a prompt that names the mismatched phrases.
+
+    The candidates are scored against the *original* prompt and judged like an edit, so a
+    regeneration is kept only when it is a real improvement.
+    """
+    from autoalign import prompts
+
+    loop = ctx.config.loop
+    phrases = ", ".join(dict.fromkeys(m["phrase"] for m in before_mm))
+    rewritten = prompts.load("regenerate_prompt.txt").format(prompt=state["prompt"].rstrip(". "), phrases=phrases).strip()
+    regen_seed = edit_seed(seed, round_no, 500)
+    with meter.call("generator"):
+        images = ctx.models.generator.generate(rewritten, loop.candidates, regen_seed, state.get("negative_prompt"))
+    paths = [_save(ctx, im, f"rounds/r{round_no:02d}/regen_{k}.png") for k, im in enumerate(images)]
+    with meter.call("scorer"):
+        cards = ctx.scorer.score(images, state["prompt"])
+    top = rank(cards, keys_for(ctx.config))[0]
+    card = cards[top].to_dict()
+    after_mm = _observe(ctx, images[top], state["prompt"], card, meter)
+    decision = policy.judge_edit(best["score"], before_mm, card, after_mm, loop.min_gain)
+    attempt = {
+        "origin": "regenerate",
+        "instruction": {"text": f"regenerate: {rewritten}", "writer": "regenerate", "mismatches": before_mm},
+        "seed": regen_seed,
+        "samples": [{"path": p, "overall": c.overall} for p, c in zip(paths, cards)],
+        "chosen": paths[top],
+        "score": card,
+        "mismatches": after_mm,
+        "decision": decision.to_dict(),
+    }
+    logger.info("round %d: regenerated from %r -> %s (gain %+.3f)", round_no, rewritten, decision.reason, decision.gain)
+    if not decision.accepted:
+        return attempt, {}
+    new_best = Candidate(path=paths[top], seed=regen_seed + top, score=card, origin="regenerate").to_dict()
+    return attempt, {"best": new_best, "mismatches": after_mm, "mismatches_for": new_best["path"]}
 
 
 def route(state: LoopState) -> Route:

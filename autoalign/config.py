@@ -65,7 +65,7 @@ class LoopSettings:
     seed: int = 0
     multi_mismatch: str = "sequential"  # "sequential": one mismatch per edit; "combined": one instruction
     max_instructions: int = 3  # instructions tried per round before giving up on the round
-    regenerate_on_stall: bool = False  # regenerate from a rewritten prompt when every edit fails
+    regenerate_on_stall: bool = False  # every edit failed: regenerate from prompts/regenerate_prompt.txt
 
     def validate(self) -> None:
         if self.candidates < 1:

@@ -115,7 +115,7 @@ class Candidate:
     path: str
     seed: int
     score: dict[str, Any]  # ScoreCard.to_dict()
-    origin: str = "generate"  # "generate" | "edit" | "upload"
+    origin: str = "generate"  # "generate" | "edit" | "regenerate" | "upload"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -140,3 +140,20 @@ def test_edit_attempts_show_every_sample_and_the_judges_verdict(tmp_path):
     assert captions[str(tmp_path / "rounds/r01/i0_s0.png")] == "#1 edit r1 · seed 1000 · overall 0.30"
     assert captions[str(tmp_path / "rounds/r01/i0_s1.png")].endswith("VQ2 0.50 · rejected: no_gain")
     assert view.latest_edit() == str(tmp_path / "rounds/r01/i0_s1.png")
+
+
+def test_a_regeneration_attempt_is_captioned_as_one_and_counts_as_the_latest_change(tmp_path):
+    view = RunView(prompt="a red car", run_dir=str(tmp_path))
+    attempt = {
+        "origin": "regenerate",
+        "instruction": {"text": "regenerate: a red car. The image must clearly show: red car.", "writer": "regenerate"},
+        "seed": 1500,
+        "samples": [{"path": "rounds/r01/regen_0.png", "overall": 0.9}],
+        "chosen": "rounds/r01/regen_0.png",
+        "score": {"overall": 0.9},
+        "decision": {"accepted": True, "reason": "gain"},
+    }
+    view.apply("edit", {"round": 1, "rounds": [{"round": 1, "attempts": [attempt], "accepted": True, "best": "x.png"}]})
+    caption = dict(view.gallery())[str(tmp_path / "rounds/r01/regen_0.png")]
+    assert "#1 regenerate r1 · seed 1500" in caption and caption.endswith("kept")
+    assert view.latest_edit() == str(tmp_path / "rounds/r01/regen_0.png")

@@ -76,7 +76,7 @@ def _attempt_samples(record: dict[str, Any]) -> list[dict[str, Any]]:
         for sample in attempt.get("samples") or []:
             if not isinstance(sample, dict) or not sample.get("path"):
                 continue
-            cand = {"path": sample["path"], "seed": attempt.get("seed", "?"), "origin": "edit",
+            cand = {"path": sample["path"], "seed": attempt.get("seed", "?"), "origin": attempt.get("origin", "edit"),
                     "score": {"overall": sample.get("overall")}}
             if sample["path"] == attempt.get("chosen"):
                 if isinstance(attempt.get("score"), dict):
@@ -312,7 +312,7 @@ class RunView:
 
     def latest_edit(self) -> str | None:
         """The most recent edit: the scorer's pick of the last attempt when known."""
-        edits = [c for c in self.candidates if c.get("origin") == "edit"]
+        edits = [c for c in self.candidates if c.get("origin") in ("edit", "regenerate")]
         chosen = [c for c in edits if c.get("chosen")]
         pool = chosen or edits
         return str(pool[-1]["path"]) if pool else None

@@ -12,7 +12,9 @@ doubles produce can be decoded back into its scene from the pixels alone (:func:
 * :class:`SceneGeneratorDouble` parses the prompt with simple word rules (:func:`parse_scene`:
   number words, colour words, nouns) and draws it with a deliberate, seed-dependent flaw: for
   ``seed % 3 == 0`` a wrong count, ``1`` a wrong colour, ``2`` no flaw (option ``flaw`` =
-  ``"auto" | "count" | "colour" | "none"`` overrides this).
+  ``"auto" | "count" | "colour" | "none"`` overrides this). It draws only the prompt's first
+  sentence: what follows (style words, the loop's "The image must clearly show: ..." emphasis)
+  names no new objects, and its word rules would otherwise read it as a second scene.
 * :class:`SceneEditorDouble` applies edit instructions in the template writer's style ("make the
   apple red", "add another apple", "make it two apples", "remove one apple", "replace the X with
   a Y", "put the X on the Y") to the decoded scene and redraws it; an instruction it cannot parse
@@ -256,6 +258,11 @@ def parse_claim(text: str, exact: bool = False) -> Scene:
 def _default_colour(name: str) -> str:
     digest = hashlib.sha256(name.encode()).digest()
     return list(COLOURS)[digest[0] % len(COLOURS)]
+
+
+def first_sentence(prompt: str) -> str:
+    """The text up to the first full stop that ends a sentence ("a cat. Photo" -> "a cat")."""
+    return re.split(r"(?<=[^.\s])\.(?:\s|$)", prompt.strip(), maxsplit=1)[0]
 
 
 def parse_scene(prompt: str) -> Scene:
@@ -628,7 +635,7 @@ class SceneGeneratorDouble(_Double):
 
     def generate(self, prompt: str, n: int, seed: int, negative_prompt: str | None = None) -> list[Image.Image]:
         self.calls += 1
-        scene = parse_scene(prompt)
+        scene = parse_scene(first_sentence(prompt))
         flaw = str(self.options.get("flaw", "auto"))
         return [render_scene(flawed(scene, seed + i, flaw), _size(self.options)) for i in range(n)]
 
