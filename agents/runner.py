@@ -86,8 +86,10 @@ def _check_resume(out_dir: Path, prompt: str, config: Config) -> dict[str, Any] 
     """The stored ``config.json`` of a run to resume (None when the dir holds no run yet)."""
     path = out_dir / rundir.CONFIG
     if not path.exists():
-        # SQLite in WAL mode keeps checkpoint.sqlite-wal / -shm beside the database
-        if out_dir.is_dir() and any(not p.name.startswith(rundir.CHECKPOINT) for p in out_dir.iterdir()):
+        # What a run killed before config.json was in place can leave: the checkpoint database (with
+        # the -wal / -shm files of SQLite's WAL mode) and write_json_atomic's temporary .config.json.*
+        leftovers = (rundir.CHECKPOINT, f".{rundir.CONFIG}.")
+        if out_dir.is_dir() and any(not p.name.startswith(leftovers) for p in out_dir.iterdir()):
             raise InputError(f"--resume: {out_dir} holds no {rundir.CONFIG}; it is not a run directory")
         return None
     stored = rundir.read_json(path, "--resume")

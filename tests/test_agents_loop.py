@@ -239,5 +239,6 @@ def test_run_killed_while_its_checkpoint_database_is_in_wal_mode_starts_over_on_
     (out / "checkpoint.sqlite-shm").touch()
     conn.close()
     (out / "checkpoint.sqlite-wal").touch()
+    (out / ".config.json.k3j2x1").write_text('{"run_id": ')  # write_json_atomic's temp file, cut short
     summary = runner.run(PROMPT, cfg(flaw="count"), out, resume=True)
     assert summary["stop_reason"] == "aligned" and (out / "config.json").is_file()
