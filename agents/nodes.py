@@ -197,27 +197,13 @@ def edit(state: LoopState, runtime: Any) -> dict[str, Any]:
         with meter.call("editor"):
             samples = ctx.models.editor.edit(image, ins["text"], loop.edit_samples, edit_seed(seed, round_no, j))
         paths = [_save(ctx, s, f"rounds/r{round_no:02d}/i{j}_s{k}.png") for k, s in enumerate(samples)]
-        with meter.call("scorer"):
-            cards = ctx.scorer.score(samples, state["prompt"])
-        top = rank(cards, keys_for(ctx.config))[0]
-        card = cards[top].to_dict()
-        after_mm = _observe(ctx, samples[top], state["prompt"], card, meter)
-        decision = policy.judge_edit(best["score"], before_mm, card, after_mm, loop.min_gain)
-        attempts.append(
-            {
-                "instruction": ins,
-                "seed": edit_seed(seed, round_no, j),
-                "samples": [{"path": p, "overall": c.overall} for p, c in zip(paths, cards)],
-                "chosen": paths[top],
-                "score": card,
-                "mismatches": after_mm,
-                "decision": decision.to_dict(),
-            }
-        )
+        attempt, top, decision = _judge(ctx, state, best, before_mm, samples, paths, meter)
+        attempts.append({"instruction": ins, "seed": edit_seed(seed, round_no, j), **attempt})
+        card = attempt["score"]
         logger.info("round %d: %r -> %s (gain %+.3f)", round_no, ins["text"], decision.reason, decision.gain)
         if decision.accepted:
             new_best = Candidate(path=paths[top], seed=edit_seed(seed, round_no, j), score=card, origin="edit").to_dict()
-            update = {"best": new_best, "mismatches": after_mm, "mismatches_for": new_best["path"]}
+            update = {"best": new_best, "mismatches": attempt["mismatches"], "mismatches_for": new_best["path"]}
             break
     if not update and loop.regenerate_on_stall and before_mm:
         attempt, update = _regenerate(ctx, state, best, before_mm, round_no, seed, meter)
@@ -243,6 +229,33 @@ def edit(state: LoopState, runtime: Any) -> dict[str, Any]:
     }
 
 
+def _judge(
+    ctx: LoopContext,
+    state: LoopState,
+    best: dict[str, Any],
+    before_mm: list[dict[str, Any]],
+    images: list[Any],
+    paths: list[str],
+    meter: _Meter,
+) -> tuple[dict[str, Any], int, Any]:
+    """Score new images against the prompt, pick the top one, look for its mismatches and judge it
+    against the best so far: ``(attempt record fields, index of the top image, decision)``."""
+    with meter.call("scorer"):
+        cards = ctx.scorer.score(images, state["prompt"])
+    top = rank(cards, keys_for(ctx.config))[0]
+    card = cards[top].to_dict()
+    after_mm = _observe(ctx, images[top], state["prompt"], card, meter)
+    decision = policy.judge_edit(best["score"], before_mm, card, after_mm, ctx.config.loop.min_gain)
+    fields = {
+        "samples": [{"path": p, "overall": c.overall} for p, c in zip(paths, cards)],
+        "chosen": paths[top],
+        "score": card,
+        "mismatches": after_mm,
+        "decision": decision.to_dict(),
+    }
+    return fields, top, decision
+
+
 def _regenerate(
     ctx: LoopContext,
     state: LoopState,
@@ -250,7 +263,7 @@ def _regenerate(
     before_mm: list[dict[str, Any]],
     round_no: int,
     seed: int,
-    meter: "_Meter",
+    meter: _Meter,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Every edit failed: draw new candidates from a prompt that names the mismatched phrases.
 
@@ -266,27 +279,19 @@ def _regenerate(
     with meter.call("generator"):
         images = ctx.models.generator.generate(rewritten, loop.candidates, regen_seed, state.get("negative_prompt"))
     paths = [_save(ctx, im, f"rounds/r{round_no:02d}/regen_{k}.png") for k, im in enumerate(images)]
-    with meter.call("scorer"):
-        cards = ctx.scorer.score(images, state["prompt"])
-    top = rank(cards, keys_for(ctx.config))[0]
-    card = cards[top].to_dict()
-    after_mm = _observe(ctx, images[top], state["prompt"], card, meter)
-    decision = policy.judge_edit(best["score"], before_mm, card, after_mm, loop.min_gain)
+    judged, top, decision = _judge(ctx, state, best, before_mm, images, paths, meter)
     attempt = {
         "origin": "regenerate",
         "instruction": {"text": f"regenerate: {rewritten}", "writer": "regenerate", "mismatches": before_mm},
         "seed": regen_seed,
-        "samples": [{"path": p, "overall": c.overall} for p, c in zip(paths, cards)],
-        "chosen": paths[top],
-        "score": card,
-        "mismatches": after_mm,
-        "decision": decision.to_dict(),
+        **judged,
     }
+    card = judged["score"]
     logger.info("round %d: regenerated from %r -> %s (gain %+.3f)", round_no, rewritten, decision.reason, decision.gain)
     if not decision.accepted:
         return attempt, {}
     new_best = Candidate(path=paths[top], seed=regen_seed + top, score=card, origin="regenerate").to_dict()
-    return attempt, {"best": new_best, "mismatches": after_mm, "mismatches_for": new_best["path"]}
+    return attempt, {"best": new_best, "mismatches": judged["mismatches"], "mismatches_for": new_best["path"]}
 
 
 def route(state: LoopState) -> Route:

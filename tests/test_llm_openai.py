@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 
 import pytest
-from openai_stub import openai_stub  # noqa: F401 - pytest fixture
 
 from autoalign.config import ConfigError, RoleSpec
 from autoalign.models.llm import LLMError, OpenAILLM, parse_json_text, schema_errors

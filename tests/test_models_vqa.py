@@ -13,7 +13,6 @@ import math
 
 import numpy as np
 import pytest
-from openai_stub import openai_stub  # noqa: F401  (pytest fixture)
 from PIL import Image
 
 from autoalign import registry

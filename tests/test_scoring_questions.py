@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 
 import pytest
-from openai_stub import openai_stub  # noqa: F401 - pytest fixture
 
 from autoalign.config import RoleSpec
 from autoalign.models.llm import OpenAILLM
