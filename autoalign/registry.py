@@ -35,6 +35,7 @@ _BACKEND_MODULES: tuple[str, ...] = (
     "autoalign.models.generator",
     "autoalign.models.editor",
     "autoalign.models.vqa",
+    "autoalign.models.vqa_openai",
     "autoalign.models.clip",
     "autoalign.models.llm",
     "autoalign.scoring.questions",

@@ -21,14 +21,13 @@ from autoalign.errors import InputError
 from autoalign.models import cache, tiny_vlm
 from autoalign.models.loading import DeviceSpec, resolve_model
 from autoalign.models.vqa import (
-    LOGPROB_FLOOR,
     Blip2VQA,
     ImageTextToTextVQA,
-    OpenAIVQA,
     VQAServiceError,
     dedupe_images,
     word_token_ids,
 )
+from autoalign.models.vqa_openai import LOGPROB_FLOOR, OpenAIVQA
 
 CPU = DeviceSpec("cpu", "float32")
 FAMILIES = {

@@ -10,7 +10,7 @@ Three backends implement the :class:`~autoalign.models.base.VQA` protocol (role 
     ``Blip2ForConditionalGeneration`` with the prompt ``Question: {q} Answer:``.
 ``openai``
     An OpenAI-compatible vision chat model through the ``openai`` client; P(yes) from the top
-    log-probabilities of the first answer token.
+    log-probabilities of the first answer token (in :mod:`autoalign.models.vqa_openai`).
 
 How the transformers backends score (``yes_no_probs``)
     All (image, question) pairs of a call go through the model in batches of
@@ -36,13 +36,9 @@ Weights load lazily, on the first call, from :func:`~autoalign.models.loading.re
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import inspect
-import io
 import logging
-import math
-import os
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Sequence
@@ -561,161 +557,3 @@ class Blip2VQA(TransformersVQA):
 
 # --------------------------------------------------------------------------------------------
 # OpenAI-compatible remote VLM
-
-#: Probability given to "yes" or "no" when it is not among the returned top log-probabilities.
-LOGPROB_FLOOR = 1e-6
-TOP_LOGPROBS = 20
-
-
-def png_data_url(image: Image.Image) -> str:
-    """The image as a ``data:image/png;base64,...`` URL."""
-    buffer = io.BytesIO()
-    image.convert("RGB").save(buffer, format="PNG")
-    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
-
-
-def yes_no_from_top_logprobs(top: Sequence[tuple[str, float]]) -> tuple[float, float]:
-    """(P(yes), P(no)) from (token, logprob) pairs, summing spellings; a missing answer gets :data:`LOGPROB_FLOOR`."""
-    p_yes = p_no = 0.0
-    for token, logprob in top:
-        word = token.strip().lstrip(_WORD_START)
-        if word in YES_WORDS:
-            p_yes += math.exp(logprob)
-        elif word in NO_WORDS:
-            p_no += math.exp(logprob)
-    return (p_yes or LOGPROB_FLOOR, p_no or LOGPROB_FLOOR)
-
-
-@register("vqa", "openai")
-class OpenAIVQA:
-    """A vision chat model behind an OpenAI-compatible API (OpenAI, vLLM, SGLang, Ollama ...).
-
-    Settings (``[vqa]`` table, else environment): ``model`` (or ``AUTOALIGN_VQA_MODEL``),
-    ``base_url`` (or ``OPENAI_BASE_URL``), ``api_key`` (or ``OPENAI_API_KEY``), ``timeout`` (30 s),
-    ``max_retries`` (2), ``yes_no_prompt`` / ``answer_prompt`` as for ``image-text-to-text``.
-    Each pair is one request: the image as a base64 PNG data URL, ``max_tokens=1``,
-    ``logprobs=True``, ``top_logprobs=20``.
-    """
-
-    name = "openai"
-
-    def __init__(self, spec: RoleSpec, device: DeviceSpec | None = None):
-        self.spec = spec
-        opts = spec.options
-        self.model_name = opts.get("model") or spec.model or os.environ.get("AUTOALIGN_VQA_MODEL")
-        self.base_url = opts.get("base_url") or os.environ.get("OPENAI_BASE_URL")
-        self._api_key = opts.get("api_key") or os.environ.get("OPENAI_API_KEY")
-        self.timeout = float(opts.get("timeout", 30.0))
-        self.max_retries = int(opts.get("max_retries", 2))
-        self._templates = {
-            "yes_no": _prompt_template(spec, "yes_no_prompt", "vqa_yes_no.txt"),
-            "answer": _prompt_template(spec, "answer_prompt", "vqa_answer.txt"),
-        }
-        self._client = None
-        self._lock = threading.Lock()
-
-    def __repr__(self) -> str:  # never show the key
-        return f"OpenAIVQA(model={self.model_name!r}, base_url={self.base_url!r})"
-
-    @property
-    def client(self):
-        if self._client is None:
-            with self._lock:
-                if self._client is None:
-                    if not self.model_name:
-                        raise ConfigError(
-                            "[vqa] model is not set for the openai VQA backend; set [vqa] model = \"...\" "
-                            "or the AUTOALIGN_VQA_MODEL environment variable"
-                        )
-                    if not self._api_key:
-                        raise ConfigError(
-                            "[vqa] api_key is not set for the openai VQA backend; set OPENAI_API_KEY "
-                            "(any non-empty value for local servers) or [vqa] api_key"
-                        )
-                    from openai import OpenAI
-
-                    self._client = OpenAI(
-                        api_key=self._api_key,
-                        base_url=self.base_url,
-                        timeout=self.timeout,
-                        max_retries=self.max_retries,
-                    )
-        return self._client
-
-    def _messages(self, url: str, question: str, kind: str) -> list[dict[str, Any]]:
-        text = self._templates[kind].format(question=question)
-        return [
-            {
-                "role": "user",
-                "content": [{"type": "image_url", "image_url": {"url": url}}, {"type": "text", "text": text}],
-            }
-        ]
-
-    def _create(self, **kwargs):
-        import openai
-
-        try:
-            return self.client.chat.completions.create(model=self.model_name, **kwargs)
-        except openai.APIStatusError as exc:
-            raise VQAServiceError(
-                f"the VQA server at {self.base_url or 'api.openai.com'} answered HTTP {exc.status_code} "
-                f"for model {self.model_name!r}: {_short(exc.message)}"
-            ) from None
-        except openai.APIError as exc:  # connection errors, timeouts, bad responses
-            raise VQAServiceError(
-                f"the VQA server at {self.base_url or 'api.openai.com'} failed for model {self.model_name!r}: "
-                f"{type(exc).__name__}: {_short(str(exc))}"
-            ) from None
-
-    def _urls(self, images: Sequence[Image.Image]) -> list[str]:
-        unique, index = dedupe_images(images)
-        encoded = [png_data_url(im) for im in unique]
-        return [encoded[i] for i in index]
-
-    def yes_no_probs(self, images: Sequence[Image.Image], questions: Sequence[str]) -> list[tuple[float, float]]:
-        """(P(yes), P(no)) from the first answer token's top log-probabilities, per pair."""
-        check_pairs(images, questions)
-        results = []
-        for url, question in zip(self._urls(images), questions):
-            response = self._create(
-                messages=self._messages(url, question, "yes_no"),
-                max_tokens=1,
-                temperature=0,
-                logprobs=True,
-                top_logprobs=TOP_LOGPROBS,
-            )
-            results.append(yes_no_from_top_logprobs(_top_logprobs(response)))
-        return results
-
-    def yes_prob(self, images: Sequence[Image.Image], questions: Sequence[str]) -> list[float]:
-        """P(yes) / (P(yes) + P(no)) per (image, question) pair."""
-        return [normalise(y, n) for y, n in self.yes_no_probs(images, questions)]
-
-    def answer(self, images: Sequence[Image.Image], questions: Sequence[str], max_new_tokens: int = 16) -> list[str]:
-        """Short answers (temperature 0), per pair."""
-        check_pairs(images, questions)
-        answers = []
-        for url, question in zip(self._urls(images), questions):
-            response = self._create(
-                messages=self._messages(url, question, "answer"), max_tokens=max_new_tokens, temperature=0
-            )
-            answers.append((response.choices[0].message.content or "").strip())
-        return answers
-
-
-def _top_logprobs(response) -> list[tuple[str, float]]:
-    """(token, logprob) pairs of the first generated token; a server without logprobs is an error."""
-    try:
-        first = response.choices[0].logprobs.content[0]
-    except (AttributeError, IndexError, TypeError):
-        raise VQAServiceError(
-            "the VQA server returned no logprobs; it must support logprobs=True and top_logprobs "
-            "(vLLM, SGLang and the OpenAI API do)"
-        ) from None
-    pairs = [(entry.token, entry.logprob) for entry in (first.top_logprobs or [])]
-    return pairs or [(first.token, first.logprob)]
-
-
-def _short(text: str, limit: int = 300) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
