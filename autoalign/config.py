@@ -208,7 +208,7 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
         elif path.suffix == ".json":
             data = json.loads(text)
         else:
-            raise ConfigError(f"config file must be .toml, .yaml/.yml or .json (got {path.name})")
+            raise ConfigError(f"config file must end in .toml, .yaml/.yml or .json (got {str(path)!r})")
     except (tomllib.TOMLDecodeError, json.JSONDecodeError, ValueError) as exc:
         if isinstance(exc, ConfigError):
             raise
