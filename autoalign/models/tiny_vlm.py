@@ -31,7 +31,7 @@ import contextlib
 import itertools
 import logging
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 logger = logging.getLogger(__name__)
 
@@ -123,6 +123,28 @@ def _seeded(seed: int) -> Iterator[None]:
         yield
 
 
+#: The vision tower shared by the tiny LLaVA (CLIP) and BLIP-2 models.
+VISION_TOWER = dict(
+    image_size=IMAGE_SIZE,
+    patch_size=PATCH_SIZE,
+    hidden_size=64,
+    intermediate_size=256,
+    num_hidden_layers=3,
+    num_attention_heads=4,
+)
+
+
+def _save(model: Any, processor: Any, tokenizer: Any, out_dir: Path, label: str, *, bos: bool) -> None:
+    """Give the model's generation config the tokenizer's special tokens, then save model and processor."""
+    model.generation_config.pad_token_id = tokenizer.pad_token_id
+    model.generation_config.eos_token_id = tokenizer.eos_token_id
+    if bos:  # decoder-only language models; T5 and Qwen2-VL start without one
+        model.generation_config.bos_token_id = tokenizer.bos_token_id
+    model.save_pretrained(out_dir, safe_serialization=True)
+    processor.save_pretrained(out_dir)
+    logger.info("built tiny %s in %s", label, out_dir)
+
+
 def build_llava(out_dir: Path) -> None:
     """Write a tiny random LLaVA (CLIP vision + projector + Llama) and its processor into ``out_dir``."""
     from transformers import (
@@ -138,15 +160,7 @@ def build_llava(out_dir: Path) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     tokenizer = build_tokenizer()
     vocab = len(tokenizer)
-    vision = CLIPVisionConfig(
-        image_size=IMAGE_SIZE,
-        patch_size=PATCH_SIZE,
-        hidden_size=64,
-        intermediate_size=256,
-        num_hidden_layers=3,
-        num_attention_heads=4,
-        projection_dim=64,
-    )
+    vision = CLIPVisionConfig(**VISION_TOWER, projection_dim=64)
     text = LlamaConfig(
         vocab_size=vocab,
         hidden_size=64,
@@ -170,9 +184,6 @@ def build_llava(out_dir: Path) -> None:
     )
     with _seeded(0):
         model = LlavaForConditionalGeneration(config).eval()
-    model.generation_config.pad_token_id = tokenizer.pad_token_id
-    model.generation_config.eos_token_id = tokenizer.eos_token_id
-    model.generation_config.bos_token_id = tokenizer.bos_token_id
     image_processor = CLIPImageProcessor(
         size={"shortest_edge": IMAGE_SIZE},
         crop_size={"height": IMAGE_SIZE, "width": IMAGE_SIZE},
@@ -186,9 +197,7 @@ def build_llava(out_dir: Path) -> None:
         chat_template=LLAVA_CHAT_TEMPLATE,
         image_token=IMAGE_TOKEN,
     )
-    model.save_pretrained(out_dir, safe_serialization=True)
-    processor.save_pretrained(out_dir)
-    logger.info("built tiny llava in %s", out_dir)
+    _save(model, processor, tokenizer, out_dir, "llava", bos=True)
 
 
 def build_blip2(out_dir: Path) -> None:
@@ -223,14 +232,7 @@ def _build_blip2(out_dir: Path, language: str, seed: int) -> None:
     tokenizer = build_tokenizer(image_token=False)
     vocab = len(tokenizer)
     num_query_tokens = 8
-    vision = Blip2VisionConfig(
-        image_size=IMAGE_SIZE,
-        patch_size=PATCH_SIZE,
-        hidden_size=64,
-        intermediate_size=256,
-        num_hidden_layers=3,
-        num_attention_heads=4,
-    )
+    vision = Blip2VisionConfig(**VISION_TOWER)
     qformer = Blip2QFormerConfig(
         vocab_size=vocab,
         hidden_size=32,
@@ -276,15 +278,9 @@ def _build_blip2(out_dir: Path, language: str, seed: int) -> None:
     )
     with _seeded(seed):
         model = Blip2ForConditionalGeneration(config).eval()
-    model.generation_config.pad_token_id = tokenizer.pad_token_id
-    model.generation_config.eos_token_id = tokenizer.eos_token_id
-    if language == "opt":
-        model.generation_config.bos_token_id = tokenizer.bos_token_id
     image_processor = BlipImageProcessor(size={"height": IMAGE_SIZE, "width": IMAGE_SIZE})
     processor = Blip2Processor(image_processor=image_processor, tokenizer=tokenizer, num_query_tokens=num_query_tokens)
-    model.save_pretrained(out_dir, safe_serialization=True)
-    processor.save_pretrained(out_dir)
-    logger.info("built tiny blip2 (%s) in %s", language, out_dir)
+    _save(model, processor, tokenizer, out_dir, f"blip2 ({language})", bos=language == "opt")
 
 
 QWEN_SPECIAL_TOKENS = (
@@ -360,8 +356,6 @@ def build_qwen2_vl(out_dir: Path) -> None:
     )
     with _seeded(2):
         model = Qwen2VLForConditionalGeneration(config).eval()
-    model.generation_config.pad_token_id = tokenizer.pad_token_id
-    model.generation_config.eos_token_id = tokenizer.eos_token_id
     pixels = dict(
         patch_size=PATCH_SIZE,
         merge_size=2,
@@ -375,9 +369,7 @@ def build_qwen2_vl(out_dir: Path) -> None:
         video_processor=Qwen2VLVideoProcessor(**pixels),
         chat_template=QWEN2_VL_CHAT_TEMPLATE,
     )
-    model.save_pretrained(out_dir, safe_serialization=True)
-    processor.save_pretrained(out_dir)
-    logger.info("built tiny qwen2-vl in %s", out_dir)
+    _save(model, processor, tokenizer, out_dir, "qwen2-vl", bos=False)
 
 
 BUILDERS = {"llava": build_llava, "blip2": build_blip2, "blip2_t5": build_blip2_t5, "qwen2_vl": build_qwen2_vl}
