@@ -6,6 +6,8 @@ Command modules live in ``autoalign/commands/`` and do ``from autoalign.cli_apps
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
 
 app = typer.Typer(
@@ -23,3 +25,18 @@ app.add_typer(bench_app, name="bench")
 # Options shared by every command that loads models.
 PRESET_HELP = "Preset name (see `autoalign models list`) or a path to a preset .toml file."
 CONFIG_HELP = "A TOML/YAML file whose fields override the preset."
+
+
+def flag_overrides(
+    seed: int | None = None,
+    candidates: int | None = None,
+    max_rounds: int | None = None,
+    threshold: float | None = None,
+    writer: str | None = None,
+) -> dict[str, Any]:
+    """CLI flags as a config override dict (only the flags that were given)."""
+    loop = {k: v for k, v in {"seed": seed, "candidates": candidates, "max_rounds": max_rounds, "threshold": threshold}.items() if v is not None}
+    out: dict[str, Any] = {"loop": loop} if loop else {}
+    if writer is not None:
+        out["writer"] = writer
+    return out

@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from autoalign.cli_apps import CONFIG_HELP, PRESET_HELP, app
+from autoalign.cli_apps import CONFIG_HELP, PRESET_HELP, app, flag_overrides
 
 
 @app.command("batch")
@@ -41,12 +41,7 @@ def batch(
     from autoalign.agents.batch import run_batch
     from autoalign.config import load_config
 
-    overrides: dict = {}
-    if candidates is not None:
-        overrides.setdefault("loop", {})["candidates"] = candidates
-    if max_rounds is not None:
-        overrides.setdefault("loop", {})["max_rounds"] = max_rounds
-    cfg = load_config(preset, config, overrides)
+    cfg = load_config(preset, config, flag_overrides(candidates=candidates, max_rounds=max_rounds))
     report = run_batch(
         prompts,
         out,

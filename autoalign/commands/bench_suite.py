@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from autoalign.cli_apps import CONFIG_HELP, PRESET_HELP, bench_app
+from autoalign.cli_apps import CONFIG_HELP, PRESET_HELP, bench_app, flag_overrides
 
 SUITE_HELP = "drawbench | editbench | geneval | t2i-compbench, or a .csv/.jsonl file with a `prompt` column."
 SUITE_FILE_HELP = "A local copy of the suite's file (e.g. ../shared/data/drawbench/DrawBench.csv); no download."
@@ -32,12 +32,7 @@ def _bench(
     from autoalign.benchmarks.suites import load_suite
     from autoalign.config import load_config
 
-    overrides: dict = {}
-    if candidates is not None:
-        overrides.setdefault("loop", {})["candidates"] = candidates
-    if max_rounds is not None:
-        overrides.setdefault("loop", {})["max_rounds"] = max_rounds
-    cfg = load_config(preset, config, overrides)
+    cfg = load_config(preset, config, flag_overrides(candidates=candidates, max_rounds=max_rounds))
     the_suite = load_suite(suite, suite_file)
     cats = [c for c in categories.split(",")] if categories else None
     records = bench_run(the_suite, cfg, out, limit=limit, categories=cats, seeds=seeds, correct=correct,

@@ -20,19 +20,8 @@ from typing import Any
 
 import typer
 
-from autoalign.cli_apps import CONFIG_HELP, PRESET_HELP, app
+from autoalign.cli_apps import CONFIG_HELP, PRESET_HELP, app, flag_overrides
 from autoalign.errors import InputError
-
-
-def flag_overrides(
-    seed: int | None, candidates: int | None, max_rounds: int | None, threshold: float | None, writer: str | None
-) -> dict[str, Any]:
-    """CLI flags as a config override dict (only the flags that were given)."""
-    loop = {k: v for k, v in {"seed": seed, "candidates": candidates, "max_rounds": max_rounds, "threshold": threshold}.items() if v is not None}
-    out: dict[str, Any] = {"loop": loop} if loop else {}
-    if writer is not None:
-        out["writer"] = writer
-    return out
 
 
 def _fmt(value: float | None) -> str:
