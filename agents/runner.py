@@ -156,7 +156,10 @@ def stream(
                 snapshot = build_graph().compile(checkpointer=saver).get_state(thread)
             except (sqlite3.DatabaseError, ValueError, TypeError, KeyError) as exc:
                 raise InputError(f"--resume: the checkpoint {ckpt_path} is unreadable ({exc}); start a new run") from None
-        if snapshot.values and not snapshot.next:
+        # Complete only when no task is left. A task that finished but whose step was not yet
+        # checkpointed (killed in between) leaves ``next`` empty too, with its writes pending in
+        # ``tasks``: streaming from the checkpoint applies them and goes on.
+        if snapshot.values and not snapshot.tasks:
             logger.info("run %s is already complete", out_dir)
             if not (out_dir / rundir.SUMMARY).exists():
                 _finish(out_dir, snapshot.values, config, stored, _steps_in_trace(out_dir))
@@ -197,6 +200,8 @@ def stream(
         last = time.perf_counter()
         for chunk in graph.stream(graph_input, thread, context=ctx, stream_mode="updates", durability="sync"):
             for node, update in chunk.items():
+                if node == "__metadata__":  # LangGraph's marker on a resumed task's replayed update
+                    continue
                 now = time.perf_counter()
                 update = update or {}
                 current_round = int(update.get("round", current_round))

@@ -242,3 +242,35 @@ def test_run_killed_while_its_checkpoint_database_is_in_wal_mode_starts_over_on_
     (out / ".config.json.k3j2x1").write_text('{"run_id": ')  # write_json_atomic's temp file, cut short
     summary = runner.run(PROMPT, cfg(flaw="count"), out, resume=True)
     assert summary["stop_reason"] == "aligned" and (out / "config.json").is_file()
+
+
+def _cut_after_checkpoint(run_dir: Path, keep: int) -> None:
+    """Make ``run_dir`` look killed right after its checkpoint number ``keep`` (0 = the input one):
+    later checkpoints and their writes are gone, that checkpoint's pending writes stay (a node
+    that finished but whose step was never checkpointed), and so do the trace and images."""
+    with sqlite3.connect(run_dir / "checkpoint.sqlite") as conn:
+        ids = [r[0] for r in conn.execute("SELECT checkpoint_id FROM checkpoints ORDER BY checkpoint_id")]
+        for later in ids[keep + 1 :]:
+            conn.execute("DELETE FROM checkpoints WHERE checkpoint_id = ?", (later,))
+            conn.execute("DELETE FROM writes WHERE checkpoint_id = ?", (later,))
+    (run_dir / "summary.json").unlink()
+    (run_dir / "final.png").unlink()
+
+
+def test_a_run_killed_after_any_checkpoint_resumes_to_the_uninterrupted_result(tmp_path):
+    import shutil
+
+    config = cfg(flaw="count")
+    whole = runner.run(PROMPT, config, tmp_path / "whole")
+    nodes = [json.loads(ln)["node"] for ln in (tmp_path / "whole" / "trace.jsonl").read_text().splitlines()]
+    with sqlite3.connect(tmp_path / "whole" / "checkpoint.sqlite") as conn:
+        n_checkpoints = conn.execute("SELECT COUNT(*) FROM checkpoints").fetchone()[0]
+    assert whole["stop_reason"] == "aligned" and n_checkpoints == len(nodes) + 2  # input + start + one per node
+    for keep in range(n_checkpoints):
+        cut = tmp_path / f"cut{keep}"
+        shutil.copytree(tmp_path / "whole", cut)
+        _cut_after_checkpoint(cut, keep)
+        resumed = runner.run(PROMPT, config, cut, resume=True)
+        for key in ("stop_reason", "rounds", "scores", "graph_steps", "model_calls"):
+            assert resumed[key] == whole[key], (keep, key)
+        assert [json.loads(ln)["node"] for ln in (cut / "trace.jsonl").read_text().splitlines()] == nodes, keep
