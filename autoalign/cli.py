@@ -20,6 +20,7 @@ _COMMAND_MODULES = (
     "bench_suite",
     "batch",
     "ui",
+    "world",
 )
 
 

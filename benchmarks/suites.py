@@ -50,7 +50,7 @@ from autoalign.models.loading import autoalign_home
 
 logger = logging.getLogger(__name__)
 
-SUITE_NAMES: tuple[str, ...] = ("drawbench", "editbench", "geneval", "t2i-compbench")
+SUITE_NAMES: tuple[str, ...] = ("drawbench", "editbench", "geneval", "t2i-compbench", "shapes")
 T2I_COMPBENCH_CATEGORIES: tuple[str, ...] = (
     "color", "shape", "texture", "spatial", "non_spatial", "complex", "3d_spatial", "numeracy",
 )
@@ -516,6 +516,10 @@ def load_suite(name: str, suite_file: str | Path | None = None, cache_dir: str |
     ``name`` may itself be a path to a user CSV/JSONL suite.
     """
     key = name.strip().lower().replace("_", "-")
+    if key == "shapes" and suite_file is None:  # generated in code from the shapes world's held-out splits
+        from autoalign.benchmarks import shapes_bench
+
+        return shapes_bench.load_suite()
     if key not in SOURCES:
         path = Path(name)
         if path.suffix.lower() in (".csv", ".jsonl") and path.exists():

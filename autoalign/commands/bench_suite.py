@@ -18,7 +18,7 @@ from rich.table import Table
 
 from autoalign.cli_apps import CONFIG_HELP, PRESET_HELP, bench_app, flag_overrides
 
-SUITE_HELP = "drawbench | editbench | geneval | t2i-compbench, or a .csv/.jsonl file with a `prompt` column."
+SUITE_HELP = "drawbench | editbench | geneval | t2i-compbench | shapes, or a .csv/.jsonl file with a `prompt` column."
 SUITE_FILE_HELP = "A local copy of the suite's file (e.g. ../shared/data/drawbench/DrawBench.csv); no download."
 
 
@@ -39,6 +39,12 @@ def _bench(
                         progress=not no_progress)
     paths = write_reports(out)
     _print_summary(out, correct)
+    if correct and the_suite.name == "shapes":  # the oracle reads every stage image and the ablations
+        from autoalign.benchmarks import shapes_bench
+
+        result = shapes_bench.analyse(out, cfg, progress=not no_progress)
+        _print_oracle(result)
+        paths["oracle"] = out / "oracle.md"
     Console().print(f"reports: {', '.join(str(p) for p in paths.values())}")
     failed = [r for r in records if r.get("status") != "ok"]
     if failed:
@@ -47,6 +53,22 @@ def _bench(
             "rerun the same command to retry them"
         )
         raise typer.Exit(1)
+
+
+def _print_oracle(result: dict) -> None:
+    from autoalign.benchmarks.shapes_bench import _cell
+
+    table = Table(title=f"shapes world, read by the oracle (n={result['n']} prompts)")
+    table.add_column("measure")
+    table.add_column("value [95% CI] (n)", justify="right")
+    for stage, m in result["full alignment"].items():
+        table.add_row(f"full alignment: {stage}", _cell(m))
+    for name, m in (result.get("gains") or {}).items():
+        p = ((m.get("extra") or {}).get("wilcoxon") or {}).get("p")
+        table.add_row(f"gain {name}", _cell(m) + ("" if p is None else f", p={p:.3g}"))
+    for name, m in result["ablation: edits vs best-of-M at equal generator+editor calls"].items():
+        table.add_row(name, _cell(m))
+    Console().print(table)
 
 
 def _print_summary(out: Path, correct: bool) -> None:

@@ -129,16 +129,32 @@ def locate(aspect: str, span: str, answer: str, prompt: str) -> tuple[str | None
         if len(words) >= 3 and obj:
             subject = words[0] if words[0] not in _ARTICLES else words[1]
             after = words[words.index(subject) + 1 :]
-            rel = []
-            for w in after:
-                if w in _ARTICLES or w in obj:
-                    break
-                rel.append(w)
+            rel = relation_words(after, obj)
             if rel and len(rel) < len(after):
                 phrase = snap_phrase(" ".join(rel), prompt)
                 hints.update({"subject": subject, "object": obj[-1]})
     phrase = phrase or snap_phrase(span, prompt) or snap_phrase(answer, prompt)
     return phrase, hints
+
+
+def relation_words(after: list[str], obj: list[str]) -> list[str]:
+    """The relation words between a relation's subject and its object.
+
+    ``after`` is the span after the subject; the words before the object are cut at their last
+    article or count word, so "on a blue plate" gives "on" and "to the left of a red square" keeps
+    the inner "the": "to the left of".
+    """
+    before: list[str] = []
+    for w in after:
+        if w in obj:
+            break
+        before.append(w)
+    cuts = [i for i, w in enumerate(before) if i > 0 and (w in _ARTICLES or _NUMBER_RE.match(w))]
+    if cuts:
+        return before[: cuts[-1]]
+    while before and before[-1] in COLOR_WORDS:
+        before.pop()
+    return before
 
 
 def open_question(aspect: str, question: str, hints: dict[str, str], templates: dict[str, str]) -> str:

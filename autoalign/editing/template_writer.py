@@ -300,7 +300,7 @@ def number_noun(prompt: str, phrase: str, correction: str, evidence: dict[str, A
 
 
 # ---------------------------------------------------------------------------- per-aspect texts
-def _entity_action(m: Mismatch) -> str:
+def _entity_action(m: Mismatch, prompt: str = "") -> str:
     action = str(m.evidence.get("action", "")).lower()
     if action in ("add", "swap", "remove"):
         return action
@@ -313,6 +313,9 @@ def _entity_action(m: Mismatch) -> str:
     # the whole scene ("a car parked on a street") or names the wanted thing itself says it is missing.
     shown = strip_article(corr)
     if len(shown.split()) > MAX_SWAP_WORDS or shown == strip_article(phrase):
+        return "add"
+    # What the image shows instead is itself asked for elsewhere in the prompt: keep it, add the missing thing.
+    if prompt and re.search(rf"\b{re.escape(_without_count(shown))}\b", prompt.lower()):
         return "add"
     return "swap"
 
@@ -329,8 +332,8 @@ def _fill(key: str, **fields: str) -> list[str]:
     return [t.format(**fields) for t in templates()[key]]
 
 
-def _entity_texts(m: Mismatch) -> list[str]:
-    action = _entity_action(m)
+def _entity_texts(m: Mismatch, prompt: str = "") -> list[str]:
+    action = _entity_action(m, prompt)
     phrase = strip_article(m.phrase)
     if action == "remove":
         thing = m.correction.strip()
@@ -394,7 +397,7 @@ def instruction_texts(prompt: str, mismatch: Mismatch) -> list[str]:
     if mismatch.evidence.get("kind") == "text":  # the detectors report written text as attribute + kind "text"
         aspect = "text"
     if aspect == "entity":
-        texts = _entity_texts(mismatch)
+        texts = _entity_texts(mismatch, prompt)
     elif aspect == "attribute":
         texts = _attribute_texts(prompt, mismatch)
     elif aspect == "number":

@@ -22,6 +22,8 @@ from autoalign.errors import AutoAlignError
 logger = logging.getLogger(__name__)
 
 TINY_PREFIX = "tiny:"
+#: ``world:NAME`` names a model the project trained on the shapes world, shipped in the package.
+WORLD_PREFIX = "world:"
 
 
 class ModelNotAvailable(AutoAlignError, RuntimeError):
@@ -34,6 +36,19 @@ def autoalign_home() -> Path:
 
 def tiny_dir() -> Path:
     return autoalign_home() / "tiny"
+
+
+def world_model_dir(name: str, role: str) -> Path:
+    """The directory of a trained shapes-world model (``autoalign/world/weights/NAME``)."""
+    weights = Path(__file__).resolve().parent.parent / "world" / "weights"
+    path = weights / name
+    if not name or "/" in name or "\\" in name or name.startswith(".") or not (path / "MODEL_CARD.json").is_file():
+        known = sorted(p.name for p in weights.iterdir() if (p / "MODEL_CARD.json").is_file()) if weights.is_dir() else []
+        raise ModelNotAvailable(
+            f"the {role} model world:{name} is not in {weights}; world models: {', '.join(known) or '(none)'}; "
+            "train them with `autoalign world train`"
+        )
+    return path
 
 
 def hub_offline() -> bool:
@@ -78,6 +93,8 @@ def resolve_model(model_id: str, role: str) -> str:
         from autoalign.models import tiny
 
         return str(tiny.ensure(model_id[len(TINY_PREFIX) :]))
+    if model_id.startswith(WORLD_PREFIX):
+        return str(world_model_dir(model_id[len(WORLD_PREFIX) :], role))
     path = Path(model_id).expanduser()
     if path.exists():
         return str(path)

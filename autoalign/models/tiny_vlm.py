@@ -88,8 +88,8 @@ def _corpus() -> list[str]:
     return lines
 
 
-def build_tokenizer(image_token: bool = True):
-    """A byte-level BPE fast tokenizer trained on :func:`_corpus` (deterministic, ~1k tokens)."""
+def build_tokenizer(image_token: bool = True, corpus: list[str] | None = None, vocab_size: int = VOCAB_SIZE):
+    """A byte-level BPE fast tokenizer trained on ``corpus`` (default :func:`_corpus`; deterministic)."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
     from transformers import PreTrainedTokenizerFast
 
@@ -97,12 +97,12 @@ def build_tokenizer(image_token: bool = True):
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
-        vocab_size=VOCAB_SIZE,
+        vocab_size=vocab_size,
         special_tokens=list(SPECIAL_TOKENS),
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
         show_progress=False,
     )
-    tok.train_from_iterator(_corpus(), trainer=trainer)
+    tok.train_from_iterator(corpus if corpus is not None else _corpus(), trainer=trainer)
     bos = tok.token_to_id("<s>")
     tok.post_processor = processors.TemplateProcessing(
         single="<s> $A", pair="<s> $A <s> $B", special_tokens=[("<s>", bos)]

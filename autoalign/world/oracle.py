@@ -1,0 +1,156 @@
+"""The oracle: a deterministic pixel-level reader of world images, and the facts a caption asserts.
+
+It never calls a trained model and the loop never calls it: benchmarks and tests use it to measure.
+
+Reading an image (:func:`read`):
+
+1. every pixel takes the nearest palette colour (or the background) when it is within
+   :data:`COLOR_TOLERANCE` of it, else it is unknown;
+2. the pixels of each colour are split into 8-connected components; components smaller than
+   :data:`MIN_AREA` pixels are fragments (anti-aliased edges, blur);
+3. each component's shape comes from how much of its bounding box it fills (square ~1.0,
+   circle ~0.79, triangle ~0.5) and its size from the box's longer side;
+4. relations come from the components' centres (:func:`autoalign.world.render.relation_holds`).
+
+It abstains (``Reading.scene is None`` with a reason) rather than guess: a component whose fill or
+aspect ratio fits no shape, whose box is too small or too large for any size, too much unknown or
+fragment area, or more than :data:`MAX_OBJECTS` objects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from PIL import Image
+
+from autoalign.world.render import relation_holds
+from autoalign.world.scene import IMAGE_SIZE, Obj, Scene, Spec, background, colors, sizes
+
+COLOR_TOLERANCE = 95.0
+MIN_AREA = 24
+MAX_OBJECTS = 6
+#: Fill ratio (component area / bounding-box area) bands per shape; between bands the oracle abstains.
+FILL_BANDS = {"triangle": (0.35, 0.66), "circle": (0.70, 0.89), "square": (0.91, 1.01)}
+ASPECT_MAX = 1.45
+#: Longest bounding-box side (pixels at 64x64) that separates small from big; sides outside
+#: [SIDE_MIN, SIDE_MAX] make the oracle abstain.
+SIZE_SPLIT = 15
+SIDE_MIN, SIDE_MAX = 7, 25
+MAX_UNKNOWN = 0.08
+MAX_FRAGMENTS = 0.06
+
+
+@dataclass
+class Reading:
+    scene: Scene | None
+    reason: str = ""
+
+    @property
+    def readable(self) -> bool:
+        return self.scene is not None
+
+
+def _labels(arr: np.ndarray) -> tuple[np.ndarray, list[str]]:
+    names = ["background", *colors()]
+    palette = np.array([background(), *colors().values()], dtype=np.float32)
+    dist = np.linalg.norm(arr[:, :, None, :] - palette[None, None, :, :], axis=-1)
+    label = dist.argmin(-1)
+    label[dist.min(-1) > COLOR_TOLERANCE] = -1
+    return label, names
+
+
+def read(image: Image.Image) -> Reading:
+    """The scene an image shows, or an abstention with its reason."""
+    from scipy import ndimage
+
+    image = image.convert("RGB")
+    if image.size != (IMAGE_SIZE, IMAGE_SIZE):
+        image = image.resize((IMAGE_SIZE, IMAGE_SIZE), Image.BILINEAR)
+    arr = np.asarray(image, dtype=np.float32)
+    label, names = _labels(arr)
+    total = float(label.size)
+    unknown = float((label == -1).sum()) / total
+    if unknown > MAX_UNKNOWN:
+        return Reading(None, f"{unknown:.0%} of pixels match no colour")
+    objects: list[Obj] = []
+    fragments = 0
+    for k, name in enumerate(names[1:], start=1):
+        comps, n = ndimage.label(label == k, structure=np.ones((3, 3)))
+        for c in range(1, n + 1):
+            ys, xs = np.nonzero(comps == c)
+            area = len(xs)
+            if area < MIN_AREA:
+                fragments += area
+                continue
+            w, h = xs.max() - xs.min() + 1, ys.max() - ys.min() + 1
+            side = max(w, h)
+            if side < SIDE_MIN or side > SIDE_MAX:
+                return Reading(None, f"a {name} blob of {w}x{h} pixels fits no size")
+            if max(w, h) / min(w, h) > ASPECT_MAX:
+                return Reading(None, f"a {name} blob of {w}x{h} pixels is too elongated for any shape")
+            fill = area / float(w * h)
+            shape = next((s for s, (lo, hi) in FILL_BANDS.items() if lo <= fill < hi), None)
+            if shape is None:
+                return Reading(None, f"a {name} blob fills {fill:.2f} of its box: no shape fits")
+            size = "small" if side < SIZE_SPLIT else "big"
+            objects.append(Obj(shape, name, size, float(xs.min() + xs.max()) / 2, float(ys.min() + ys.max()) / 2))
+    if fragments / total > MAX_FRAGMENTS:
+        return Reading(None, f"{fragments / total:.0%} of pixels are fragments")
+    if len(objects) > MAX_OBJECTS:
+        return Reading(None, f"{len(objects)} objects: more than a world scene holds")
+    return Reading(Scene(objects))
+
+
+@dataclass
+class Fact:
+    """One thing a caption asserts, and whether a scene shows it."""
+
+    aspect: str  # entity | attribute | number | relation
+    text: str
+    holds: bool
+
+
+@dataclass
+class Check:
+    facts: list[Fact] = field(default_factory=list)
+
+    @property
+    def aligned(self) -> bool:
+        return all(f.holds for f in self.facts)
+
+    def failed(self, aspect: str | None = None) -> list[Fact]:
+        return [f for f in self.facts if not f.holds and (aspect is None or f.aspect == aspect)]
+
+    def aspects(self) -> set[str]:
+        return {f.aspect for f in self.facts}
+
+
+def check(spec: Spec, scene: Scene) -> Check:
+    """Every fact of ``spec`` checked against ``scene``.
+
+    Per group: the shape is there (entity); an object of the shape with the group's colour (and size,
+    when said) is there (attribute); exactly ``count`` such objects (number). The relation holds
+    between some object of each side (relation). Objects no group describes are extra (entity).
+    """
+    facts: list[Fact] = []
+    for g in spec.groups:
+        desc = g.phrase()
+        facts.append(Fact("entity", f"there is a {g.shape}", any(o.shape == g.shape for o in scene.objects)))
+        if g.color or g.size:
+            facts.append(Fact("attribute", f"some {g.shape} is {' '.join(w for w in (g.size, g.color) if w)}",
+                              any(g.matches(o) for o in scene.objects)))
+        n = sum(g.matches(o) for o in scene.objects)
+        facts.append(Fact("number", f"exactly {g.count}: {desc} (seen {n})", n == g.count))
+    if spec.relation is not None:
+        i, rel, j = spec.relation
+        a, b = spec.groups[i], spec.groups[j]
+        holds = any(
+            relation_holds(x, rel, y)
+            for x in scene.objects if a.matches(x)
+            for y in scene.objects if b.matches(y) and y is not x
+        )
+        facts.append(Fact("relation", f"{a.phrase()} {rel} {b.phrase()}", holds))
+    extra = [o for o in scene.objects if not any(g.matches(o) for g in spec.groups)]
+    facts.append(Fact("entity", "no object the caption does not name" + (f" (extra: {', '.join(o.describe() for o in extra)})" if extra else ""), not extra))
+    return Check(facts)

@@ -1,0 +1,330 @@
+"""``autoalign world eval``: how well the shapes world's oracle and trained judges do, with n and 95 % CIs.
+
+* **oracle** - exact scene recovery (every object's shape, colour and size) on rendered test and
+  compositional scenes; Wilson intervals.
+* **vlm** - yes/no accuracy per question type (existence, colour, shape, count, size, relation,
+  and VNLI's entailment question) on test and compositional scenes, and short-answer accuracy
+  (exact match) on the detector's open questions. Questions come from the project's question
+  generator on the scene's caption and on one-edit-away captions (the training recipe's forms),
+  asked through the real VQA backend of the ``shapes`` preset.
+* **vq2** - ROC AUC of VQ2 and VNLI for telling a caption's own image from an image one edit away
+  (SeeTRUE's protocol in this world), with bootstrap intervals.
+* **clip** - Winoground text / image / group scores of the CLIP with hard negatives and of the one
+  trained without them (``clip-plain``), on colour-swapped and relation-swapped pairs (ColorSwap /
+  BiVLC protocol); chance is 0.25 / 0.25 / 0.167.
+
+Everything is seeded; scenes come from the ``test`` and ``compositional`` splits, never ``train``.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Sequence
+
+from autoalign.benchmarks.meta import winoground_item
+from autoalign.world import facts, oracle
+from autoalign.world.data import questions as caption_questions
+from autoalign.world.data import world_scenes
+from autoalign.world.render import draw, scene_for
+from autoalign.world.scene import Group, Obj, Scene, Spec, colors, spec_for
+
+SPLITS = ("test", "compositional")
+PARTS = ("oracle", "vlm", "vq2", "clip")
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> dict[str, Any]:
+    if n == 0:
+        return {"value": None, "n": 0, "ci": [None, None]}
+    p = k / n
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return {"value": p, "n": n, "ci": [max(0.0, c - h), min(1.0, c + h)]}
+
+
+def auc_with_ci(labels: Sequence[int], scores: Sequence[float], n_boot: int = 1000, seed: int = 0) -> dict[str, Any]:
+    import numpy as np
+    from sklearn.metrics import roc_auc_score
+
+    y, s = np.asarray(labels), np.asarray(scores, dtype=float)
+    if len(set(y.tolist())) < 2:
+        return {"value": None, "n": int(len(y)), "ci": [None, None]}
+    rng = np.random.default_rng(seed)
+    boots = []
+    for _ in range(n_boot):
+        idx = rng.integers(0, len(y), len(y))
+        if len(set(y[idx].tolist())) == 2:
+            boots.append(roc_auc_score(y[idx], s[idx]))
+    lo, hi = np.quantile(boots, [0.025, 0.975])
+    return {"value": float(roc_auc_score(y, s)), "n": int(len(y)), "ci": [float(lo), float(hi)]}
+
+
+def config_for(weights: Path | None = None, **overrides: Any):
+    from autoalign.config import deep_merge, load_config
+
+    data: dict[str, Any] = {}
+    if weights is not None:
+        w = Path(weights)
+        data = {"generator": {"model": str(w / "generator")}, "editor": {"model": str(w / "editor")},
+                "vqa": {"model": str(w / "vlm")}, "clip": {"model": str(w / "clip")}}
+    return load_config("shapes", overrides=deep_merge(data, overrides) if overrides else data)
+
+
+# --------------------------------------------------------------------------------------------- oracle
+
+
+def eval_oracle(n: int) -> dict[str, Any]:
+    out = {}
+    for split in SPLITS:
+        ok = 0
+        for i, (spec, scene) in enumerate(world_scenes(split, n)):
+            reading = oracle.read(draw(scene))
+            key = lambda s: sorted((o.shape, o.color, o.size) for o in s.objects)  # noqa: E731
+            ok += bool(reading.readable and key(reading.scene) == key(scene))
+        out[split] = wilson(ok, n)
+    return out
+
+
+# --------------------------------------------------------------------------------------------- VLM
+
+
+def question_type(text: str, aspect: str, answer: str) -> str:
+    if text.lower().startswith("does this image entail"):
+        return "vnli"
+    if aspect == "number":
+        return "count"
+    if aspect == "relation":
+        return "relation"
+    if aspect == "attribute":
+        return "size" if answer in ("small", "big") else "colour"
+    return "existence"
+
+
+def vlm_items(split: str, n: int, seed: int = 0) -> list[dict[str, Any]]:
+    """Yes/no items: the generator's questions on the caption and on one-edit-away captions, VNLI, and
+    shape questions (a colour the scene has, on another shape); labels from the scene graph."""
+    from autoalign import prompts
+
+    rng = random.Random(seed)
+    predicate = prompts.load("vq2_predicate.txt").strip()
+    vnli = prompts.load("vnli.txt").strip()
+    items = []
+    for spec, scene in world_scenes(split, n):
+        for cap in (spec, facts.perturb(spec, rng)):
+            caption = cap.caption()
+            items.append({"scene": scene, "text": vnli.format(text=caption), "type": "vnli",
+                          "label": oracle.check(cap, scene).aligned})
+            for q in caption_questions(caption):
+                truth = facts.question_truth(q, scene)
+                if truth is not None:
+                    items.append({"scene": scene, "text": predicate.format(answer=q.answer, question=q.text),
+                                  "type": question_type(q.text, q.aspect, q.answer), "label": truth})
+        o = rng.choice(scene.objects)
+        shape = rng.choice(["circle", "square", "triangle"])
+        items.append({"scene": scene, "text": f"is there a {o.color} {shape}?", "type": "shape",
+                      "label": bool(facts.matching(scene, Group(1, o.color, shape)))})
+    return items
+
+
+def answer_items(split: str, n: int, seed: int = 0) -> list[dict[str, Any]]:
+    from autoalign.world.data import _open_questions
+
+    rng = random.Random(seed + 1)
+    items = []
+    for spec, scene in world_scenes(split, n):
+        for q in _open_questions(spec, scene, rng):
+            ans = facts.open_answer(q, scene)
+            if ans:
+                items.append({"scene": scene, "text": q, "answer": ans})
+    return items
+
+
+def eval_vlm(models, n: int) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for split in SPLITS:
+        items = vlm_items(split, n)
+        images = {id(it["scene"]): draw(it["scene"]) for it in items}
+        probs = models.vqa.yes_prob([images[id(it["scene"])] for it in items], [it["text"] for it in items])
+        per_type: dict[str, list[bool]] = {}
+        for it, p in zip(items, probs):
+            per_type.setdefault(it["type"], []).append((p >= 0.5) == it["label"])
+        table = {t: wilson(sum(v), len(v)) for t, v in sorted(per_type.items())}
+        yes_no = [ok for t, v in per_type.items() if t != "vnli" for ok in v]
+        table["all yes/no (no vnli)"] = wilson(sum(yes_no), len(yes_no))
+        table["share of yes labels"] = wilson(sum(it["label"] for it in items), len(items))
+        ans = answer_items(split, max(1, n // 3))
+        got = models.vqa.answer([draw(it["scene"]) for it in ans], [it["text"] for it in ans], max_new_tokens=12)
+        right = [g.strip().lower().rstrip(".") == it["answer"] for g, it in zip(got, ans)]
+        table["short answers (exact)"] = wilson(sum(right), len(right))
+        out[split] = table
+    return out
+
+
+# --------------------------------------------------------------------------------------------- VQ2 / VNLI AUC
+
+
+def one_edit_away(spec: Spec, scene: Scene, rng: random.Random) -> Scene | None:
+    from autoalign.world.edits import corrupt
+
+    for _ in range(20):
+        got = corrupt(spec, scene, rng)
+        if got is not None and not oracle.check(spec, got[0]).aligned:
+            return got[0]
+    return None
+
+
+def eval_vq2(models, config, n: int) -> dict[str, Any]:
+    from autoalign.scoring.scorer import Scorer
+
+    scorer = Scorer(models, config)
+    rng = random.Random(7)
+    out: dict[str, Any] = {}
+    for split in SPLITS:
+        labels: list[int] = []
+        scores: dict[str, list[float]] = {"vq2": [], "vnli": [], "clip": []}
+        for spec, scene in world_scenes(split, n):
+            other = one_edit_away(spec, scene, rng)
+            if other is None:
+                continue
+            cards = scorer.score([draw(scene), draw(other)], spec.caption())
+            for label, card in zip((1, 0), cards):
+                labels.append(label)
+                for key in scores:
+                    scores[key].append(float(getattr(card, key) or 0.0))
+        out[split] = {f"{k} ROC AUC": auc_with_ci(labels, v) for k, v in scores.items()}
+    return out
+
+
+# --------------------------------------------------------------------------------------------- CLIP
+
+
+def swap_pairs(n: int, split: str, kind: str, seed: int = 0) -> list[tuple[str, str, Any, Any]]:
+    """(caption 0, caption 1, image 0, image 1): two objects with colours swapped, or a relation reversed."""
+    rng = random.Random(f"{seed}/{split}/{kind}")
+    out = []
+    i = 0
+    while len(out) < n:
+        i += 1
+        spec = spec_for(split, i, "spatial")
+        a, rel, b = spec.relation  # type: ignore[misc]
+        ga, gb = spec.groups[a], spec.groups[b]
+        if kind == "colour":
+            if ga.color == gb.color or ga.shape == gb.shape:
+                continue
+            s0 = Spec((Group(1, ga.color, ga.shape), Group(1, gb.color, gb.shape)))
+            s1 = Spec((Group(1, gb.color, ga.shape), Group(1, ga.color, gb.shape)))
+            if s1.uses_held_out() != s0.uses_held_out():
+                continue
+            scene0 = scene_for(s0, rng.randrange(10**6))
+            x, y = scene0.objects
+            scene1 = Scene([replace(x, color=y.color), replace(y, color=x.color)])
+        else:
+            if (ga.color, ga.shape) == (gb.color, gb.shape):
+                continue
+            s0 = Spec((Group(1, ga.color, ga.shape), Group(1, gb.color, gb.shape)), (0, rel, 1))
+            opposite = {"to the left of": "to the right of", "to the right of": "to the left of", "above": "below", "below": "above"}
+            s1 = Spec(s0.groups, (0, opposite[rel], 1))
+            scene0 = scene_for(s0, rng.randrange(10**6))
+            x, y = scene0.objects
+            scene1 = Scene([replace(x, x=y.x, y=y.y), replace(y, x=x.x, y=x.y)])
+        out.append((s0.caption(), s1.caption(), draw(scene0), draw(scene1)))
+    return out
+
+
+def winoground(score, pairs) -> dict[str, Any]:
+    text = image = group = 0
+    for c0, c1, i0, i1 in pairs:
+        s = score([i0, i1], [c0, c1])  # s[c][i]
+        item = winoground_item(s[0][0], s[0][1], s[1][0], s[1][1])
+        text += item.text
+        image += item.image
+        group += item.group
+    n = len(pairs)
+    return {"text": wilson(text, n), "image": wilson(image, n), "group": wilson(group, n)}
+
+
+def clip_score_fn(clip):
+    def score(images, captions):
+        return [clip.cosine(images, c) for c in captions]
+
+    return score
+
+
+def eval_clip(config, n: int, weights: Path | None = None) -> dict[str, Any]:
+    from autoalign.config import RoleSpec
+    from autoalign.models.clip import OpenClipScorer
+    from autoalign.models.loading import DeviceSpec
+    from autoalign.world.train import WEIGHTS_DIR
+
+    root = Path(weights) if weights else WEIGHTS_DIR
+    out: dict[str, Any] = {}
+    for name in ("clip", "clip-plain"):
+        if not (root / name).is_dir():
+            out[name] = {"missing": str(root / name)}
+            continue
+        clip = OpenClipScorer(RoleSpec(backend="open_clip", model=str(root / name), options={}), DeviceSpec("cpu", "float32"))
+        out[name] = {
+            f"{split} {kind} swap": winoground(clip_score_fn(clip), swap_pairs(n, split, kind))
+            for split in SPLITS for kind in ("colour", "relation")
+        }
+    return out
+
+
+def run(n: int = 300, weights: Path | None = None, parts: Sequence[str] | None = None) -> dict[str, Any]:
+    from autoalign.models.cache import Models
+
+    parts = list(parts or PARTS)
+    unknown = [p for p in parts if p not in PARTS]
+    if unknown:
+        from autoalign.errors import InputError
+
+        raise InputError(f"--only must be among {', '.join(PARTS)} (got {', '.join(unknown)})")
+    config = config_for(weights)
+    models = Models(config)
+    result: dict[str, Any] = {"n_per_split": n}
+    if "oracle" in parts:
+        result["oracle exact scene recovery"] = eval_oracle(n)
+    if "vlm" in parts:
+        result["vlm accuracy"] = eval_vlm(models, n)
+    if "vq2" in parts:
+        result["own image vs one edit away"] = eval_vq2(models, config, n)
+    if "clip" in parts:
+        result["clip winoground"] = eval_clip(config, n, weights)
+    return result
+
+
+def _fmt(m: dict[str, Any]) -> str:
+    if m.get("value") is None:
+        return f"n/a (n={m.get('n', 0)})"
+    lo, hi = m["ci"]
+    return f"{m['value']:.3f} [{lo:.3f}, {hi:.3f}] (n={m['n']})"
+
+
+def print_table(result: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    for section, body in result.items():
+        if not isinstance(body, dict):
+            continue
+        table = Table(title=section)
+        table.add_column("where")
+        table.add_column("figure")
+        table.add_column("value [95% CI] (n)")
+        for where, rows in body.items():
+            if isinstance(rows, dict) and "value" in rows:
+                table.add_row(where, "", _fmt(rows))
+                continue
+            for name, m in rows.items():
+                if isinstance(m, dict) and "value" in m:
+                    table.add_row(where, name, _fmt(m))
+                elif isinstance(m, dict):
+                    for sub, mm in m.items():
+                        table.add_row(where, f"{name} {sub}", _fmt(mm))
+                else:
+                    table.add_row(where, name, str(m))
+        console.print(table)

@@ -1,0 +1,119 @@
+"""The shapes world's trained models: recipes run (two steps each, never a real training in CI), the
+committed weights load through the same loaders as a hub id and a local directory, seeds reproduce."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from autoalign.config import RoleSpec, load_config
+from autoalign.models.loading import DeviceSpec, ModelNotAvailable, resolve_model
+from autoalign.world.render import draw, scene_for
+from autoalign.world.scene import parse_caption
+from autoalign.world.train import WEIGHTS_DIR
+
+CPU = DeviceSpec("cpu", "float32")
+COMMITTED = ("vlm", "clip", "clip-plain", "generator", "editor")
+
+
+@pytest.fixture(scope="module")
+def smoke_weights(tmp_path_factory) -> Path:
+    """Every recipe run for two steps into a temporary folder, in training order."""
+    from autoalign.world import recipes
+
+    out = tmp_path_factory.mktemp("world-weights")
+    for name in ("vlm", "clip", "vae", "generator", "editor"):
+        stats = recipes.train(name, out, seed=0, resume=False, steps=2, progress=False)
+        assert stats["steps"] == 2 and stats["loss"] > 0
+        card = json.loads((out / name / "MODEL_CARD.json").read_text())
+        assert card["name"] == name and card["plan"]["steps"] == 2
+    return out
+
+
+@pytest.mark.slow
+def test_every_recipe_writes_what_its_backend_loads(smoke_weights):
+    from autoalign.models.clip import OpenClipScorer
+    from autoalign.models.editor import InstructPix2PixEditor
+    from autoalign.models.generator import DiffusersGenerator
+    from autoalign.models.vqa import ImageTextToTextVQA
+
+    image = draw(scene_for(parse_caption("a red circle"), 0))
+    gen = DiffusersGenerator(RoleSpec("diffusers", str(smoke_weights / "generator"),
+                                      {"num_inference_steps": 2, "height": 64, "width": 64}), CPU)
+    assert gen.generate("a red circle", n=1, seed=0)[0].size == (64, 64)
+    editor = InstructPix2PixEditor(RoleSpec("instruct-pix2pix", str(smoke_weights / "editor"),
+                                            {"num_inference_steps": 2, "resolution": 64}), CPU)
+    assert editor.edit(image, "make the circle blue", n=1, seed=0)[0].size == (64, 64)
+    vqa = ImageTextToTextVQA(RoleSpec("image-text-to-text", str(smoke_weights / "vlm"), {}), CPU)
+    p = vqa.yes_prob([image], ["is there a red circle?"])[0]
+    assert 0.0 <= p <= 1.0
+    clip = OpenClipScorer(RoleSpec("open_clip", str(smoke_weights / "clip"), {}), CPU)
+    assert -1.0 <= clip.cosine([image], "a red circle")[0] <= 1.0
+
+
+@pytest.mark.slow
+def test_training_resumes_from_its_checkpoint(tmp_path):
+    from autoalign.world import recipes
+    from autoalign.world.train import work_dir
+
+    recipes.train("vae", tmp_path, seed=0, resume=False, steps=3, progress=False)
+    ckpt = work_dir() / "vae" / "checkpoint.pt"
+    assert ckpt.exists()
+    again = recipes.train("vae", tmp_path, seed=0, resume=True, steps=3, progress=False)
+    assert again["seconds"] < 5  # nothing left to do: resumed at step 3 of 3
+
+
+def test_committed_weights_are_small_and_complete():
+    sizes = {name: sum(f.stat().st_size for f in (WEIGHTS_DIR / name).rglob("*") if f.is_file()) for name in COMMITTED}
+    assert sum(sizes.values()) <= 30 * 1024 * 1024, sizes
+    for name in COMMITTED:
+        card = json.loads((WEIGHTS_DIR / name / "MODEL_CARD.json").read_text())
+        assert card["steps"] == card["plan"]["steps"], name  # finished, not an intermediate checkpoint
+    assert not list(WEIGHTS_DIR.rglob("checkpoint.pt"))
+
+
+def test_world_ids_resolve_to_the_package_and_unknown_ones_say_what_exists():
+    assert Path(resolve_model("world:vlm", "vqa")) == WEIGHTS_DIR / "vlm"
+    with pytest.raises(ModelNotAvailable, match="world models: .*vlm"):
+        resolve_model("world:nope", "vqa")
+    with pytest.raises(ModelNotAvailable):
+        resolve_model("world:../vlm", "vqa")
+
+
+def test_committed_vlm_loads_as_a_hub_id_from_the_cache(tmp_path, monkeypatch):
+    """The same files, laid out as a Hugging Face cache snapshot, load by hub id offline."""
+    from autoalign.models.vqa import ImageTextToTextVQA
+
+    repo = tmp_path / "models--autoalign--shapes-vlm"
+    snapshot = repo / "snapshots" / ("0" * 40)
+    shutil.copytree(WEIGHTS_DIR / "vlm", snapshot)
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text("0" * 40)
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
+    monkeypatch.setattr("huggingface_hub.constants.HF_HUB_CACHE", str(tmp_path))
+    path = resolve_model("autoalign/shapes-vlm", "vqa")
+    assert Path(path).resolve() == snapshot.resolve()
+    image = draw(scene_for(parse_caption("a red circle"), 0))
+    by_hub = ImageTextToTextVQA(RoleSpec("image-text-to-text", "autoalign/shapes-vlm", {}), CPU)
+    by_dir = ImageTextToTextVQA(RoleSpec("image-text-to-text", str(WEIGHTS_DIR / "vlm"), {}), CPU)
+    by_world = ImageTextToTextVQA(RoleSpec("image-text-to-text", "world:vlm", {}), CPU)
+    questions = ["is there a red circle?", "is there a blue square?"]
+    a, b, c = (m.yes_prob([image, image], questions) for m in (by_hub, by_dir, by_world))
+    assert a == b == c
+
+
+@pytest.mark.slow
+def test_shapes_preset_generates_reproducibly_and_its_vlm_sees():
+    from autoalign.models.cache import Models
+
+    config = load_config("shapes", overrides={"generator": {"num_inference_steps": 8}})
+    models = Models(config)
+    one = models.generator.generate("two red circles", n=2, seed=3)
+    two = models.generator.generate("two red circles", n=2, seed=3)
+    assert [im.tobytes() for im in one] == [im.tobytes() for im in two]
+    image = draw(scene_for(parse_caption("a red circle and a blue square"), 1))
+    yes, no = models.vqa.yes_prob([image, image], ["is there a red circle?", "is there a green triangle?"])
+    assert yes > 0.5 > no  # a trained judge, checked on a rendered scene it never saw
