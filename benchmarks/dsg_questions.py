@@ -20,7 +20,7 @@ possessives dropped: "woman's dress" is the dress; "book_1" is the book):
 * global (value): a generated global fact sharing a word with the value;
 * text rendering (thing, "TEXT"): a generated text fact with the same text.
 
-The 160 prompts are split by ``sha1(item_id)`` (even: tuning part, odd: held-out part); both parts
+("riding" also counts as "ride": a lone -ing word gets its verb stems). The 160 prompts are split by ``sha1(item_id)`` (even: tuning part, odd: held-out part); both parts
 are reported. Questions per prompt are compared with DSG's; ``--sample-questions N`` and
 ``--sample-matches N`` print deterministic samples for checking by hand.
 
@@ -102,7 +102,8 @@ class Lemmas:
         hit = self.cache.get(text)
         if hit is None:
             doc = self.nlp(text.lower())
-            hit = frozenset(t.lemma_.lower() for t in doc if t.lower_ not in _DROP and not t.is_punct)
+            toks = [t for t in doc if t.lower_ not in _DROP and not t.is_punct]
+            hit = frozenset({t.lemma_.lower() for t in toks} | {v for t in toks for v in _verb_stems(t.lower_)})
             self.cache[text] = hit
         return hit
 
@@ -115,6 +116,17 @@ class Lemmas:
             return ""
         doc = self.nlp(words[-1])
         return doc[0].lemma_.lower() if len(doc) else words[-1]
+
+
+def _verb_stems(word: str) -> set[str]:
+    """Lemmas of a lone "-ing" word, which spaCy often reads as a noun ("riding" -> ride, rid; "sitting" -> sit)."""
+    if not word.endswith("ing") or len(word) < 6:
+        return set()
+    stem = word[:-3]
+    out = {stem, stem + "e"}
+    if len(stem) > 2 and stem[-1] == stem[-2]:
+        out.add(stem[:-1])
+    return out
 
 
 def _number(text: str) -> int | None:

@@ -254,9 +254,9 @@ def _subject_of(tok):
         if head.pos_ in ("VERB", "AUX"):
             if head.dep_ in ("acl", "relcl") and _is_noun(head.head):
                 return head.head
-            subj = next((c for c in head.children if c.dep_ in ("nsubj", "nsubjpass") and _is_noun(c)), None)
-            if subj is not None:
-                return subj
+            subjects = [c for c in head.children if c.dep_ in ("nsubj", "nsubjpass") and _is_noun(c)]
+            if subjects:  # the closest one ("a photo of a bus; bus is above bear": the second bus)
+                return min(subjects, key=lambda c: abs(head.i - c.i))
             if head.dep_ not in ("conj", "advcl", "xcomp", "ccomp", "acl", "relcl", "pcomp"):
                 return None
         if head.head is head:
@@ -367,9 +367,10 @@ class _Reader:
         countable = _lemma(tok) not in self.not_things["frame_mass"] and tok.tag_ not in ("NNS", "NNPS")
         mods = [c for c in tok.children if c.dep_ in ("amod", "compound", "nmod") and c.i < tok.i]
         head_words = [c.lower_ for c in sorted(_compounds(tok), key=lambda t: t.i)] + [tok.lower_]
-        if not countable and len(head_words) > 1:  # "digital art": one value
-            self._add_global(" ".join(head_words), "frame", tok.i, countable=False)
-            mods = [c for c in mods if c.dep_ != "compound"]
+        if not countable:  # "digital art": one value, asked as "is this digital art?"
+            words = sorted({t.i for m in mods for t in m.subtree} | {tok.i})
+            self._add_global(" ".join(self.doc[i].lower_ for i in words), "frame", tok.i, countable=False)
+            mods = []
         else:
             self._add_global(tok.lower_, "frame", tok.i, countable=countable)
         for m in sorted(mods, key=lambda t: t.i):
@@ -395,7 +396,9 @@ class _Reader:
         if of is not None:
             inner = next((c for c in of.children if c.dep_ == "pobj"), None)
             if inner is not None:
-                sub = list(inner.subtree)
+                sub = [t for t in inner.subtree if t.i >= inner.i or not t.is_punct]
+                while sub and sub[-1].is_punct:
+                    sub.pop()
                 self._add_global("style of " + self.doc[sub[0].i : sub[-1].i + 1].text, "style", pobj.i)
                 self.skip.update(t.i for t in sub)
                 return True
@@ -432,7 +435,7 @@ class _Reader:
             if lem in lex["frame_nouns"] and (has_of or self._sentence_first_noun(tok) or self._fragment(tok)) and not tok.ent_type_:
                 self._frame(tok)
                 continue
-            if tok.lower_ in lex["colors"] and not _compounds(tok):
+            if tok.lower_ in lex["colors"] and not _compounds(tok) and tok.dep_ in ("pobj", "dobj", "oprd", "acomp", "attr"):
                 self.color_nouns.add(tok.i)
                 continue
             if lem in lex["time_words"] and tok.dep_ in ("pobj", "npadvmod", "ROOT") and (tok.dep_ != "pobj" or tok.head.lower_ in ("at", "during", "in", "on", "by")):
@@ -597,7 +600,8 @@ class _Reader:
                     continue
                 words, obj = rel
                 if obj.pos_ == "PRON" and obj.lower_ in ("it", "them"):
-                    obj = self._antecedent(anchor)
+                    has_dobj = anchor.pos_ in ("VERB", "AUX") and any(c.dep_ == "dobj" for c in anchor.children)
+                    obj = self._verb_subject(anchor) if has_dobj else self._antecedent(anchor)
                     if obj is None:
                         continue
                 if anchor.i in self.frames:  # "a photograph of a bed with a laptop": the bed has it
@@ -609,15 +613,18 @@ class _Reader:
                 if _is_noun(anchor) and anchor.i in self.nouns:
                     if tok.lower_ == "of":
                         continue  # "a cup of tea", "the side of ..." are not spatial relations
-                    subjects, kind, tag, finite = [anchor], ("part" if words == "with" else "prep"), "", ""
-                    subjects = _conjuncts(anchor) if anchor.dep_ not in ("conj", "appos") else [anchor]
+                    kind, tag, finite = ("part" if words == "with" else "prep"), "", ""
+                    subjects = self._group(anchor)
                 elif anchor.pos_ in ("VERB", "AUX"):
-                    subject = _subject_of(anchor)
+                    subject = self._verb_subject(anchor)
                     if subject is None:
                         continue
-                    subjects = _conjuncts(subject) if subject.dep_ not in ("conj", "appos") else [subject]
+                    subjects = self._group(subject)
+                    dobj = next((c for c in anchor.children if c.dep_ == "dobj" and c.i in self.nouns), None)
                     if anchor.lemma_ == "be":
                         kind, tag, finite = "prep", "", ""
+                    elif dobj is not None and dobj.i < tok.i:  # "has a symbol on it": the symbol is on it
+                        subjects, kind, tag, finite = [dobj], "prep", "", ""
                     else:
                         vwords, finite = _verb_words(anchor)
                         prt = _particle(anchor)
@@ -632,19 +639,50 @@ class _Reader:
                         self._relation(s.i, words, o.i, kind, tag, finite)
             elif tok.dep_ in ("dobj", "dative") and _is_noun(tok) and tok.head.pos_ == "VERB" and tok.dep_ != "conj":
                 verb = tok.head
-                subject = _subject_of(verb)
+                subject = self._verb_subject(verb)
                 if subject is None:
                     continue
                 vwords, finite = _verb_words(verb)
                 prt = _particle(verb)
                 words = " ".join(w for w in (vwords, prt) if w)
-                subjects = _conjuncts(subject) if subject.dep_ not in ("conj", "appos") else [subject]
+                subjects = self._group(subject)
                 for s in subjects:
                     for o in _conjuncts(tok):
                         self._relation(s.i, words, o.i, "verb", verb.tag_, finite)
 
         for subject, verb, obj in self.repairs:
             self._relation(subject, verb, obj, "verb", "VBG" if verb.endswith("ing") else "VBN", "")
+
+    def _group(self, tok) -> list[Any]:
+        """The things a relation of ``tok`` is about: all of "a pear, an orange and two bananas in a bowl"."""
+        first = tok
+        while first.dep_ in ("conj", "appos") and _is_noun(first.head):
+            first = first.head
+        return [t for t in _conjuncts(first) if t.i in self.nouns] or [tok]
+
+    def _verb_subject(self, verb):
+        """The thing a verb is about, or None when the parse gives no believable one.
+
+        A finite verb needs its own subject ("a boy grips a ball"; not "a suit and tie with a beer",
+        where "tie" was read as a verb). A participle after a thing that is itself inside "in / with /
+        at" another thing is about the outer thing ("a man at a food truck viewing the menu").
+        """
+        subject = _subject_of(verb)
+        if subject is None or subject.i not in self.nouns:
+            return None
+        if verb.tag_ not in ("VBG", "VBN") and verb.lemma_ != "be":
+            own = verb
+            while own.dep_ == "conj" and own.head.pos_ in ("VERB", "AUX"):
+                own = own.head
+            if not any(c.dep_ in ("nsubj", "nsubjpass") and _is_noun(c) for c in own.children):
+                return None
+        if verb.dep_ == "acl" and verb.tag_ == "VBG" and subject.dep_ in ("pobj", "dobj") and (subject.dep_ == "dobj" or subject.head.lower_ in ("in", "with", "at", "on")):
+            outer = subject.head if subject.dep_ == "dobj" else subject.head.head  # "a man wearing a hat holding ..."
+            if outer.pos_ == "VERB" and outer.dep_ == "acl":  # "a man sitting on a motorcycle smoking ..."
+                outer = outer.head
+            if _is_noun(outer) and outer.i in self.nouns:
+                return outer
+        return subject
 
     def _antecedent(self, anchor):
         """What "it" / "them" stands for: the last thing named before the phrase it is in."""
