@@ -61,6 +61,8 @@ def lexicon() -> dict[str, Any]:
     data["attribute_kinds"] = {k: set(v) for k, v in words["attribute_kinds"].items() if not k.startswith("_")}
     data["count_words"] = dict(words["count_words"])
     data["possessives"] = set(words["possessives"])
+    data["not_attributes"] = set(words["not_attributes"])  # "multiple skiers", "the left leg" is a name, not a look
+    data["non_spatial_prepositions"] = set(words["non_spatial_prepositions"])
     flags = sorted(not_things["flag"], key=len, reverse=True)
     data["flag_re"] = re.compile(r"(?<!\S)(?:" + "|".join(re.escape(f) for f in flags) + r")(?:\s+(?!-)[^\s,;]+)?(?=\s|$|[,;])", re.I)
     return data
@@ -516,8 +518,10 @@ class _Reader:
         for adj in _adjective_conjuncts(tok):
             if adj.i in self.frames or _in(adj, self.not_things["style"]):
                 continue
-            if adj.like_num:
+            if adj.like_num or (adj.lower_ in self.lex["not_attributes"] and adj.dep_ != "amod"):
                 continue
+            if adj.lower_ in self.lex["not_attributes"] and adj.lower_ not in self.lex["compound_prep_nouns"]:
+                continue  # "multiple skiers", "other players"
             value, first = _with_adverbs(adj)
             self.add_attr(noun, value, _kind(adj, self.lex), first)
 
@@ -543,8 +547,8 @@ class _Reader:
         for verb in doc:
             if verb.pos_ not in ("VERB", "AUX") or verb.lemma_ == "be" and verb.dep_ != "acl":
                 continue
-            if _in(verb, self.not_things["meta"]):
-                continue  # "trending on artstation"
+            if _in(verb, self.not_things["meta"]) or verb.lower_ in self.lex["not_attributes"]:
+                continue  # "trending on artstation", "the airplane is left to ..."
             subject = _subject_of(verb) if verb.dep_ not in ("amod",) else None
             if subject is None or subject.i not in self.nouns:
                 continue
@@ -596,8 +600,8 @@ class _Reader:
             if tok.dep_ in ("prep", "agent"):
                 rel = _prep_relation(tok, lex)
                 anchor = _anchor(tok)
-                if rel is None:
-                    continue
+                if rel is None or tok.lower_ in lex["non_spatial_prepositions"] and tok.lower_ != "of":
+                    continue  # "during the party" is a time, not a place
                 words, obj = rel
                 if obj.pos_ == "PRON" and obj.lower_ in ("it", "them"):
                     has_dobj = anchor.pos_ in ("VERB", "AUX") and any(c.dep_ == "dobj" for c in anchor.children)
