@@ -63,6 +63,8 @@ def lexicon() -> dict[str, Any]:
     data["possessives"] = set(words["possessives"])
     data["not_attributes"] = set(words["not_attributes"])  # "multiple skiers", "the left leg" is a name, not a look
     data["non_spatial_prepositions"] = set(words["non_spatial_prepositions"])
+    data["placing_verbs"] = set(words["placing_verbs"])
+    data["chain_prepositions"] = {k: set(v) for k, v in words["chain_prepositions"].items() if not k.startswith("_")}
     flags = sorted(not_things["flag"], key=len, reverse=True)
     data["flag_re"] = re.compile(r"(?<!\S)(?:" + "|".join(re.escape(f) for f in flags) + r")(?:\s+(?!-)[^\s,;]+)?(?=\s|$|[,;])", re.I)
     return data
@@ -175,7 +177,18 @@ class Parse:
 
 
 def _is_noun(tok) -> bool:
-    return tok.pos_ in ("NOUN", "PROPN")
+    """A noun, or an adjective coordinated with one ("a pear, orange, and two bananas": the fruit)."""
+    if tok.pos_ in ("NOUN", "PROPN"):
+        return True
+    if tok.pos_ == "ADJ" and tok.dep_ == "conj" and tok.head.pos_ in ("NOUN", "PROPN") and not any(c.dep_ == "amod" for c in tok.children):
+        return True
+    # "a white country home" with "home" tagged as an adverb: an article and a compound make it a noun
+    return (
+        tok.pos_ in ("ADV", "ADJ")
+        and tok.dep_ in ("ROOT", "pobj", "dobj", "nsubj", "conj")
+        and any(c.dep_ == "det" and c.lower_ in ("a", "an") for c in tok.children)
+        and any(c.dep_ == "compound" for c in tok.children)
+    )
 
 
 def _low(tok) -> str:
@@ -276,6 +289,9 @@ def _prep_relation(prep, lex) -> tuple[str, Any] | None:
         if pobj is None:
             return None
     words = prep.lower_
+    side = prep.head.lower_ if prep.head.i == prep.i - 1 else ""
+    if side in ("left", "right") and words in ("to", "of"):  # "the human is right to the bed"
+        return f"to the {side} of", pobj
     if prep.head.dep_ == "advmod" and prep.head.i == prep.i - 1:  # "next to"
         words = f"{prep.head.lower_} {words}"
     if _lemma(pobj) in lex["compound_prep_nouns"]:  # "in front of X", "to the left of X"
@@ -288,8 +304,10 @@ def _prep_relation(prep, lex) -> tuple[str, Any] | None:
 
 
 def _anchor(prep):
-    """The token a preposition hangs from, skipping the adverb of "next to"."""
-    return prep.head.head if prep.head.dep_ == "advmod" and prep.head.i == prep.i - 1 else prep.head
+    """The token a preposition hangs from, skipping the adverb of "next to" and the side of "left to"."""
+    if prep.head.i == prep.i - 1 and (prep.head.dep_ == "advmod" or prep.head.lower_ in ("left", "right")) and prep.head.head is not prep.head:
+        return prep.head.head
+    return prep.head
 
 
 def _kind(tok, lex) -> str:
@@ -313,6 +331,9 @@ def _with_adverbs(tok) -> tuple[str, int]:
 
 def _determined(tok, parts: list[Any]) -> bool:
     """Whether a determiner, possessive or number comes before the noun's name, across its adjectives."""
+    if tok.dep_ == "conj" and tok.head is not tok and _is_noun(tok.head) and tok.head.tag_ not in ("NNS", "NNPS"):
+        if _determined(tok.head, _compounds(tok.head)) and not any(c.dep_ == "det" for c in tok.children):
+            return True  # "a pear, orange and ...": the list shares its article
     i = min([tok.i] + [p.i for p in parts]) - 1
     while i >= 0:
         t = tok.doc[i]
@@ -320,7 +341,7 @@ def _determined(tok, parts: list[Any]) -> bool:
             return False
         if t.pos_ in ("DET", "NUM") or t.tag_ == "PRP$" or t.dep_ == "poss":
             return True
-        if t.pos_ in ("ADJ", "ADV") or t.text in ("-", ",") or t.dep_ in ("amod", "compound", "advmod", "poss", "case"):
+        if t.pos_ in ("ADJ", "ADV", "CCONJ") or t.text in ("-", ",") or t.dep_ in ("amod", "compound", "advmod", "poss", "case"):
             i -= 1
             continue
         return False
@@ -428,8 +449,8 @@ class _Reader:
             if _in(tok, nt["style"]):
                 self._add_global(tok.lower_, "style", tok.i)
                 continue
-            if tok.dep_ == "compound":
-                continue  # part of its head's name ("coffee cup")
+            if tok.dep_ in ("compound", "amod"):
+                continue  # part of its head's name ("coffee cup") or a describing word ("a wrap-around porch")
             lem = _lemma(tok)
             has_of = any(c.dep_ == "prep" and c.lower_ == "of" for c in tok.children)
             if lem in lex["compound_prep_nouns"] and tok.dep_ == "pobj" and has_of:
@@ -608,7 +629,8 @@ class _Reader:
                     obj = self._verb_subject(anchor) if has_dobj else self._antecedent(anchor)
                     if obj is None:
                         continue
-                if anchor.i in self.frames:  # "a photograph of a bed with a laptop": the bed has it
+                if _is_noun(anchor) and anchor.i not in self.nouns:
+                    # "a photograph of a bed with a laptop", "a flock of geese in front of ...": the thing after "of"
                     of = next((c for c in anchor.children if c.dep_ == "prep" and c.lower_ == "of"), None)
                     pictured = next((c for c in of.children if c.dep_ == "pobj"), None) if of is not None else None
                     if pictured is None or pictured.i not in self.nouns or tok.lower_ == "of":
@@ -625,9 +647,10 @@ class _Reader:
                         continue
                     subjects = self._group(subject)
                     dobj = next((c for c in anchor.children if c.dep_ == "dobj" and c.i in self.nouns), None)
-                    if anchor.lemma_ == "be":
-                        kind, tag, finite = "prep", "", ""
-                    elif dobj is not None and dobj.i < tok.i:  # "has a symbol on it": the symbol is on it
+                    if anchor.lemma_ == "be" or words == "with" and not self._verb_has_object(anchor):
+                        kind, tag, finite = ("part" if words == "with" else "prep"), "", ""
+                    elif dobj is not None and dobj.i < tok.i and _lemma(anchor) in lex["placing_verbs"]:
+                        # "a flag that has a symbol on it", "holding a cup in his hand": the object is there
                         subjects, kind, tag, finite = [dobj], "prep", "", ""
                     else:
                         vwords, finite = _verb_words(anchor)
@@ -656,6 +679,14 @@ class _Reader:
 
         for subject, verb, obj in self.repairs:
             self._relation(subject, verb, obj, "verb", "VBG" if verb.endswith("ing") else "VBN", "")
+        # "a signpost at an intersection near a waterway": the signpost is near the waterway too
+        places = lex["chain_prepositions"]
+        for r1 in list(self.relations):
+            if r1.kind == "part" or r1.word.split()[-1] not in places["through"]:
+                continue
+            for r2 in list(self.relations):
+                if r2.subject == r1.obj and r2.kind == "prep" and r2.word in places["located"] and doc[r2.subject].dep_ == "pobj":
+                    self._relation(r1.subject, r2.word, r2.obj, "prep", "", "")
 
     def _group(self, tok) -> list[Any]:
         """The things a relation of ``tok`` is about: all of "a pear, an orange and two bananas in a bowl"."""
@@ -678,8 +709,8 @@ class _Reader:
             own = verb
             while own.dep_ == "conj" and own.head.pos_ in ("VERB", "AUX"):
                 own = own.head
-            if not any(c.dep_ in ("nsubj", "nsubjpass") and _is_noun(c) for c in own.children):
-                return None
+            if own.dep_ != "relcl" and not any(c.dep_ in ("nsubj", "nsubjpass") and _is_noun(c) for c in own.children):
+                return None  # ("a flag that has ...": the relative clause's subject is the flag)
         if verb.dep_ == "acl" and verb.tag_ == "VBG" and subject.dep_ in ("pobj", "dobj") and (subject.dep_ == "dobj" or subject.head.lower_ in ("in", "with", "at", "on")):
             outer = subject.head if subject.dep_ == "dobj" else subject.head.head  # "a man wearing a hat holding ..."
             if outer.pos_ == "VERB" and outer.dep_ == "acl":  # "a man sitting on a motorcycle smoking ..."
@@ -708,11 +739,28 @@ class _Reader:
         self.relations.append(Relation(subject=subject, word=word, obj=obj, kind=kind, verb_tag=tag, start=start, end=end, finite=finite))
 
 
+def _join_hyphens(doc):
+    """Make "wrap-around" and "yin-yang" one word each (the parse of the word's head is kept)."""
+    spans = [
+        doc[t.i - 1 : t.i + 2]
+        for t in doc
+        if t.text == "-" and 0 < t.i < len(doc) - 1 and not doc[t.i - 1].whitespace_ and not t.whitespace_
+        and doc[t.i - 1].is_alpha and doc[t.i + 1].is_alpha
+    ]
+    if spans:
+        from spacy.util import filter_spans
+
+        with doc.retokenize() as retok:
+            for span in filter_spans(spans):
+                retok.merge(span)
+    return doc
+
+
 def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
     """Read things, modifiers, relations, global tags and quotes out of ``prompt``."""
     lex = lexicon()
     text = lex["flag_re"].sub(" ", prompt).rstrip() if "--" in prompt else prompt
-    doc = load_spacy(model)(text)
+    doc = _join_hyphens(load_spacy(model)(text))
     reader = _Reader(doc, lex)
     reader.read_nouns()
     reader.read_attributes()
