@@ -25,11 +25,14 @@ class Question:
     """One atomic yes/no check derived from the prompt (VQ2 / DSG style)."""
 
     id: str
-    text: str  # the question, e.g. "what color is the car?"
+    text: str  # the question, e.g. "is the car red?" (DSG yes/no) or "what color is the car?" (VQ2)
     answer: str  # the expected answer span from the prompt, e.g. "red"
-    aspect: str = "entity"  # entity | attribute | relation | number (| text)
+    aspect: str = "entity"  # entity | attribute | relation | number (| text | global: the picture's frame, style, time)
     span: str = ""  # the prompt phrase this question checks (for localisation)
     depends_on: list[str] = field(default_factory=list)  # ids of parent questions (DSG)
+    # a short-answer form of a yes/no question ("what color is the car?"), whose answer is ``answer``;
+    # detectors ask it to learn what the image shows instead; "" when there is none
+    open_question: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

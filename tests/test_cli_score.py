@@ -46,7 +46,7 @@ def test_score_json_on_tiny_models(two_images):
 def test_score_table_on_tiny_models(two_images):
     result = runner.invoke(app, ["score", str(two_images[0]), "--text", "a red car"], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
-    assert "what color is the car?" in result.stdout and "VNLI" in result.stdout
+    assert "is the car red?" in result.stdout and "VNLI" in result.stdout
 
 
 def test_score_bad_image_is_a_one_line_error(tmp_path, two_images, capsys):

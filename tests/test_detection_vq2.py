@@ -132,3 +132,23 @@ def test_open_questions_can_be_switched_off(config):
     found = VQ2Detector(ModelsDouble(vqa), config, open_questions=False).detect(IMAGE, PROMPT, card({"q5": 0.2}))
     assert [(m.phrase, m.correction) for m in found] == [("blue", "")]
     assert vqa.asked == []
+
+
+def test_yes_no_questions_of_the_offline_generator_get_corrections_from_their_short_forms(config):
+    from autoalign.config import RoleSpec
+    from autoalign.scoring.questions import SpacyQuestions
+
+    qs = [q.to_dict() for q in SpacyQuestions(RoleSpec("spacy", None, {})).generate(PROMPT)]
+    texts = [q["text"] for q in qs]
+    assert texts[:3] == ["are there apples?", "are there two apples?", "are the apples red?"]
+    p = {"are there two apples?": 0.1, "are the apples red?": 0.2, "are the apples on the plate?": 0.3}
+    for q in qs:
+        q["p_yes"] = p.get(q["text"], 0.95)
+    vqa = VQADouble({"how many apples are there?": "three", "what color are the apples?": "green"})
+    found = VQ2Detector(ModelsDouble(vqa), config).detect(IMAGE, PROMPT, ScoreCard(overall=0.5, vq2=0.5, questions=qs))
+    got = {(m.aspect, m.phrase, m.correction) for m in found}
+    assert ("number", "two red apples", "three red apples") in got
+    assert ("attribute", "red", "green") in got
+    assert "how many apples are there?" in vqa.asked and "what color are the apples?" in vqa.asked
+    # a relation has no short form: the detector's own template asks where the apples are
+    assert any(q.startswith("Where is the apples relative to the plate") for q in vqa.asked)

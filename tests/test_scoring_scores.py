@@ -113,12 +113,11 @@ def test_dependency_zeroing_zeroes_children_of_a_no_parent():
 
 # ---- the Scorer ---------------------------------------------------------------------------------------
 
-PROMPT = "a red car"  # questions: q1 "is there a car?" -> car, q2 "what color is the car?" -> red
+PROMPT = "a red car"  # questions: q1 "is there a car?" -> car, q2 "is the car red?" -> red (yes/no: asked plainly)
 
 
 def test_scorer_averages_vq2_and_sends_all_pairs_in_one_call():
-    q1 = 'is "car" true for "is there a car?" in this image?'
-    q2 = 'is "red" true for "what color is the car?" in this image?'
+    q1, q2 = "is there a car?", "is the car red?"
     vqa = VQADouble(
         p_yes={("A", q1): 0.9, ("A", q2): 0.7, ("B", q1): 0.8, ("B", q2): 0.2},
         yes_no={"A": (0.6, 0.2), "B": (0.1, 0.3)},
@@ -126,7 +125,7 @@ def test_scorer_averages_vq2_and_sends_all_pairs_in_one_call():
     clip = ClipDouble({"A": 0.3, "B": -0.1})
     scorer = make_scorer(vqa, clip_model=clip)
     cards = scorer.score([image("A"), image("B")], PROMPT)
-    assert [q.text for q in scorer.questions(PROMPT)] == ["is there a car?", "what color is the car?"]
+    assert [q.text for q in scorer.questions(PROMPT)] == ["is there a car?", "is the car red?"]
     assert cards[0].vq2 == pytest.approx(0.8) and cards[1].vq2 == pytest.approx(0.5)
     assert cards[0].vnli == pytest.approx(0.75) and cards[1].vnli == pytest.approx(0.25)
     assert cards[0].clip == pytest.approx(0.75) and cards[1].clip == 0.0
@@ -137,8 +136,7 @@ def test_scorer_averages_vq2_and_sends_all_pairs_in_one_call():
 
 
 def test_scorer_applies_dependency_zeroing_when_configured():
-    q1 = 'is "car" true for "is there a car?" in this image?'
-    q2 = 'is "red" true for "what color is the car?" in this image?'
+    q1, q2 = "is there a car?", "is the car red?"
     vqa = VQADouble(p_yes={("A", q1): 0.2, ("A", q2): 0.8})
     on = make_scorer(vqa, vnli=False, clip=False).score([image("A")], PROMPT)[0]
     assert on.vq2 == pytest.approx(0.1) and on.questions[1]["zeroed"] and on.questions[1]["p_yes"] == 0.8
@@ -149,9 +147,22 @@ def test_scorer_applies_dependency_zeroing_when_configured():
 
 
 def test_scorer_plain_predicate_asks_the_question_itself():
-    vqa = VQADouble(p_yes={("A", "is there a car?"): 1.0, ("A", "what color is the car?"): 0.0})
+    vqa = VQADouble(p_yes={("A", "is there a car?"): 1.0, ("A", "is the car red?"): 0.0})
     card = make_scorer(vqa, predicate="plain", vnli=False, clip=False).score([image("A")], PROMPT)[0]
     assert card.vq2 == pytest.approx(0.5)
+
+
+def test_vq2_predicate_wraps_wh_pairs_and_asks_yes_no_questions_plainly():
+    wh = Question("q1", "what color is the car?", "red")
+    assert predicate_text(wh) == 'is "red" true for "what color is the car?" in this image?'
+    assert predicate_text(wh, "plain") == "what color is the car?"
+    # a yes/no question has no span answer to ask about: never 'is "dog" true for "is there a dog?"'
+    for q in (Question("q2", "is there a dog?", "dog"), Question("q3", "Are the apples red?", "red"), Question("q4", "does the man hold a cup?", "cup")):
+        assert predicate_text(q) == q.text
+    # a yes/no question expecting "no" keeps the predicate, which says so
+    assert predicate_text(Question("q5", "is there a cat?", "no")) == 'is "no" true for "is there a cat?" in this image?'
+    with pytest.raises(ValueError, match="predicate style"):
+        predicate_text(wh, "fancy")
 
 
 def test_overall_follows_scoring_primary():

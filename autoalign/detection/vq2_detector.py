@@ -11,8 +11,9 @@ not shown. For each such question:
 * **phrase** = the mismatched words as written in the prompt (:func:`locate`): the attribute
   ("red"), the relation words ("on"), or the span for entities and numbers ("two red apples");
   else the span, else the expected answer; else the question is skipped and logged.
-* **correction** = the VQA model's short answer to an open question (:func:`open_question`):
-  the VQ2 question itself when it already asks "what/how ..." ("what color is the car?"), else a
+* **correction** = the VQA model's short answer to an open question: the question's own
+  short-answer form (``open_question``, "what color is the car?" for "is the car red?") when it
+  has one, else (:func:`open_question`) the VQ2 question itself when it already asks "what/how ..." ("what color is the car?"), else a
   template from ``prompts/detection_open_questions.json`` ("How many apples are there?",
   "Where is the cat relative to the table?", "What is in the image?").
 * **confidence** = 1 - P(yes).
@@ -245,7 +246,15 @@ class VQ2Detector:
             if raw_aspect == "text":
                 m.evidence["kind"] = "text"
             if m.key() not in found:  # failed_roots is lowest P(yes) first: the first one is the strongest
-                found[m.key()] = (m, {"raw_aspect": raw_aspect, "question": str(q.get("text") or ""), "hints": hints})
+                found[m.key()] = (
+                    m,
+                    {
+                        "raw_aspect": raw_aspect,
+                        "question": str(q.get("text") or ""),
+                        "open_question": str(q.get("open_question") or ""),
+                        "hints": hints,
+                    },
+                )
         chosen = sorted(found.values(), key=lambda pair: -pair[0].confidence)[:limit]
         if chosen and self.open_questions:
             self._add_corrections(image, chosen)
@@ -256,7 +265,8 @@ class VQ2Detector:
         questions = []
         for m, info in chosen:
             aspect = "text" if info["raw_aspect"] == "text" else m.aspect
-            questions.append(open_question(aspect, info["question"], info["hints"], templates))
+            # the generator's own short-answer form of a yes/no question ("what color is the car?") first
+            questions.append(info["open_question"] or open_question(aspect, info["question"], info["hints"], templates))
         answers = self.models.vqa.answer([image] * len(questions), questions, max_new_tokens=self.max_new_tokens)
         for (m, info), question, ans in zip(chosen, questions, answers):
             ans = str(ans or "")

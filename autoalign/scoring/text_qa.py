@@ -93,6 +93,8 @@ class RuleTextAnswerer:
             return " ".join(noun.colors)
         if kind == "attribute":
             return " ".join(noun.attributes)
+        if kind == "material":
+            return " ".join(a.value for a in noun.attrs if a.kind == "material")
         if kind == "number":
             return " ".join(noun.numbers)
         if kind == "text_on":

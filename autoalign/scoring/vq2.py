@@ -4,7 +4,7 @@ For each kept question the VQA model is asked the *predicate* (``prompts/vq2_pre
 
     is "red" true for "what color is the car?" in this image?
 
-and its P(yes) (normalised over yes/no) is the pair's score; VQ2 is the mean over pairs. With
+(a yes/no question, "is the car red?", is asked as it is) and its P(yes) (normalised over yes/no) is the pair's score; VQ2 is the mean over pairs. With
 ``scoring.predicate = "plain"`` the question itself is asked instead.
 
 With ``scoring.dependency_zeroing`` (DSG), a question whose parent question scores P(yes) < 0.5
@@ -25,12 +25,31 @@ logger = logging.getLogger(__name__)
 PARENT_THRESHOLD = 0.5
 
 
+_YES_NO_START = frozenset("is are was were do does did can could has have had will would should".split())
+
+
+def is_yes_no(question: Question) -> bool:
+    """Whether the question is a yes/no question expecting "yes" ("is there a dog?", "are the apples red?").
+
+    Read from its first word (an auxiliary verb); a yes/no question whose expected answer is "no"
+    does not count (the VQ2 predicate says what is expected: ``is "no" true for ...``).
+    """
+    words = question.text.strip().lower().split()
+    return bool(words) and words[0] in _YES_NO_START and question.answer.strip().lower() != "no"
+
+
 def predicate_text(question: Question, style: str = "vq2") -> str:
-    """The text put to the VQA model for one question (``style`` = ``scoring.predicate``)."""
-    if style == "plain":
-        return question.text
-    if style != "vq2":
+    """The text put to the VQA model for one question (``style`` = ``scoring.predicate``).
+
+    ``vq2`` wraps a wh-question and its caption-span answer in SeeTRUE's predicate
+    (``is "red" true for "what color is the car?" in this image?``); a yes/no question is asked
+    plainly in either style: ``is "dog" true for "is there a dog?"`` would ask about an answer the
+    question does not have.
+    """
+    if style not in ("vq2", "plain"):
         raise ValueError(f"predicate style must be 'vq2' or 'plain' (got {style!r})")
+    if style == "plain" or is_yes_no(question):
+        return question.text
     return prompts.load("vq2_predicate.txt").strip().format(answer=question.answer, question=question.text)
 
 

@@ -1,0 +1,373 @@
+"""How close the offline (spaCy) question generator comes to human DSG questions, and whether it binds colours.
+
+    python -m autoalign.benchmarks.dsg_questions --anns ../shared/data/dsg/tifa160-dev-anns.csv \\
+        --colour-prompts ../shared/data/t2i_compbench/color_val.txt ../shared/data/drawbench/DrawBench.csv
+
+**Recall of the human questions.** Each row of the DSG file is one human-checked tuple
+(``attribute - color (bears, brown)``). A tuple counts as covered when the generator wrote a fact that
+states the same thing, by this rule (words compared as spaCy lemmas, lower case, articles and
+possessives dropped: "woman's dress" is the dress; "book_1" is the book):
+
+* entity (thing): a generated entity whose name contains the thing's head word;
+* attribute (thing, value), also DSG's two-argument entity rows (``entity - scale (boy, little)``):
+  a generated attribute of that thing sharing a word with the value, or a generated entity whose
+  name holds both ("food truck" covers ``type (truck, food)``), or a generated action of that thing
+  sharing a word with the value (``state (man, surf)``);
+* count (thing, ==N): a generated count of that thing with the number N;
+* relation / action with two things: a generated relation between those two things (either order)
+  whose predicate shares a word with the human predicate; with one thing (``action (man, play)``):
+  a generated attribute or relation of that thing sharing a word with the predicate;
+* global (value): a generated global fact sharing a word with the value;
+* text rendering (thing, "TEXT"): a generated text fact with the same text.
+
+("riding" also counts as "ride": a lone -ing word gets its verb stems). The 160 prompts are split by ``sha1(item_id)`` (even: tuning part, odd: held-out part); both parts
+are reported. Questions per prompt are compared with DSG's; ``--sample-questions N`` and
+``--sample-matches N`` print deterministic samples for checking by hand.
+
+**Colour binding.** From each colour prompt with two different colour words, a swapped caption is made
+by exchanging them ("a red car and a blue bird" -> "a blue car and a red bird"). A pair is told
+apart when the original gets a colour question that the swapped caption does not get (so its true
+answer differs between the two).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import hashlib
+import json
+import random
+import re
+import statistics
+import sys
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+from autoalign.config import RoleSpec
+from autoalign.scoring.parse import lexicon, load_spacy, parse_prompt
+from autoalign.scoring.questions import Fact, SpacyQuestions, facts_from_parse
+
+_TUPLE = re.compile(r"^\s*(?P<broad>[\w ]+?)\s*-\s*(?P<detailed>[\w ]*?)\s*\((?P<args>.*)\)\s*$")
+_DROP = {"a", "an", "the", "of", "'s", "’s", "be", "-", ",", "and", "'", '"'}
+
+
+@dataclass
+class HumanTuple:
+    item_id: str
+    prompt: str
+    broad: str
+    detailed: str
+    args: list[str]
+    question: str
+
+
+def split_of(item_id: str) -> str:
+    """``tune`` or ``held``: a deterministic ~50/50 split of the prompts by the hash of their id."""
+    return "tune" if int(hashlib.sha1(item_id.encode()).hexdigest(), 16) % 2 == 0 else "held"
+
+
+def read_anns(path: str | Path) -> list[HumanTuple]:
+    out = []
+    with open(path, newline="", encoding="utf-8") as fh:
+        for row in csv.DictReader(fh):
+            m = _TUPLE.match(row["tuple"] or "")
+            if not m:
+                continue
+            args = [a.strip() for a in m.group("args").split(",") if a.strip()]
+            out.append(
+                HumanTuple(
+                    item_id=row["item_id"],
+                    prompt=row["text"].strip(),
+                    broad=m.group("broad").strip(),
+                    detailed=m.group("detailed").strip() or "-",
+                    args=args,
+                    question=row["question_natural_language"].strip(),
+                )
+            )
+    return out
+
+
+class Lemmas:
+    """Content-word lemmas of short texts (cached), by the same spaCy pipeline as the generator."""
+
+    def __init__(self) -> None:
+        self.nlp = load_spacy()
+        self.cache: dict[str, frozenset[str]] = {}
+
+    def __call__(self, text: str) -> frozenset[str]:
+        text = re.sub(r"_\d+\b", "", text).replace("==", " ")
+        hit = self.cache.get(text)
+        if hit is None:
+            doc = self.nlp(text.lower())
+            toks = [t for t in doc if t.lower_ not in _DROP and not t.is_punct]
+            hit = frozenset({t.lemma_.lower() for t in toks} | {v for t in toks for v in _verb_stems(t.lower_)})
+            self.cache[text] = hit
+        return hit
+
+    def head(self, text: str) -> str:
+        """The thing a human argument names: the last word, after a possessive ("woman's dress" -> dress)."""
+        text = re.sub(r"_\d+\b", "", text).strip()
+        text = re.split(r"['’]s\s+", text)[-1]
+        words = [w for w in re.findall(r"[\w-]+", text.lower()) if w not in _DROP]
+        if not words:
+            return ""
+        doc = self.nlp(words[-1])
+        return doc[0].lemma_.lower() if len(doc) else words[-1]
+
+
+def _verb_stems(word: str) -> set[str]:
+    """Lemmas of a lone "-ing" word, which spaCy often reads as a noun ("riding" -> ride, rid; "sitting" -> sit)."""
+    if not word.endswith("ing") or len(word) < 6:
+        return set()
+    stem = word[:-3]
+    out = {stem, stem + "e"}
+    if len(stem) > 2 and stem[-1] == stem[-2]:
+        out.add(stem[:-1])
+    return out
+
+
+def _number(text: str) -> int | None:
+    text = text.replace("==", "").strip().lower()
+    if text.isdigit():
+        return int(text)
+    return lexicon()["count_words"].get(text)
+
+
+class Matcher:
+    """The matching rule of the module docstring."""
+
+    def __init__(self, lemmas: Lemmas):
+        self.lem = lemmas
+
+    def _names(self, fact: Fact) -> frozenset[str]:
+        """Lemmas of the generated thing's name ("bathroom sink" -> {bathroom, sink})."""
+        return self.lem(fact.question.answer) | {fact.args[0]}
+
+    def _thing(self, fact: Fact, head: str) -> bool:
+        return fact.args[0] == head or head in self.lem(fact.args[0])
+
+    def match(self, h: HumanTuple, facts: list[Fact]) -> Fact | None:
+        lem = self.lem
+        args = h.args
+        broad = h.broad
+        if broad == "entity" and len(args) >= 2:
+            broad = "attribute"
+        if broad == "other" and h.detailed == "count":
+            broad = "count"
+        if broad == "other" and h.detailed == "text rendering":
+            text = args[-1].strip("\"'“” ").lower()
+            return next((f for f in facts if f.category == "text" and f.question.answer.lower() == text), None)
+        if broad == "entity":
+            head = lem.head(args[0])
+            return next((f for f in facts if f.category == "entity" and head in self._names(f)), None)
+        if broad == "global":
+            want = lem(" ".join(args))
+            return next((f for f in facts if f.category == "global" and lem(f.args[0]) & want), None)
+        if broad == "count":
+            head, n = lem.head(args[0]), _number(args[-1])
+            return next(
+                (f for f in facts if f.category == "count" and self._thing(f, head) and n is not None and _number(f.args[1]) == n),
+                None,
+            )
+        if broad == "attribute":
+            head, value = lem.head(args[0]), lem(" ".join(args[1:]))
+            for f in facts:
+                if f.category == "attribute" and self._thing(f, head) and lem(f.args[1]) & value:
+                    return f
+                if f.category == "entity" and head in self._names(f) and self._names(f) & value:
+                    return f
+                if f.category == "relation" and self._thing(f, head) and lem(f.args[1]) & value:
+                    return f
+            return None
+        if broad in ("relation", "action"):
+            heads = [lem.head(a) for a in args]
+            things = [f for f in facts if f.category == "entity"]
+            thing_heads = {x for f in things for x in self._names(f)}
+            named = [x for x in heads if x in thing_heads]
+            predicate = lem(" ".join(a for a, x in zip(args, heads) if x not in thing_heads)) or lem(args[-1])
+            if len(set(named)) >= 2:
+                for f in facts:
+                    if f.category != "relation":
+                        continue
+                    s, o = f.args[0], f.args[2]
+                    if s in named and o in named and s != o and lem(f.args[1]) & predicate:
+                        return f
+                return None
+            if named:
+                subject = named[0]
+                for f in facts:
+                    if f.category in ("attribute", "relation") and f.args[0] == subject and lem(f.args[1]) & predicate:
+                        return f
+            return None
+        return None
+
+
+def _generate(gen: SpacyQuestions, prompt: str) -> tuple[list[Fact], float]:
+    t0 = time.perf_counter()
+    kept = gen.generate(prompt)
+    elapsed = time.perf_counter() - t0
+    ids = {q.id for q in kept}
+    facts = [f for f in facts_from_parse(parse_prompt(prompt)) if f.question.id in ids]
+    return facts, elapsed
+
+
+def _rate(hits: int, n: int) -> dict[str, Any]:
+    return {"recall": round(hits / n, 3) if n else None, "n": n}
+
+
+def recall_report(tuples: list[HumanTuple], facts_by_item: dict[str, list[Fact]], matcher: Matcher) -> tuple[dict[str, Any], list[tuple[HumanTuple, Fact | None]]]:
+    by_broad: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    by_detailed: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    pairs = []
+    for h in tuples:
+        got = matcher.match(h, facts_by_item[h.item_id])
+        pairs.append((h, got))
+        hit = int(got is not None)
+        for key in (h.broad, "relation+action" if h.broad in ("relation", "action") else None, "all"):
+            if key:
+                by_broad[key][0] += hit
+                by_broad[key][1] += 1
+        key = f"{h.broad}/{h.detailed}"
+        by_detailed[key][0] += hit
+        by_detailed[key][1] += 1
+    report = {
+        "by_category_broad": {k: _rate(*v) for k, v in sorted(by_broad.items())},
+        "by_category_detailed": {k: _rate(*v) for k, v in sorted(by_detailed.items(), key=lambda kv: -kv[1][1])},
+    }
+    return report, pairs
+
+
+# ---- colour binding ---------------------------------------------------------------------------------
+
+
+def read_colour_prompts(paths: Iterable[str]) -> list[str]:
+    """Prompts from T2I-CompBench colour files (one per line) and DrawBench's CSV (category Colors)."""
+    out: list[str] = []
+    for path in paths:
+        p = Path(path)
+        if p.suffix == ".csv":
+            with open(p, newline="", encoding="utf-8") as fh:
+                out += [r["Prompts"].strip() for r in csv.DictReader(fh) if (r.get("Category") or "").strip() == "Colors"]
+        else:
+            out += [line.strip() for line in p.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return list(dict.fromkeys(out))
+
+
+def colour_swap(prompt: str) -> str | None:
+    """The prompt with its first two different colour words exchanged, or None."""
+    colours = lexicon()["colors"]
+    words = list(re.finditer(r"[A-Za-z]+", prompt))
+    found = [m for m in words if m.group(0).lower() in colours]
+    first = found[0] if found else None
+    second = next((m for m in found if first is not None and m.group(0).lower() != first.group(0).lower()), None)
+    if first is None or second is None:
+        return None
+    a, b = first.group(0), second.group(0)
+    return prompt[: first.start()] + b + prompt[first.end() : second.start()] + a + prompt[second.end() :]
+
+
+def colour_binding(prompts: list[str], gen: SpacyQuestions) -> dict[str, Any]:
+    told = n = 0
+    misses = []
+    for p in prompts:
+        swapped = colour_swap(p)
+        if swapped is None:
+            continue
+        n += 1
+        a = {q.text for q in gen.generate(p) if q.aspect in ("attribute", "number")}
+        b = {q.text for q in gen.generate(swapped) if q.aspect in ("attribute", "number")}
+        if a - b:
+            told += 1
+        elif len(misses) < 5:
+            misses.append(p)
+    return {"pairs": n, "told_apart": told, "rate": round(told / n, 3) if n else None, "examples_not_told_apart": misses}
+
+
+# ---- the command ------------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--anns", required=True, help="DSG annotations CSV (tifa160-dev-anns.csv).")
+    ap.add_argument("--colour-prompts", nargs="*", default=[], help="T2I-CompBench colour .txt files and/or DrawBench.csv.")
+    ap.add_argument("--filter", choices=["on", "off", "both"], default="both", help="The answer-consistency filter.")
+    ap.add_argument("--sample-questions", type=int, default=0, help="Print N generated questions (tuning part) to check by hand.")
+    ap.add_argument("--sample-matches", type=int, default=0, help="Print N matched (human, generated) pairs to check by hand.")
+    ap.add_argument("--part", choices=["tune", "held"], default="tune", help="Which part the samples come from.")
+    ap.add_argument("--json", action="store_true", help="Print JSON.")
+    args = ap.parse_args(argv)
+
+    tuples = read_anns(args.anns)
+    if not tuples:
+        print(f"error: no DSG tuples read from {args.anns}", file=sys.stderr)
+        raise SystemExit(2)
+    prompts = {h.item_id: h.prompt for h in tuples}
+    matcher = Matcher(Lemmas())
+    settings = {"on": [True], "off": [False], "both": [False, True]}[args.filter]
+    out: dict[str, Any] = {"file": args.anns, "prompts": len(prompts), "human_tuples": len(tuples), "split": "sha1(item_id) % 2: even = tune"}
+    samples: dict[str, Any] = {}
+    for use_filter in settings:
+        gen = SpacyQuestions(RoleSpec("spacy", None, {"filter": use_filter}))
+        gen.generate("warm up the spaCy pipeline")
+        facts_by_item, times = {}, []
+        for item, prompt in prompts.items():
+            facts_by_item[item], dt = _generate(gen, prompt)
+            times.append(dt)
+        key = "filter_on" if use_filter else "filter_off"
+        res: dict[str, Any] = {"ms_per_prompt_median": round(1000 * statistics.median(times), 2)}
+        for part in ("tune", "held", "all"):
+            part_tuples = [h for h in tuples if part == "all" or split_of(h.item_id) == part]
+            items = {h.item_id for h in part_tuples}
+            report, pairs = recall_report(part_tuples, facts_by_item, matcher)
+            report["prompts"] = len(items)
+            report["questions_per_prompt"] = round(sum(len(facts_by_item[i]) for i in items) / len(items), 2)
+            report["dsg_questions_per_prompt"] = round(len(part_tuples) / len(items), 2)
+            res[part] = report
+            if part == args.part:
+                samples[key] = (pairs, [(prompts[i], f) for i in sorted(items) for f in facts_by_item[i]])
+        out[key] = res
+    if args.colour_prompts:
+        out["colour_binding"] = colour_binding(read_colour_prompts(args.colour_prompts), SpacyQuestions(RoleSpec("spacy", None, {})))
+    if args.json:
+        print(json.dumps(out, indent=1))
+    else:
+        _print(out)
+    key = "filter_on" if True in settings else "filter_off"
+    pairs, generated = samples[key]
+    rng = random.Random(17)
+    if args.sample_matches:
+        matched = [(h, f) for h, f in pairs if f is not None]
+        print(f"\n# {args.sample_matches} matched pairs ({args.part} part, {key}): human tuple => generated question")
+        for h, f in rng.sample(matched, min(args.sample_matches, len(matched))):
+            print(f"  {h.broad}/{h.detailed} ({', '.join(h.args)})  =>  {f.question.text}   [{h.prompt}]")
+    if args.sample_questions:
+        print(f"\n# {args.sample_questions} generated questions ({args.part} part, {key})")
+        for prompt, f in rng.sample(generated, min(args.sample_questions, len(generated))):
+            print(f"  {f.question.text:50s} [{prompt}]")
+    return out
+
+
+def _print(out: dict[str, Any]) -> None:
+    print(f"{out['file']}: {out['prompts']} prompts, {out['human_tuples']} human tuples; split {out['split']}")
+    for key in ("filter_off", "filter_on"):
+        if key not in out:
+            continue
+        res = out[key]
+        print(f"\n== {key}  (median {res['ms_per_prompt_median']} ms per prompt)")
+        for part in ("tune", "held", "all"):
+            r = res[part]
+            broad = "  ".join(f"{k} {v['recall']:.2f} (n={v['n']})" for k, v in r["by_category_broad"].items())
+            print(f"  [{part}] {r['prompts']} prompts, questions/prompt {r['questions_per_prompt']} (DSG {r['dsg_questions_per_prompt']})")
+            print(f"     {broad}")
+            detailed = "  ".join(f"{k} {v['recall']:.2f} ({v['n']})" for k, v in r["by_category_detailed"].items())
+            print(f"     {detailed}")
+    if "colour_binding" in out:
+        c = out["colour_binding"]
+        print(f"\ncolour binding: {c['told_apart']}/{c['pairs']} swapped pairs told apart ({c['rate']})")
+
+
+if __name__ == "__main__":
+    main()

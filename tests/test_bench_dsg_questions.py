@@ -1,0 +1,79 @@
+"""The DSG question benchmark on a small hand-written fixture (never ../shared/data)."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+
+from autoalign.benchmarks.dsg_questions import Lemmas, Matcher, colour_swap, main, read_anns, split_of
+from autoalign.scoring.parse import parse_prompt
+from autoalign.scoring.questions import facts_from_parse
+
+HEADER = ["item_id", "text", "keywords", "proposition_id", "dependency", "category_broad", "category_detailed", "tuple", "question_natural_language"]
+ROWS = [
+    ("p1", "two brown dogs on a red sofa", "entity", "whole", "entity - whole (dogs)", "Are there dogs?"),
+    ("p1", "two brown dogs on a red sofa", "other", "count", "other - count (dogs, ==2)", "Are there two dogs?"),
+    ("p1", "two brown dogs on a red sofa", "attribute", "color", "attribute - color (dogs, brown)", "Are the dogs brown?"),
+    ("p1", "two brown dogs on a red sofa", "relation", "spatial", "relation - spatial (dogs, sofa, on)", "Are the dogs on the sofa?"),
+    ("p1", "two brown dogs on a red sofa", "attribute", "color", "attribute - color (sofa, green)", "Is the sofa green?"),  # not said: no match
+    ("p2", "a photo of a man riding a horse", "global", " ", "global -  (photo)", "Is this a photo?"),
+    ("p2", "a photo of a man riding a horse", "action", " ", "action -  (man, horse, ride)", "Is the man riding the horse?"),
+    ("p2", "a photo of a man riding a horse", "relation", "spatial", "relation - spatial (man, horse, under)", "Is the man under the horse?"),  # wrong predicate
+]
+
+
+@pytest.fixture
+def anns(tmp_path):
+    path = tmp_path / "anns.csv"
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(HEADER)
+        for item, text, broad, detailed, tup, q in ROWS:
+            w.writerow([item, text, "", "1", "0", broad, detailed, tup, q])
+    return path
+
+
+def test_matching_rule_on_hand_made_tuples(anns):
+    tuples = read_anns(anns)
+    assert [(h.broad, h.detailed, h.args) for h in tuples[:2]] == [("entity", "whole", ["dogs"]), ("other", "count", ["dogs", "==2"])]
+    matcher = Matcher(Lemmas())
+    got = {}
+    for h in tuples:
+        f = matcher.match(h, facts_from_parse(parse_prompt(h.prompt)))
+        got[h.question] = f.question.text if f else None
+    assert got == {
+        "Are there dogs?": "are there dogs?",
+        "Are there two dogs?": "are there two dogs?",
+        "Are the dogs brown?": "are the dogs brown?",
+        "Are the dogs on the sofa?": "are the dogs on the sofa?",
+        "Is the sofa green?": None,
+        "Is this a photo?": "is this a photo?",
+        "Is the man riding the horse?": "is the man riding the horse?",
+        "Is the man under the horse?": None,
+    }
+
+
+def test_benchmark_reports_recall_per_category_and_part(anns, capsys):
+    out = main(["--anns", str(anns), "--filter", "off", "--json"])
+    res = out["filter_off"]["all"]
+    assert res["by_category_broad"]["all"] == {"recall": 0.75, "n": 8}
+    assert res["by_category_broad"]["attribute"] == {"recall": 0.5, "n": 2}
+    assert res["by_category_detailed"]["other/count"] == {"recall": 1.0, "n": 1}
+    assert res["dsg_questions_per_prompt"] == 4.0
+    parts = {split_of("p1"), split_of("p2")}
+    assert sum(out["filter_off"][p]["by_category_broad"]["all"]["n"] for p in ("tune", "held") if p in parts) == 8
+
+
+def test_bad_annotations_file_is_a_one_line_error(tmp_path, capsys):
+    bad = tmp_path / "bad.csv"
+    bad.write_text(",".join(HEADER) + "\n", encoding="utf-8")
+    with pytest.raises(SystemExit) as exc:
+        main(["--anns", str(bad)])
+    assert exc.value.code == 2 and "no DSG tuples" in capsys.readouterr().err
+
+
+def test_colour_swap_exchanges_the_first_two_different_colours():
+    assert colour_swap("a red car and a blue bird") == "a blue car and a red bird"
+    assert colour_swap("A Red book and a red pen next to a Green cup") == "A Green book and a red pen next to a Red cup"
+    assert colour_swap("a red car") is None
