@@ -193,8 +193,9 @@ def eval_vq2(models, config, n: int) -> dict[str, Any]:
             for label, card in zip((1, 0), cards):
                 labels.append(label)
                 for key in scores:
-                    scores[key].append(float(getattr(card, key) or 0.0))
-        out[split] = {f"{k} ROC AUC": auc_with_ci(labels, v) for k, v in scores.items()}
+                    if getattr(card, key) is not None:
+                        scores[key].append(float(getattr(card, key)))
+        out[split] = {f"{k} ROC AUC": auc_with_ci(labels, v) for k, v in scores.items() if len(v) == len(labels)}
     return out
 
 
@@ -282,7 +283,10 @@ def run(n: int = 300, weights: Path | None = None, parts: Sequence[str] | None =
         from autoalign.errors import InputError
 
         raise InputError(f"--only must be among {', '.join(PARTS)} (got {', '.join(unknown)})")
-    config = config_for(weights)
+    from autoalign.world.train import WEIGHTS_DIR
+
+    has_clip = ((Path(weights) if weights else WEIGHTS_DIR) / "clip" / "open_clip_config.json").is_file()
+    config = config_for(weights, **({} if has_clip else {"scoring": {"clip": False}}))
     models = Models(config)
     result: dict[str, Any] = {"n_per_split": n}
     if "oracle" in parts:

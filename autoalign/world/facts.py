@@ -75,7 +75,10 @@ def question_truth(q: Question, scene: Scene) -> bool | None:
             return None
         return relation_truth(scene, a, parts[1], b)
     if aspect == "number":
-        g, n = parse_group(span) or parse_group(text), _count(answer)
+        # a total over several groups ("are there four squares?" from "two white squares and two purple
+        # squares") counts what the question names; otherwise the span's group ("two red circles")
+        where = text if " and " in span else span
+        g, n = parse_group(where) or parse_group(text), _count(answer)
         if g is None or n is None:
             return None
         return len(matching(scene, g)) == n

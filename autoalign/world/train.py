@@ -92,7 +92,9 @@ def fit(
     seed_everything(seed)
     if resume and ckpt.exists():
         state = torch.load(ckpt, map_location="cpu", weights_only=False)
-        if state.get("plan") == plan.__dict__:
+        saved = dict(state.get("plan") or {})
+        # the same plan, or the same plan run for longer (a run extended with more steps resumes)
+        if saved == plan.__dict__ or ({**saved, "steps": plan.steps} == plan.__dict__ and state["step"] <= plan.steps):
             for key, module in modules.items():
                 module.load_state_dict(state["modules"][key])
             optimizer.load_state_dict(state["optimizer"])

@@ -21,7 +21,7 @@ from autoalign.world.train import Plan, fit
 
 logger = logging.getLogger(__name__)
 
-PLAN = Plan(steps=2500, batch_size=48, lr=1e-3, warmup=100)
+PLAN = Plan(steps=1500, batch_size=48, lr=1e-3, warmup=100)
 N_SCENES = 8000
 SMOKE_KWARGS = {"n_scenes": 40}
 DROP = 0.05

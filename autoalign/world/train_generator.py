@@ -20,7 +20,7 @@ from autoalign.world.train import Plan, fit
 
 logger = logging.getLogger(__name__)
 
-PLAN = Plan(steps=2500, batch_size=48, lr=1e-3, warmup=100)
+PLAN = Plan(steps=2800, batch_size=48, lr=1e-3, warmup=100)
 N_SCENES = 12000
 SMOKE_KWARGS = {"n_scenes": 32}
 CAPTION_DROPOUT = 0.1

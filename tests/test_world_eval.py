@@ -1,0 +1,78 @@
+"""`autoalign world eval` and the shapes suite on a handful of prompts (CI-sized: numbers in range,
+not the headline figures)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from autoalign.cli import _load_commands
+from autoalign.cli_apps import app
+
+_load_commands()
+
+
+def test_world_eval_oracle_prints_json_with_n_and_intervals():
+    result = CliRunner().invoke(app, ["world", "eval", "--only", "oracle", "--n", "6", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    for split in ("test", "compositional"):
+        m = data["oracle exact scene recovery"][split]
+        assert m["n"] == 6 and m["value"] == 1.0 and m["ci"][0] < 1.0 <= m["ci"][1]
+
+
+def test_world_eval_refuses_an_unknown_part():
+    result = CliRunner().invoke(app, ["world", "eval", "--only", "vibes", "--n", "2"])
+    assert result.exit_code != 0
+
+
+@pytest.mark.slow
+def test_world_eval_judges_on_a_small_sample():
+    from autoalign.benchmarks import world_eval
+
+    data = world_eval.run(n=4, parts=["vlm", "vq2", "clip"])
+    vlm = data["vlm accuracy"]["test"]
+    assert vlm["all yes/no (no vnli)"]["n"] > 20
+    assert 0.0 <= vlm["all yes/no (no vnli)"]["value"] <= 1.0
+    auc = data["own image vs one edit away"]["test"]["vq2 ROC AUC"]
+    assert auc["n"] == 8 and 0.0 <= auc["value"] <= 1.0
+    clip = data["clip winoground"]["clip"]["test colour swap"]
+    assert clip["group"]["n"] == 4
+
+
+def test_shapes_suite_holds_300_held_out_prompts_in_every_category():
+    from autoalign.benchmarks.suites import load_suite
+    from autoalign.world.scene import parse_caption, spec_for
+
+    suite = load_suite("shapes")
+    assert len(suite) >= 300
+    assert set(suite.categories()) == {"counting", "colour_binding", "shape", "size", "spatial", "unseen_combinations"}
+    train = {spec_for("train", i).caption() for i in range(2000)}
+    assert sum(item.prompt in train for item in suite) < len(suite) * 0.5  # short captions recur; most are new
+    assert all(parse_caption(item.prompt) is not None for item in suite)
+    first = suite.select(limit=6)
+    assert len({item.category for item in first}) == 6
+
+
+@pytest.mark.slow
+def test_bench_run_on_shapes_reads_every_stage_with_the_oracle(tmp_path):
+    config = tmp_path / "fast.toml"
+    config.write_text(
+        "[generator]\nnum_inference_steps = 6\n[editor]\nnum_inference_steps = 6\n"
+        "[loop]\ncandidates = 2\nmax_rounds = 1\nedit_samples = 2\n"
+    )
+    out = tmp_path / "bench"
+    result = CliRunner().invoke(app, ["bench", "run", "--suite", "shapes", "--preset", "shapes", "--limit", "3",
+                                      "--config", str(config), "--out", str(out), "--no-progress"])
+    assert result.exit_code in (0, 1), result.output
+    data = json.loads((out / "oracle.json").read_text())
+    assert data["n"] == 3
+    for stage in ("baseline", "reranked", "corrected"):
+        m = data["full alignment"][stage]
+        assert m["n"] == 3 and 0.0 <= m["value"] <= 1.0
+    assert set(data["ablation: rerank judge (first N candidates)"]) == {"vq2", "vnli", "clip", "oracle"}
+    oracle_pick = data["ablation: rerank judge (first N candidates)"]["oracle"]["value"]
+    assert oracle_pick >= data["ablation: rerank judge (first N candidates)"]["vq2"]["value"]  # an upper bound
+    assert (out / "oracle.md").read_text().startswith("# The shapes suite")
