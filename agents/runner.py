@@ -87,7 +87,7 @@ def _check_resume(out_dir: Path, prompt: str, config: Config) -> dict[str, Any] 
     path = out_dir / rundir.CONFIG
     if not path.exists():
         # What a run killed before config.json was in place can leave: the checkpoint database (with
-        # the -wal / -shm files of SQLite's WAL mode) and write_json_atomic's temporary .config.json.*
+        # the -wal / -shm files of SQLite's WAL mode) and an atomic write's temporary .config.json.*.tmp
         leftovers = (rundir.CHECKPOINT, f".{rundir.CONFIG}.", files.LOCK_NAME)
         if out_dir.is_dir() and any(not p.name.startswith(leftovers) for p in out_dir.iterdir()):
             raise InputError(f"--resume: {out_dir} holds no {rundir.CONFIG}; it is not a run directory")

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-from PIL import Image, UnidentifiedImageError
+from PIL import Image
 
 from autoalign.config import Config
 from autoalign.errors import InputError
@@ -91,11 +91,12 @@ def open_image(images_dir: str | Path, name: str) -> tuple[Image.Image | None, s
     path = Path(images_dir) / name
     if not path.is_file():
         return None, "missing"
+    from autoalign.images import open_image as open_checked
+
     try:
-        with Image.open(path) as img:
-            return img.convert("RGB"), ""
-    except (UnidentifiedImageError, OSError) as exc:
-        return None, f"unreadable ({exc.__class__.__name__})"
+        return open_checked(path, "image"), ""
+    except InputError as exc:  # unreadable, damaged, a bomb or over the pixel limit: counted, not fatal
+        return None, f"unreadable ({exc})"
 
 
 # ---- scoring -----------------------------------------------------------------------------------------
