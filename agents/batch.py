@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from autoalign import files
 from autoalign.agents.batch_inputs import BadRow, read_prompts
 from autoalign.agents.ledger import Ledger
-from autoalign import files
 from autoalign.config import Config
 from autoalign.errors import InputError
 from autoalign.file_names import path_in
@@ -269,6 +269,10 @@ def run_batch(
     shard_spec = parse_shard(shard)
     parsed = read_prompts(prompts_file, max_chars=config.scoring.max_prompt_chars)
     out_dir = Path(out_dir)
+    from autoalign.agents.runner import preflight
+
+    config.validate()
+    preflight(config)
     files.check_writable_dir(out_dir, "--out")
 
     selected = [it for it in parsed.items if in_shard(it.id, shard_spec)]

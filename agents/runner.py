@@ -124,8 +124,12 @@ def stored_run(out_dir: Path) -> dict[str, Any]:
     return stored
 
 
-def _preflight(config: Config) -> None:
-    """Check what can be checked without loading weights: every backend name, every local model path."""
+def preflight(config: Config) -> None:
+    """Check what can be checked without loading weights: every backend name, every local model path.
+
+    Called before any output directory is created (``run``, ``batch``, ``bench run``), so a typo in a
+    preset or ``--config`` is one line, not a directory of failed items.
+    """
     from autoalign import registry
     from autoalign.config import MODEL_ROLES
 
@@ -162,9 +166,9 @@ def stream(
     if init_image is not None:
         from autoalign.images import check_image
 
-        check_image(init_image, "--image")
+        check_image(init_image, f"--image {init_image}")
     if models is None:
-        _preflight(config)
+        preflight(config)
     rundir.check_writable(out_dir)
     stored = _check_resume(out_dir, prompt, config) if resume else None
     if not resume:

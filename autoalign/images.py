@@ -25,17 +25,17 @@ MAX_PIXELS = 40_000_000
 def _open_checked(path: Path, what: str, max_pixels: int, formats: tuple[str, ...] | None) -> Image.Image:
     """Open (not decode) ``path`` with the header checks done; the caller closes it."""
     if not path.exists():
-        raise InputError(f"{what}: {path} does not exist")
+        raise InputError(f"{what}: file not found")
     if not path.is_file():
-        raise InputError(f"{what}: {path} is not a file")
+        raise InputError(f"{what}: not a file")
     try:
         im = Image.open(path)
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
         raise _bomb(what, path, max_pixels) from exc
     except UnidentifiedImageError:
-        raise InputError(f"{what}: {path} is not an image file Pillow can read (png, jpg, webp, ...)") from None
+        raise InputError(f"{what}: not a readable image file (png, jpg, webp, ...)") from None
     except OSError as exc:
-        raise InputError(f"{what}: cannot read {path} ({exc.strerror or exc})") from None
+        raise InputError(f"{what}: cannot be read ({exc.strerror or exc})") from None
     width, height = im.size
     if formats is not None and im.format not in formats:
         im.close()
@@ -44,7 +44,7 @@ def _open_checked(path: Path, what: str, max_pixels: int, formats: tuple[str, ..
     if width * height > max_pixels:
         im.close()
         raise InputError(
-            f"{what}: {path.name}: {width}x{height} pixels is too large (limit {max_pixels:,} pixels); "
+            f"{what}: {width}x{height} pixels is too large (limit {max_pixels:,} pixels); "
             "downscale it first"
         )
     return im
@@ -52,15 +52,19 @@ def _open_checked(path: Path, what: str, max_pixels: int, formats: tuple[str, ..
 
 def _bomb(what: str, path: Path, max_pixels: int) -> InputError:
     return InputError(
-        f"{what}: {path.name} expands to too many pixels (limit {max_pixels:,}); "
+        f"{what}: the file expands to too many pixels (limit {max_pixels:,}); "
         "it looks like a decompression bomb and was refused"
     )
 
 
-def open_image(path: str | Path, what: str = "image", *, max_pixels: int = MAX_PIXELS,
+def open_image(path: str | Path, what: str | None = None, *, max_pixels: int = MAX_PIXELS,
                formats: tuple[str, ...] | None = None) -> Image.Image:
-    """Decode ``path`` into an RGB image, refusing bombs, over-large and damaged files (InputError)."""
+    """Decode ``path`` into an RGB image, refusing bombs, over-large and damaged files (InputError).
+
+    ``what`` starts every message (default ``"image PATH"``).
+    """
     path = Path(path)
+    what = what or f"image {path}"
     with warnings.catch_warnings():
         warnings.simplefilter("error", Image.DecompressionBombWarning)
         im = _open_checked(path, what, max_pixels, formats)
@@ -70,13 +74,14 @@ def open_image(path: str | Path, what: str = "image", *, max_pixels: int = MAX_P
         except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
             raise _bomb(what, path, max_pixels) from exc
         except (OSError, SyntaxError, ValueError) as exc:
-            raise InputError(f"{what}: {path} is damaged or truncated ({exc})") from None
+            raise InputError(f"{what}: the file is damaged or truncated ({exc})") from None
 
 
-def check_image(path: str | Path, what: str = "image", *, max_pixels: int = MAX_PIXELS,
+def check_image(path: str | Path, what: str | None = None, *, max_pixels: int = MAX_PIXELS,
                 formats: tuple[str, ...] | None = None) -> tuple[str | None, int, int]:
     """Check that ``path`` is a whole, acceptable image without keeping it; (format, width, height)."""
     path = Path(path)
+    what = what or f"image {path}"
     with warnings.catch_warnings():
         warnings.simplefilter("error", Image.DecompressionBombWarning)
         im = _open_checked(path, what, max_pixels, formats)
@@ -89,7 +94,7 @@ def check_image(path: str | Path, what: str = "image", *, max_pixels: int = MAX_
         except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
             raise _bomb(what, path, max_pixels) from exc
         except (OSError, SyntaxError, ValueError) as exc:
-            raise InputError(f"{what}: {path} is damaged or truncated ({exc})") from None
+            raise InputError(f"{what}: the file is damaged or truncated ({exc})") from None
     return fmt, width, height
 
 

@@ -290,6 +290,10 @@ def bench_run(
     cfg.validate()
     selected = suite.select(categories=categories, limit=limit)
     seed_list = seeds_for(cfg, seeds)
+    if loop_runner is None:  # the real agent: its backends and local model paths, before --out is touched
+        from autoalign.agents.runner import preflight
+
+        preflight(cfg)
     check_writable_dir(out, "--out")
     mode = "run" if correct else "audit"
     with directory_lock(out, f"bench {mode}"):

@@ -144,7 +144,7 @@ def predict(items: list[FineMatchItem], images_dir: str | Path, models: Any, con
     out: dict[str, list[dict[str, Any]]] = {}
     for item in tqdm(items, desc="finematch", disable=not progress, unit="pair"):
         path = images_dir / item.image
-        image = open_image(path, f"item {item.id}: image")
+        image = open_image(path, f"item {item.id}: image {path}")
         found = detect(image, item.caption, None, models, config)
         out[item.id] = [
             {"class": m.aspect, "phrase": m.phrase, "correction": m.correction, "confidence": m.confidence, "source": m.source}

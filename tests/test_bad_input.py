@@ -188,3 +188,32 @@ def test_resume_on_a_batch_or_bench_directory_says_what_the_directory_is(tmp_pat
     bench.mkdir()
     (bench / "bench.json").write_text("{}")
     refused(capsys, "run", "--resume", str(bench), match="is a bench directory, not a run")
+
+
+def test_a_bad_backend_or_model_path_stops_batch_and_bench_before_their_out_exists(tmp_path, capsys):
+    conf = tmp_path / "bad.toml"
+    conf.write_text('[editor]\nmodel = "./no-such-editor"\n')
+    prompts = tmp_path / "p.txt"
+    prompts.write_text("a red apple\n")
+    refused(capsys, "batch", str(prompts), "--out", str(tmp_path / "b"), "--preset", "scene-double", "--config", str(conf),
+            match="editor.model")
+    conf.write_text('[vqa]\nbackend = "nope"\n')
+    suite = tmp_path / "s.csv"
+    suite.write_text("prompt\na red apple\n")
+    refused(capsys, "bench", "run", "--suite", str(suite), "--out", str(tmp_path / "bench"), "--preset", "scene-double",
+            "--config", str(conf), match="no vqa backend named 'nope'")
+    assert not (tmp_path / "b").exists() and not (tmp_path / "bench").exists()
+
+
+def test_meta_rows_file_survives_a_torn_line(tmp_path):
+    from autoalign.benchmarks.meta import RowStore
+
+    rows = tmp_path / "report.json.rows.jsonl"
+    store = RowStore(rows, "clip", "h")
+    store.add("k1", 0.5)
+    with open(rows, "a", encoding="utf-8") as fh:
+        fh.write('{"tag": "clip:h", "key": "k2", "sc')  # killed mid-append
+    again = RowStore(rows, "clip", "h")
+    assert again.scores == {"k1": 0.5}
+    again.add("k2", 0.25)
+    assert RowStore(rows, "clip", "h").scores == {"k1": 0.5, "k2": 0.25}

@@ -105,7 +105,7 @@ def test_run_labels_auc_per_source_and_missing_counted(seetrue_subset, tmp_path)
     assert src["editbench"]["auc"] is None and src["editbench"]["n_missing"] == 2
     assert report["overall"]["n_missing"] == 3 and report["overall"]["n_scored"] == 5
     statuses = {m["status"] for m in report["missing"]}
-    assert "missing" in statuses and any(s.startswith("unreadable (") and "not an image" in s for s in statuses)
+    assert "missing" in statuses and any(s.startswith("unreadable (") and "not a readable image" in s for s in statuses)
     assert report["metric"]["higher_is_better"] is True
     assert clip.images_seen == 5
 

@@ -20,7 +20,7 @@ def load_images(paths: list[Path]):
     damaged, a decompression bomb or over the pixel limit: :func:`autoalign.images.open_image`)."""
     from autoalign.images import open_image
 
-    return [open_image(path, "IMAGE") for path in paths]
+    return [open_image(path) for path in paths]
 
 
 def _fmt(value: float | None) -> str:
