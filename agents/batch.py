@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import fcntl
 import hashlib
 import io
 import json
 import logging
 import os
-import tempfile
 import time
 import traceback
 from contextlib import contextmanager
@@ -25,10 +23,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from autoalign import files
 from autoalign.agents.batch_inputs import BadRow, read_prompts
 from autoalign.agents.ledger import Ledger
 from autoalign.config import Config
 from autoalign.errors import InputError
+from autoalign.file_names import path_in
 
 logger = logging.getLogger(__name__)
 
@@ -70,40 +70,40 @@ class BatchReport:
         return 0 if self.failed == 0 and not self.bad_rows and self.ledger.get("done", 0) >= self.selected else 1
 
 
-# --- atomic file helpers ---------------------------------------------------------------------
-
-
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` via a temporary file in the same directory and ``os.replace``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def atomic_copy(src: Path, dst: Path) -> None:
-    atomic_write_bytes(dst, Path(src).read_bytes())
+# --- the directory ----------------------------------------------------------------------------
 
 
 @contextmanager
 def batch_lock(out_dir: Path) -> Iterator[None]:
     """One batch process per directory; a second one gets a clear error instead of a race."""
-    fh = open(out_dir / ".batch.lock", "w")
-    try:
-        try:
-            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise InputError(f"another batch is already running in {out_dir} (lock: {out_dir / '.batch.lock'})") from None
+    with files.directory_lock(out_dir, "batch"):
         yield
-    finally:
-        fh.close()
+
+
+def item_dir(out_dir: Path, item_id: str) -> Path:
+    """``DIR/items/<safe name>/``: the item's run directory (its id, whatever it holds, stays inside)."""
+    return path_in(out_dir / "items", item_id)
+
+
+def image_path(out_dir: Path, item_id: str) -> Path:
+    """``DIR/images/<safe name>.png``: the item's published final image."""
+    return path_in(out_dir / "images", item_id, ".png")
+
+
+def check_same_config(ledger: Ledger, config: Config, out_dir: Path) -> None:
+    """A batch directory holds one configuration: refuse, before anything runs, a rerun with another.
+
+    (Rerunning its items under a new config would mix two configurations in one manifest and
+    report; use another ``--out`` for the new one.)
+    """
+    other = ledger.other_configs(config.hash())
+    if other:
+        hashes = ", ".join(sorted(other))
+        raise InputError(
+            f"--out {out_dir} holds {sum(other.values())} item(s) run with another configuration "
+            f"(config hash {hashes}; this command's is {config.hash()}; see {out_dir / 'config.json'}); "
+            "rerun with the same --preset, --config and flags to resume it, or choose another --out for the new configuration"
+        )
 
 
 # --- selecting items -------------------------------------------------------------------------
@@ -141,25 +141,25 @@ def process_item(row: dict[str, Any], config: Config, out_dir: Path, models: Any
     """Run the loop for one ledger row; publish its final image; return its manifest fields."""
     from autoalign.agents import runner
 
-    item_dir = out_dir / "items" / row["id"]
+    run_dir = item_dir(out_dir, row["id"])
     cfg = item_config(config, row.get("seed"))
-    resume = (item_dir / "checkpoint.sqlite").exists()
+    resume = (run_dir / "checkpoint.sqlite").exists()
     summary = runner.run(
         row["prompt"],
         cfg,
-        item_dir,
+        run_dir,
         resume=resume,
         models=models,
         negative_prompt=row.get("negative_prompt"),
     )
-    final_src = Path(summary.get("final_image") or item_dir / "final.png")
+    final_src = Path(summary.get("final_image") or run_dir / "final.png")
     if not final_src.is_absolute():
-        final_src = item_dir / final_src
-    final_dst = out_dir / "images" / f"{row['id']}.png"
-    atomic_copy(final_src, final_dst)
+        final_src = run_dir / final_src
+    final_dst = image_path(out_dir, row["id"])
+    files.atomic_copy(final_src, final_dst)
     return {
         "final_image": str(final_dst.relative_to(out_dir)),
-        "run_dir": str(item_dir.relative_to(out_dir)),
+        "run_dir": str(run_dir.relative_to(out_dir)),
         "score_before": _score(summary, "first_best"),
         "score_after": _score(summary, "final"),
         "rounds": summary.get("rounds"),
@@ -269,13 +269,11 @@ def run_batch(
     shard_spec = parse_shard(shard)
     parsed = read_prompts(prompts_file, max_chars=config.scoring.max_prompt_chars)
     out_dir = Path(out_dir)
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        probe = out_dir / ".write-test"
-        probe.write_text("ok")
-        probe.unlink()
-    except OSError as exc:
-        raise InputError(f"cannot write to --out {out_dir}: {exc.strerror or exc}") from None
+    from autoalign.agents.runner import preflight
+
+    config.validate()
+    preflight(config)
+    files.check_writable_dir(out_dir, "--out")
 
     selected = [it for it in parsed.items if in_shard(it.id, shard_spec)]
     if limit is not None:
@@ -288,11 +286,13 @@ def run_batch(
 
     started = time.perf_counter()
     with batch_lock(out_dir):
-        _remove_stale_temporaries(out_dir)
-        _write_json(out_dir / "bad_rows.json", report.bad_rows)
-        _write_json(out_dir / "config.json", {"config": config.to_dict(), "config_hash": config.hash()})
         ledger = Ledger(out_dir / "ledger.sqlite")
         try:
+            check_same_config(ledger, config, out_dir)
+            for folder in (out_dir, out_dir / "images"):
+                files.remove_temporaries(folder)
+            _write_json(out_dir / "bad_rows.json", report.bad_rows)
+            _write_json(out_dir / "config.json", {"config": config.to_dict(), "config_hash": config.hash()})
             ledger.add(selected)
             ledger.prepare(ids, config.hash())
             report.skipped = ledger.statuses(ids)["done"]
@@ -321,21 +321,12 @@ def run_batch(
                     bar.close()
             report.succeeded, report.failed = ok, bad
             report.ledger = ledger.statuses(ids)
-            write_manifest(ledger, ids, out_dir)
+            write_manifest(ledger, out_dir)  # every item the ledger knows, whatever this run selected
         finally:
             ledger.close()
-    report.wall_s = time.perf_counter() - started
-    _write_json(out_dir / "batch_report.json", dataclasses.asdict(report) | {"exit_code": report.exit_code})
+        report.wall_s = time.perf_counter() - started
+        _write_json(out_dir / "batch_report.json", dataclasses.asdict(report) | {"exit_code": report.exit_code})
     return report
-
-
-def _remove_stale_temporaries(out_dir: Path) -> None:
-    """Temporary files of writes cut short by a crash (never the published files) are removed."""
-    for folder in (out_dir, out_dir / "images"):
-        if folder.is_dir():
-            for tmp in folder.glob(".*.*"):
-                if tmp.name != ".batch.lock" and tmp.is_file():
-                    tmp.unlink(missing_ok=True)
 
 
 def _progress(total: int, enabled: bool):
@@ -347,7 +338,7 @@ def _progress(total: int, enabled: bool):
 
 
 def _write_json(path: Path, data: Any) -> None:
-    atomic_write_bytes(path, json.dumps(data, indent=2, default=str).encode())
+    files.atomic_write_json(path, data)
 
 
 def manifest_rows(ledger: Ledger, ids: list[str] | None = None) -> list[dict[str, Any]]:
@@ -375,17 +366,17 @@ def manifest_rows(ledger: Ledger, ids: list[str] | None = None) -> list[dict[str
     return rows
 
 
-def write_manifest(ledger: Ledger, ids: list[str] | None, out_dir: Path) -> list[dict[str, Any]]:
-    """``manifest.jsonl`` and ``manifest.csv`` from the ledger, each written atomically."""
-    rows = manifest_rows(ledger, ids)
+def write_manifest(ledger: Ledger, out_dir: Path) -> list[dict[str, Any]]:
+    """``manifest.jsonl`` and ``manifest.csv``: every item the ledger knows, each file written atomically."""
+    rows = manifest_rows(ledger)
     jsonl = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
-    atomic_write_bytes(out_dir / "manifest.jsonl", jsonl.encode("utf-8"))
+    files.atomic_write_text(out_dir / "manifest.jsonl", jsonl)
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=list(MANIFEST_FIELDS))
     writer.writeheader()
     writer.writerows(rows)
-    atomic_write_bytes(out_dir / "manifest.csv", buf.getvalue().encode("utf-8"))
+    files.atomic_write_text(out_dir / "manifest.csv", buf.getvalue())
     return rows
 
 
-__all__ = ["BatchReport", "BadRow", "run_batch", "process_item", "write_manifest", "atomic_write_bytes"]
+__all__ = ["BatchReport", "BadRow", "image_path", "item_dir", "run_batch", "process_item", "write_manifest"]

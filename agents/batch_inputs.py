@@ -19,7 +19,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from autoalign.config import ConfigError, check_seed
 from autoalign.errors import InputError
+from autoalign.files import check_input_file
 
 SUPPORTED = (".txt", ".csv", ".jsonl")
 OPTIONAL_FIELDS = ("id", "seed", "negative_prompt", "category")
@@ -56,27 +58,38 @@ def derive_id(prompt: str, seed: int | None, negative_prompt: str | None) -> str
 
 
 def _check_row(row: dict[str, Any], line: int, max_chars: int) -> BatchItem:
+    from autoalign.scoring.scorer import check_prompt
+
     prompt = row.get("prompt")
     if prompt is None:
         raise ValueError("no 'prompt' field")
     if not isinstance(prompt, str):
         raise ValueError(f"'prompt' must be text (got {type(prompt).__name__})")
-    prompt = prompt.strip()
-    if not prompt:
+    if not prompt.strip():
         raise ValueError("empty prompt")
-    if len(prompt) > max_chars:
-        raise ValueError(f"prompt has {len(prompt)} characters; the limit is {max_chars} (scoring.max_prompt_chars)")
+    try:
+        prompt = check_prompt(prompt, max_chars)
+    except InputError as exc:  # the same rules as `autoalign run`, reported as this row's problem
+        raise ValueError(str(exc)) from None
     seed = row.get("seed")
     if seed in ("", None):
         seed = None
     else:
         try:
-            seed = int(seed)
-        except (TypeError, ValueError):
-            raise ValueError(f"'seed' must be an integer (got {seed!r})") from None
+            seed = check_seed(seed, "'seed'")
+        except ConfigError as exc:
+            raise ValueError(str(exc)) from None
     neg = row.get("negative_prompt") or None
+    if neg is not None and not isinstance(neg, str):
+        raise ValueError(f"'negative_prompt' must be text (got {type(neg).__name__})")
     category = row.get("category") or None
-    item_id = str(row.get("id") or "").strip() or derive_id(prompt, seed, neg)
+    if category is not None and not isinstance(category, (str, int)):
+        raise ValueError(f"'category' must be text (got {type(category).__name__})")
+    category = None if category is None else str(category)
+    raw_id = row.get("id")
+    if raw_id is not None and (isinstance(raw_id, bool) or not isinstance(raw_id, (str, int))):
+        raise ValueError(f"'id' must be text or a whole number (got {type(raw_id).__name__})")
+    item_id = str(raw_id if raw_id is not None else "").strip() or derive_id(prompt, seed, neg)
     return BatchItem(id=item_id, prompt=prompt, line=line, seed=seed, negative_prompt=neg, category=category)
 
 
@@ -85,6 +98,7 @@ def read_prompts(path: str | Path, max_chars: int = 1000) -> BatchInput:
     path = Path(path)
     if not path.exists():
         raise InputError(f"prompt file not found: {path}")
+    check_input_file(path, "PROMPTS")
     if path.suffix.lower() not in SUPPORTED:
         raise InputError(f"prompt file must be one of {', '.join(SUPPORTED)} (got {path.name})")
     raw_lines = path.read_bytes().split(b"\n")

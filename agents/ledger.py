@@ -3,7 +3,9 @@
 Each item has a status (``pending`` → ``running`` → ``done`` | ``failed``), the config hash it ran
 under, timings, attempts, the error of its last failure and its outputs. Rerunning a batch:
 
-* ``done`` items with the same config hash are skipped; with another config hash they run again;
+* ``done`` items are skipped. A batch directory holds one configuration: a rerun with another one
+  is refused before anything runs (:func:`autoalign.agents.batch.check_same_config`; see
+  :meth:`Ledger.other_configs`);
 * ``failed`` items are tried again, with ``retries`` more attempts in each invocation;
 * ``running`` items were left by a crash (one batch process holds the directory's lock) and are
   reclaimed.
@@ -76,10 +78,10 @@ class Ledger:
     def prepare(self, ids: list[str], config_hash: str) -> dict[str, int]:
         """Make the selected items runnable for this invocation.
 
-        ``running`` items (left by a crash) are reclaimed, ``failed`` ones get a fresh set of
-        retries, and ``done`` ones that ran under another config are redone.
+        ``running`` items (left by a crash) are reclaimed and ``failed`` ones get a fresh set of
+        retries. (Items of another config never reach here: the batch refuses that rerun.)
         """
-        counts = {"reclaimed": 0, "retry": 0, "stale": 0}
+        counts = {"reclaimed": 0, "retry": 0}
         self.conn.execute("BEGIN IMMEDIATE")
         for chunk in _chunks(ids, 500):
             marks = ",".join("?" * len(chunk))
@@ -91,13 +93,16 @@ class Ledger:
                 f"UPDATE items SET status='pending', attempts=0 WHERE status='failed' AND id IN ({marks})", chunk
             )
             counts["retry"] += cur.rowcount
-            cur = self.conn.execute(
-                f"UPDATE items SET status='pending', attempts=0 WHERE status='done' AND config_hash IS NOT ? AND id IN ({marks})",
-                [config_hash, *chunk],
-            )
-            counts["stale"] += cur.rowcount
         self.conn.execute("COMMIT")
         return counts
+
+    def other_configs(self, config_hash: str) -> dict[str, int]:
+        """How many items ran (or started) under each config hash other than ``config_hash``."""
+        rows = self.conn.execute(
+            "SELECT config_hash, COUNT(*) FROM items WHERE config_hash IS NOT NULL AND config_hash != ? GROUP BY config_hash",
+            (config_hash,),
+        ).fetchall()
+        return {r[0]: r[1] for r in rows}
 
     def retry(self, item_id: str) -> None:
         """Queue a just-failed item again (its attempts count is kept)."""

@@ -16,13 +16,12 @@ continue it, or another ``--out``), so two runs never mix files.
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+from autoalign import files
 from autoalign.errors import InputError
 
 CONFIG = "config.json"
@@ -30,20 +29,6 @@ TRACE = "trace.jsonl"
 SUMMARY = "summary.json"
 CHECKPOINT = "checkpoint.sqlite"
 FINAL = "final.png"
-
-
-def write_json_atomic(path: Path, data: Any) -> None:
-    """Write JSON to ``path`` through a temp file and ``os.replace``: readers never see half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=2, default=str)
-            fh.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def read_json(path: Path, what: str) -> dict[str, Any]:
@@ -70,50 +55,46 @@ def default_out(prompt: str, root: Path = Path("runs")) -> Path:
 
 def check_writable(out_dir: Path) -> None:
     """InputError unless ``out_dir`` exists as a writable directory or can be created. Creates nothing."""
-    path = out_dir.expanduser().absolute()
-    probe = path
-    while not probe.exists():
-        if probe.parent == probe:
-            break
-        probe = probe.parent
-    if probe.exists() and not probe.is_dir():
-        raise InputError(f"--out: {probe} is a file, not a directory")
-    if not os.access(probe, os.W_OK | os.X_OK):
-        raise InputError(f"--out: cannot write to {out_dir} ({probe} is not writable)")
+    files.check_writable_dir(out_dir, "--out")
 
 
 def check_fresh(out_dir: Path) -> None:
     """InputError when ``out_dir`` already holds files (a fresh run would mix with them)."""
-    if out_dir.is_dir() and any(out_dir.iterdir()):
+    if out_dir.is_dir() and any(p.name != files.LOCK_NAME for p in out_dir.iterdir()):
         raise InputError(
             f"--out: {out_dir} is not empty; pass --resume {out_dir} to continue the run there, or choose another --out"
         )
 
 
 class Trace:
-    """Appends one JSON line per graph step to ``RUN/trace.jsonl``, flushed per line."""
+    """Appends one JSON line per graph step to ``RUN/trace.jsonl``, flushed per line.
+
+    Opening it cuts away a torn last line a killed run left (:class:`autoalign.files.JsonlAppender`).
+    """
 
     def __init__(self, path: Path):
         self.path = path
-        self._fh = open(path, "a", encoding="utf-8")
+        self._out = files.JsonlAppender(path, fsync=False)
 
     def write(self, record: dict[str, Any]) -> None:
-        self._fh.write(json.dumps(record, default=str) + "\n")
-        self._fh.flush()
+        self._out.write(record)
 
     def close(self) -> None:
-        self._fh.close()
+        self._out.close()
+
+    @staticmethod
+    def records(path: Path) -> list[dict[str, Any]]:
+        """The trace's whole lines (a torn last line is skipped)."""
+        return files.read_jsonl(path).values
 
     @staticmethod
     def keep_first(path: Path, n: int) -> None:
-        """Drop trace lines beyond the first ``n`` (steps a killed run traced but never checkpointed)."""
+        """Keep only the first ``n`` records (steps a killed run traced but never checkpointed go)."""
         if not path.exists():
             return
-        lines = [ln for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
-        if len(lines) > n:
-            tmp = path.with_suffix(".tmp")
-            tmp.write_text("".join(ln + "\n" for ln in lines[:n]), encoding="utf-8")
-            os.replace(tmp, path)
+        contents = files.read_jsonl(path)
+        if len(contents.records) > n or contents.torn_tail or contents.bad_lines:
+            files.atomic_write_text(path, "".join(json.dumps(r, default=str) + "\n" for r in contents.values[:n]))
 
 
 def slim(value: Any) -> Any:

@@ -16,7 +16,6 @@ the files a run writes.
 from __future__ import annotations
 
 import logging
-import os
 import sqlite3
 import time
 import uuid
@@ -32,6 +31,7 @@ from autoalign.agents.state import LoopContext
 from PIL import Image
 
 import autoalign
+from autoalign import files
 from autoalign.config import Config
 from autoalign.errors import InputError
 from autoalign.scoring.scorer import check_prompt
@@ -87,8 +87,8 @@ def _check_resume(out_dir: Path, prompt: str, config: Config) -> dict[str, Any] 
     path = out_dir / rundir.CONFIG
     if not path.exists():
         # What a run killed before config.json was in place can leave: the checkpoint database (with
-        # the -wal / -shm files of SQLite's WAL mode) and write_json_atomic's temporary .config.json.*
-        leftovers = (rundir.CHECKPOINT, f".{rundir.CONFIG}.")
+        # the -wal / -shm files of SQLite's WAL mode) and an atomic write's temporary .config.json.*.tmp
+        leftovers = (rundir.CHECKPOINT, f".{rundir.CONFIG}.", files.LOCK_NAME)
         if out_dir.is_dir() and any(not p.name.startswith(leftovers) for p in out_dir.iterdir()):
             raise InputError(f"--resume: {out_dir} holds no {rundir.CONFIG}; it is not a run directory")
         return None
@@ -104,8 +104,41 @@ def _check_resume(out_dir: Path, prompt: str, config: Config) -> dict[str, Any] 
 
 
 def stored_run(out_dir: Path) -> dict[str, Any]:
-    """The ``config.json`` of an existing run directory (for ``--resume RUN_DIR`` without a prompt)."""
-    return rundir.read_json(Path(out_dir) / rundir.CONFIG, "--resume")
+    """The ``config.json`` of an existing run directory (for ``--resume RUN_DIR`` without a prompt).
+
+    A batch or bench directory is named as such, with the command that resumes it.
+    """
+    out_dir = Path(out_dir)
+    if (out_dir / "ledger.sqlite").exists():
+        raise InputError(
+            f"--resume: {out_dir} is a batch directory, not a run; rerun `autoalign batch PROMPTS --out {out_dir}` "
+            f"to resume it, or pass one of its runs, --resume {out_dir / 'items' / 'ID'}"
+        )
+    if (out_dir / "bench.json").exists() or (out_dir / "results.jsonl").exists():
+        raise InputError(
+            f"--resume: {out_dir} is a bench directory, not a run; rerun the same `autoalign bench run ... --out {out_dir}` to resume it"
+        )
+    stored = rundir.read_json(out_dir / rundir.CONFIG, "--resume")
+    if not isinstance(stored.get("prompt"), str) or "run_id" not in stored:
+        raise InputError(f"--resume: {out_dir / rundir.CONFIG} is not the config.json of a run (no prompt or run_id)")
+    return stored
+
+
+def preflight(config: Config) -> None:
+    """Check what can be checked without loading weights: every backend name, every local model path.
+
+    Called before any output directory is created (``run``, ``batch``, ``bench run``), so a typo in a
+    preset or ``--config`` is one line, not a directory of failed items.
+    """
+    from autoalign import registry
+    from autoalign.config import MODEL_ROLES
+
+    for role in MODEL_ROLES:
+        spec = getattr(config, role)
+        registry.get(role, spec.backend)  # RegistryError (one line) listing the known backends
+        model = spec.model or ""
+        if model.startswith(("/", "./", "../", "~")) and not Path(model).expanduser().exists():
+            raise InputError(f"{role}.model: the directory {model!r} does not exist")
 
 
 def stream(
@@ -130,12 +163,25 @@ def stream(
     out_dir = Path(out_dir)
     config.validate()
     prompt = check_prompt(prompt, config.scoring.max_prompt_chars)
-    if init_image is not None and not Path(init_image).is_file():
-        raise InputError(f"--image: {init_image} is not a file")
+    if init_image is not None:
+        from autoalign.images import check_image
+
+        check_image(init_image, f"--image {init_image}")
+    if models is None:
+        preflight(config)
     rundir.check_writable(out_dir)
     stored = _check_resume(out_dir, prompt, config) if resume else None
     if not resume:
         rundir.check_fresh(out_dir)
+    with files.directory_lock(out_dir, "run"):  # one writer per run directory
+        yield from _stream_locked(prompt, config, out_dir, init_image, stored, negative_prompt,
+                                  models, scorer, writer, detector)
+
+
+def _stream_locked(prompt: str, config: Config, out_dir: Path, init_image: str | None, stored: dict[str, Any] | None,
+                   negative_prompt: str | None, models: Any, scorer: Any, writer: Any, detector: Any
+                   ) -> Iterator[tuple[str, dict[str, Any]]]:
+    """:func:`stream` after its checks, with the run directory locked."""
     if stored is not None:
         init_image = stored.get("init_image")
         negative_prompt = stored.get("negative_prompt")
@@ -186,7 +232,7 @@ def stream(
             "autoalign_version": autoalign.__version__,
             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         }
-        rundir.write_json_atomic(out_dir / rundir.CONFIG, stored)
+        files.atomic_write_json(out_dir / rundir.CONFIG, stored)
         graph_input = _initial(prompt, config, out_dir, init_image, negative_prompt)
 
     ctx = _context(config, out_dir, models, scorer, writer, detector)
@@ -239,10 +285,7 @@ def _initial(prompt: str, config: Config, out_dir: Path, init_image: str | None,
 
 
 def _steps_in_trace(out_dir: Path) -> int:
-    path = out_dir / rundir.TRACE
-    if not path.exists():
-        return 0
-    return sum(1 for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip())
+    return len(rundir.Trace.records(out_dir / rundir.TRACE))
 
 
 def _overall(candidate: dict[str, Any] | None) -> float | None:
@@ -252,15 +295,7 @@ def _overall(candidate: dict[str, Any] | None) -> float | None:
 
 
 def _trace_wall_s(out_dir: Path) -> float:
-    import json
-
-    path = out_dir / rundir.TRACE
-    if not path.exists():
-        return 0.0
-    total = 0.0
-    for ln in path.read_text(encoding="utf-8").splitlines():
-        if ln.strip():
-            total += float(json.loads(ln).get("duration_ms", 0.0))
+    total = sum(float(r.get("duration_ms") or 0.0) for r in rundir.Trace.records(out_dir / rundir.TRACE))
     return round(total / 1000.0, 3)
 
 
@@ -311,11 +346,9 @@ def summarize(values: dict[str, Any], config: Config, stored: dict[str, Any], st
 def _finish(out_dir: Path, values: dict[str, Any], config: Config, stored: dict[str, Any], steps: int) -> dict[str, Any]:
     summary = summarize(values, config, stored, steps, _trace_wall_s(out_dir))
     final_src = out_dir / summary["final"]["path"]
-    tmp = out_dir / f".{rundir.FINAL}.tmp"
     with Image.open(final_src) as im:
-        im.save(tmp, format="PNG")
-    os.replace(tmp, out_dir / rundir.FINAL)
-    rundir.write_json_atomic(out_dir / rundir.SUMMARY, summary)
+        files.atomic_save_image(out_dir / rundir.FINAL, im)
+    files.atomic_write_json(out_dir / rundir.SUMMARY, summary)
     return summary
 
 

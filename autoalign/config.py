@@ -69,17 +69,20 @@ class LoopSettings:
 
     def validate(self) -> None:
         if self.candidates < 1:
-            raise ConfigError(f"candidates must be >= 1 (got {self.candidates})")
+            raise ConfigError(f"loop.candidates must be >= 1 (got {self.candidates})")
         if self.max_rounds < 0:
-            raise ConfigError(f"max_rounds must be >= 0 (got {self.max_rounds})")
+            raise ConfigError(f"loop.max_rounds must be >= 0 (got {self.max_rounds})")
         if not 0.0 <= self.threshold <= 1.0:
-            raise ConfigError(f"threshold must be in [0, 1] (got {self.threshold})")
+            raise ConfigError(f"loop.threshold must be in [0, 1] (got {self.threshold})")
         if self.patience < 1:
-            raise ConfigError(f"patience must be >= 1 (got {self.patience})")
+            raise ConfigError(f"loop.patience must be >= 1 (got {self.patience})")
         if self.edit_samples < 1:
-            raise ConfigError(f"edit_samples must be >= 1 (got {self.edit_samples})")
+            raise ConfigError(f"loop.edit_samples must be >= 1 (got {self.edit_samples})")
         if self.multi_mismatch not in ("sequential", "combined"):
-            raise ConfigError(f"multi_mismatch must be 'sequential' or 'combined' (got {self.multi_mismatch!r})")
+            raise ConfigError(f"loop.multi_mismatch must be 'sequential' or 'combined' (got {self.multi_mismatch!r})")
+        if self.max_instructions < 1:
+            raise ConfigError(f"loop.max_instructions must be >= 1 (got {self.max_instructions})")
+        check_seed(self.seed, "loop.seed")
 
 
 @dataclass
@@ -151,17 +154,79 @@ class Config:
         return {role: getattr(self, role).model for role in MODEL_ROLES}
 
 
-def _section(cls, name: str, table: dict[str, Any] | None):
-    table = dict(table or {})
-    known = {f.name for f in fields(cls)}
-    unknown = sorted(set(table) - known)
+MAX_SEED = 2**32 - 1  # what every generator backend accepts (numpy's limit is the tightest)
+
+
+def check_seed(value: Any, what: str = "loop.seed") -> int:
+    """``value`` as a seed: a whole number in [0, 2**32 - 1]; ConfigError naming ``what`` otherwise."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        value = int(value)
+    if isinstance(value, str) and value.strip().lstrip("+-").isdigit():
+        value = int(value.strip())
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(f"{what} must be a whole number from 0 to {MAX_SEED} (got {value!r})")
+    if not 0 <= value <= MAX_SEED:
+        raise ConfigError(f"{what} must be a whole number from 0 to {MAX_SEED} (got {value})")
+    return value
+
+
+def _type_error(dotted: str, wanted: str, value: Any) -> ConfigError:
+    shown = repr(value)
+    if len(shown) > 60:
+        shown = shown[:57] + "..."
+    return ConfigError(f"{dotted} must be {wanted} (got {shown}, {type(value).__name__})")
+
+
+def _check_type(dotted: str, annotation: str, value: Any) -> Any:
+    """``value`` checked against a field's annotation (as written in this module); ints widen to floats."""
+    kind = annotation.replace(" ", "")
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise _type_error(dotted, "true or false", value)
+    elif kind == "int":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise _type_error(dotted, "a whole number", value)
+    elif kind == "float":
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise _type_error(dotted, "a number", value)
+        value = float(value)
+        if value != value or value in (float("inf"), float("-inf")):
+            raise _type_error(dotted, "a finite number", value)
+    elif kind == "str":
+        if not isinstance(value, str):
+            raise _type_error(dotted, "text", value)
+    elif kind.startswith("list[str]"):
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise _type_error(dotted, "a list of names", value)
+    elif kind.startswith("dict["):
+        if not isinstance(value, dict):
+            raise _type_error(dotted, "a table", value)
+    return value
+
+
+def _section(cls, name: str, table: Any):
+    if table is None:
+        table = {}
+    if not isinstance(table, dict):
+        raise ConfigError(f"{name} must be a table of settings such as [{name}] in TOML (got {table!r})")
+    table = dict(table)
+    known = {f.name: f for f in fields(cls)}
+    unknown = sorted(set(table) - set(known))
     if unknown:
         raise ConfigError(f"unknown field(s) in [{name}]: {', '.join(unknown)}; allowed: {', '.join(sorted(known))}")
+    for key, value in table.items():
+        table[key] = _check_type(f"{name}.{key}", str(known[key].type), value)
     return cls(**table)
 
 
 def from_dict(data: dict[str, Any]) -> Config:
-    """Build and validate a :class:`Config` from a nested dict (a parsed preset)."""
+    """Build and validate a :class:`Config` from a nested dict (a parsed preset).
+
+    Every field is type-checked first: a wrong type is a ConfigError naming the dotted field
+    (``loop.candidates must be a whole number (got 'four', str)``), never a TypeError later.
+    """
+    if not isinstance(data, dict):
+        raise ConfigError(f"a configuration must be a table/mapping (got {type(data).__name__})")
     data = copy.deepcopy(data)
     missing = [r for r in MODEL_ROLES if r not in data]
     if missing:
@@ -174,6 +239,8 @@ def from_dict(data: dict[str, Any]) -> Config:
     unknown = sorted(set(data) - known_top)
     if unknown:
         raise ConfigError(f"unknown top-level field(s): {', '.join(unknown)}")
+    for key in list(data):
+        data[key] = _check_type(key, "str", data[key])
     cfg = Config(**roles, loop=loop, scoring=scoring, detection=detection, **data)
     return cfg.validate()
 
@@ -197,22 +264,30 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
     path = Path(path)
     if not path.exists():
         raise ConfigError(f"config file not found: {path}")
-    text = path.read_text(encoding="utf-8")
+    if not path.is_file():
+        raise ConfigError(f"--config: {path} is a directory, not a .toml/.yaml/.json file")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"--config: {path} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise ConfigError(f"--config: cannot read {path} ({exc.strerror or exc})") from None
+    import yaml
+
     try:
         if path.suffix == ".toml":
             return tomllib.loads(text)
         if path.suffix in (".yaml", ".yml"):
-            import yaml
-
             data = yaml.safe_load(text) or {}
         elif path.suffix == ".json":
             data = json.loads(text)
         else:
             raise ConfigError(f"config file must end in .toml, .yaml/.yml or .json (got {str(path)!r})")
-    except (tomllib.TOMLDecodeError, json.JSONDecodeError, ValueError) as exc:
+    except (tomllib.TOMLDecodeError, json.JSONDecodeError, ValueError, yaml.YAMLError) as exc:
         if isinstance(exc, ConfigError):
             raise
-        raise ConfigError(f"cannot parse {path}: {exc}") from exc
+        reason = " ".join(str(exc).split())  # YAML's messages span lines; the CLI prints one
+        raise ConfigError(f"cannot parse {path}: {reason}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path} must hold a table/mapping at top level")
     return data

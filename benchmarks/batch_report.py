@@ -33,7 +33,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from autoalign.agents.batch import batch_lock, item_config
+from autoalign.agents.batch import batch_lock, item_config, item_dir
 from autoalign.agents.ledger import Ledger
 from autoalign.benchmarks.bench_runner import (
     RESULTS_FILE,
@@ -65,7 +65,7 @@ def _sha256(path: Path) -> str | None:
 
 def _item_summary(batch_dir: Path, row: dict[str, Any]) -> tuple[dict[str, Any], Path]:
     """The item's run summary (its ``summary.json``, else the copy kept in the ledger) and run dir."""
-    run_dir = batch_dir / (row.get("run_dir") or Path("items") / row["id"])
+    run_dir = batch_dir / row["run_dir"] if row.get("run_dir") else item_dir(batch_dir, row["id"])
     path = run_dir / "summary.json"
     if path.is_file():
         return json.loads(path.read_text(encoding="utf-8")), run_dir

@@ -7,7 +7,13 @@
 Each stage is scored with VQ2, VNLI and CLIP and checked by the mismatch detector. ``bench_run``
 appends one JSON line per (prompt, seed) to ``OUT/results.jsonl`` and flushes it, so a crash loses at
 most the prompt in flight; rerunning skips every finished (id, seed, config hash). A failing prompt
-is recorded with its error and the batch goes on (a rerun retries it).
+is recorded with its error and the batch goes on (a rerun retries it). One process at a time owns
+``OUT`` (a second ``bench run``/``audit`` on it is refused); a torn last line left by a kill is cut
+away before the next append.
+
+A rerun with another configuration is welcome: records are keyed by (id, seed, config hash) and each
+configuration's runs live in their own folder, so nothing of the first is deleted or overwritten;
+the reports cover the configuration of the latest invocation (``bench.json``).
 
 The run needs two parts, both replaceable (tests pass named doubles):
 
@@ -20,17 +26,15 @@ The run needs two parts, both replaceable (tests pass named doubles):
 Layout of ``OUT``::
 
     bench.json         suite, mode, config, config hash, seeds, threshold (the latest invocation)
-    results.jsonl      one line per (prompt, seed); the last line of a key wins
-    items/ID/sSEED/    the agent's run directory for that prompt and seed
+    results.jsonl      one line per (prompt, seed, config); the last line of a key wins
+    items/NAME/HASH/sSEED/   the agent's run directory for that prompt, config hash and seed
+                       (NAME = autoalign.file_names.safe_file_name(id): safe, bounded, collision-free)
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
-import os
-import re
 import shutil
 import time
 import traceback
@@ -40,6 +44,8 @@ from typing import Any, Callable, Iterable, Protocol
 
 from autoalign.config import Config
 from autoalign.errors import InputError
+from autoalign.file_names import path_in
+from autoalign.files import JsonlAppender, atomic_write_json, check_writable_dir, directory_lock, read_jsonl
 from autoalign.benchmarks.suites import Suite, SuiteItem
 
 logger = logging.getLogger(__name__)
@@ -187,11 +193,6 @@ class ScorerEvaluator:
 # --------------------------------------------------------------------------- results file
 
 
-def safe_name(item_id: str) -> str:
-    """A file-system-safe folder name for an item id."""
-    return re.sub(r"[^A-Za-z0-9._=-]+", "_", item_id)[:120] or "item"
-
-
 def record_key(record: dict[str, Any]) -> tuple[str, int, str]:
     return (str(record.get("id")), int(record.get("seed", 0)), str(record.get("config_hash")))
 
@@ -201,18 +202,10 @@ def read_results(path: str | Path) -> list[dict[str, Any]]:
     path = Path(path)
     if path.is_dir():
         path = path / RESULTS_FILE
-    if not path.exists():
-        return []
-    out = []
-    with open(path, encoding="utf-8") as fh:
-        for line_no, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                out.append(json.loads(line))
-            except json.JSONDecodeError:
-                logger.warning("%s line %d is not JSON (torn write?); skipped", path, line_no)
-    return out
+    contents = read_jsonl(path)
+    for line_no, reason in contents.bad_lines:
+        logger.warning("%s line %d skipped: %s", path, line_no, reason)
+    return contents.values
 
 
 def latest_results(path: str | Path, config_hash: str | None = None) -> list[dict[str, Any]]:
@@ -226,28 +219,14 @@ def latest_results(path: str | Path, config_hash: str | None = None) -> list[dic
     return list(latest.values())
 
 
-class ResultsWriter:
-    """Appends one JSON line per record and makes it durable before returning."""
+class ResultsWriter(JsonlAppender):
+    """Appends one JSON line per record (keys sorted) and makes it durable before returning.
+
+    Opening it cuts away a torn last line a kill left, so the next record starts on a line of its own.
+    """
 
     def __init__(self, path: Path):
-        self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        torn = False
-        if path.exists() and path.stat().st_size:
-            with open(path, "rb") as fh:
-                fh.seek(-1, os.SEEK_END)
-                torn = fh.read(1) != b"\n"
-        self._fh = open(path, "a", encoding="utf-8")
-        if torn:  # a crash mid-write left a partial line: end it so the next record starts clean
-            self._fh.write("\n")
-
-    def write(self, record: dict[str, Any]) -> None:
-        self._fh.write(json.dumps(record, sort_keys=True, default=str) + "\n")
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
-
-    def close(self) -> None:
-        self._fh.close()
+        super().__init__(path, fsync=True, sort_keys=True)
 
 
 # --------------------------------------------------------------------------- the batch
@@ -255,9 +234,7 @@ class ResultsWriter:
 
 def write_meta(out: Path, meta: dict[str, Any]) -> None:
     """Replace ``OUT/bench.json`` atomically (a reader never sees a half-written file)."""
-    tmp = Path(out) / f".{META_FILE}.tmp"
-    tmp.write_text(json.dumps(meta, indent=2, default=str), encoding="utf-8")
-    os.replace(tmp, Path(out) / META_FILE)
+    atomic_write_json(Path(out) / META_FILE, meta)
 
 
 def bench_config(config: Config, *, correct: bool) -> Config:
@@ -309,15 +286,28 @@ def bench_run(
     shared :class:`~autoalign.models.cache.Models` for the whole batch.
     """
     out = Path(out_dir)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"--out: cannot create {out} ({exc.strerror or exc})") from None
-    selected = suite.select(categories=categories, limit=limit)
     cfg = bench_config(config, correct=correct)
-    config_hash = cfg.hash()
+    cfg.validate()
+    selected = suite.select(categories=categories, limit=limit)
     seed_list = seeds_for(cfg, seeds)
+    if loop_runner is None:  # the real agent: its backends and local model paths, before --out is touched
+        from autoalign.agents.runner import preflight
+
+        preflight(cfg)
+    check_writable_dir(out, "--out")
     mode = "run" if correct else "audit"
+    with directory_lock(out, f"bench {mode}"):
+        return _bench_run_locked(suite, cfg, out, selected, seed_list, mode, limit, categories, correct,
+                                 loop_runner, evaluator, models, progress, on_record)
+
+
+def _bench_run_locked(
+    suite: Suite, cfg: Config, out: Path, selected: Suite, seed_list: list[int], mode: str, limit: int | None,
+    categories: Iterable[str] | None, correct: bool, loop_runner: LoopRunner | None,
+    evaluator: StageEvaluator | None, models: Any, progress: bool, on_record: Callable[[dict[str, Any]], None] | None,
+) -> list[dict[str, Any]]:
+    """:func:`bench_run` with ``out`` locked."""
+    config_hash = cfg.hash()
 
     meta = {
         "suite": suite.name,
@@ -441,7 +431,7 @@ def _run_one(
     correct: bool,
 ) -> dict[str, Any]:
     """One (prompt, seed): run the loop in a fresh item folder, evaluate its stages, build the record."""
-    run_dir = out / "items" / safe_name(item.id) / f"s{seed}"
+    run_dir = path_in(out / "items", item.id) / config_hash / f"s{seed}"
     if run_dir.exists():  # left by a crash: start the prompt again from scratch (seeded, so same result)
         shutil.rmtree(run_dir)
     run_dir.parent.mkdir(parents=True, exist_ok=True)

@@ -18,7 +18,6 @@ when it is paired.
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +25,7 @@ from typing import Any, Iterable
 
 from autoalign.detection.itm_iou import THRESHOLD, Evaluation, SemanticSim, Triplet, evaluate
 from autoalign.errors import InputError
+from autoalign.files import read_jsonl
 from autoalign.types import ASPECTS
 
 logger = logging.getLogger(__name__)
@@ -63,13 +63,19 @@ def _triplets(value: Any, where: str, errors: list[str], strict_class: bool) -> 
     return out
 
 
-def _json_lines(path: Path) -> Iterable[tuple[int, str]]:
+def _json_lines(path: Path) -> Iterable[tuple[int, Any]]:
+    """(line number, parsed value or the reason the line is bad) for each non-blank line."""
     if not path.is_file():
-        raise InputError(f"{path}: file not found")
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if line.strip():
-                yield lineno, line
+        raise InputError(f"{path}: file not found" if not path.exists() else f"{path}: is a directory; give a .jsonl file")
+    contents = read_jsonl(path, objects_only=False, append_only=False)
+    bad = {n: _BadLine(why) for n, why in contents.bad_lines}
+    merged = sorted([*contents.records, *bad.items()], key=lambda pair: pair[0])
+    return merged
+
+
+@dataclass(frozen=True)
+class _BadLine:
+    reason: str
 
 
 def _raise_errors(path: Path, errors: list[str]) -> None:
@@ -83,12 +89,10 @@ def load_items(path: str | Path) -> list[FineMatchItem]:
     """Read a FineMatch JSON-lines file; every bad line is reported with its number (InputError)."""
     path = Path(path)
     items, errors, seen = [], [], set()
-    for lineno, line in _json_lines(path):
+    for lineno, row in _json_lines(path):
         where = f"line {lineno}"
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            errors.append(f"{where}: not JSON ({exc.msg})")
+        if isinstance(row, _BadLine):
+            errors.append(f"{where}: {row.reason}")
             continue
         if not isinstance(row, dict):
             errors.append(f"{where}: must be a JSON object")
@@ -116,12 +120,10 @@ def load_predictions(path: str | Path) -> dict[str, list[Triplet]]:
     """Read saved predictions ``{"id", "mismatches": [...]}`` per line, keyed by id."""
     path = Path(path)
     preds, errors = {}, []
-    for lineno, line in _json_lines(path):
+    for lineno, row in _json_lines(path):
         where = f"line {lineno}"
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            errors.append(f"{where}: not JSON ({exc.msg})")
+        if isinstance(row, _BadLine):
+            errors.append(f"{where}: {row.reason}")
             continue
         if not isinstance(row, dict) or row.get("id") is None:
             errors.append(f"{where}: must be a JSON object with an 'id'")
@@ -133,20 +135,16 @@ def load_predictions(path: str | Path) -> dict[str, list[Triplet]]:
 
 def predict(items: list[FineMatchItem], images_dir: str | Path, models: Any, config: Any, progress: bool = True) -> dict[str, list[dict[str, Any]]]:
     """Run :func:`autoalign.detection.detect` on every item; predictions as triplet dicts by id."""
-    from PIL import Image, UnidentifiedImageError
     from tqdm import tqdm
 
     from autoalign.detection import detect
+    from autoalign.images import open_image
 
     images_dir = Path(images_dir)
     out: dict[str, list[dict[str, Any]]] = {}
     for item in tqdm(items, desc="finematch", disable=not progress, unit="pair"):
         path = images_dir / item.image
-        try:
-            with Image.open(path) as img:
-                image = img.convert("RGB")
-        except (FileNotFoundError, UnidentifiedImageError, OSError) as exc:
-            raise InputError(f"item {item.id}: cannot open image {path} ({exc.__class__.__name__})") from None
+        image = open_image(path, f"item {item.id}: image {path}")
         found = detect(image, item.caption, None, models, config)
         out[item.id] = [
             {"class": m.aspect, "phrase": m.phrase, "correction": m.correction, "confidence": m.confidence, "source": m.source}

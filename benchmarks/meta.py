@@ -34,10 +34,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-from PIL import Image, UnidentifiedImageError
+from PIL import Image
 
 from autoalign.config import Config
 from autoalign.errors import InputError
+from autoalign.files import JsonlAppender, read_jsonl
 
 logger = logging.getLogger(__name__)
 
@@ -91,11 +92,12 @@ def open_image(images_dir: str | Path, name: str) -> tuple[Image.Image | None, s
     path = Path(images_dir) / name
     if not path.is_file():
         return None, "missing"
+    from autoalign.images import open_image as open_checked
+
     try:
-        with Image.open(path) as img:
-            return img.convert("RGB"), ""
-    except (UnidentifiedImageError, OSError) as exc:
-        return None, f"unreadable ({exc.__class__.__name__})"
+        return open_checked(path), ""
+    except InputError as exc:  # unreadable, damaged, a bomb or over the pixel limit: counted, not fatal
+        return None, f"unreadable ({exc})"
 
 
 # ---- scoring -----------------------------------------------------------------------------------------
@@ -139,21 +141,16 @@ class RowStore:
         self.tag = f"{scorer}:{config_hash}"
         self.scores: dict[str, float | None] = {}
         if self.path and self.path.exists():
-            for line in self.path.read_text(encoding="utf-8").splitlines():
-                try:
-                    rec = json.loads(line)
-                except json.JSONDecodeError:
-                    continue  # a line cut by an interruption
-                if rec.get("tag") == self.tag:
-                    self.scores[rec["key"]] = rec["score"]
+            for rec in read_jsonl(self.path).values:  # a line cut by an interruption is skipped
+                if rec.get("tag") == self.tag and "key" in rec:
+                    self.scores[rec["key"]] = rec.get("score")
             logger.info("resuming: %d scores already in %s", len(self.scores), self.path)
 
     def add(self, key: str, score: float | None) -> None:
         self.scores[key] = score
         if self.path:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.path.open("a", encoding="utf-8") as fh:
-                fh.write(json.dumps({"tag": self.tag, "key": key, "score": score}) + "\n")
+            with JsonlAppender(self.path, fsync=False) as out:  # cuts away a torn tail before appending
+                out.write({"tag": self.tag, "key": key, "score": score})
 
 
 def score_items(

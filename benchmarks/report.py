@@ -22,13 +22,13 @@ import html
 import io
 import json
 import logging
-import os
 import platform
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Sequence
 
 from autoalign.benchmarks.bench_runner import META_FILE, RESULTS_FILE, latest_results
+from autoalign.files import atomic_write_text, directory_lock
 from autoalign.benchmarks.metrics import (
     SCORE_KEYS,
     Metric,
@@ -130,16 +130,11 @@ def write_reports(out_dir: str | Path) -> dict[str, Path]:
         "summary.md": out / "summary.md",
         "report.html": out / "report.html",
     }
-    _atomic_write(paths["summary.json"], json.dumps(summary, indent=2, default=str))
-    _atomic_write(paths["summary.md"], render_markdown(summary, metrics))
-    _atomic_write(paths["report.html"], render_html(out, summary, metrics, records))
+    with directory_lock(out, "bench report"):  # re-entrant: a bench or batch holding `out` may call this
+        atomic_write_text(paths["summary.json"], json.dumps(summary, indent=2, default=str))
+        atomic_write_text(paths["summary.md"], render_markdown(summary, metrics))
+        atomic_write_text(paths["report.html"], render_html(out, summary, metrics, records))
     return paths
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 # --------------------------------------------------------------------------- tables (shared by md and html)
@@ -405,8 +400,9 @@ def write_compare(dir_a: str | Path, dir_b: str | Path, out_dir: str | Path | No
     md += ["| stage | measure | B − A mean [CI] (n) | p wilcoxon / permutation |", "|---|---|---|---|"]
     md += [f"| {' | '.join(r)} |" for r in rows]
     paths = {"compare.json": out / "compare.json", "compare.md": out / "compare.md"}
-    _atomic_write(paths["compare.json"], json.dumps(payload, indent=2, default=str))
-    _atomic_write(paths["compare.md"], "\n".join(md) + "\n")
+    with directory_lock(out, "bench compare"):
+        atomic_write_text(paths["compare.json"], json.dumps(payload, indent=2, default=str))
+        atomic_write_text(paths["compare.md"], "\n".join(md) + "\n")
     return result, paths
 
 

@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from autoalign.errors import InputError
+from autoalign.files import JsonlContents, atomic_write_bytes, atomic_write_json, read_jsonl
 from autoalign.models.loading import autoalign_home
 
 logger = logging.getLogger(__name__)
@@ -120,14 +121,40 @@ def content_id(prompt: str, category: str = "") -> str:
 
 
 def _unique_ids(items: list[SuiteItem]) -> list[SuiteItem]:
-    """Make ids unique in file order: a repeated id gets ``-2``, ``-3``, ... (deterministic)."""
-    seen: dict[str, int] = {}
+    """Make ids unique in file order: a repeated id gets ``-2``, ``-3``, ... (deterministic).
+
+    A suffixed id never takes an id that another item already has (``x``, ``x``, ``x-2`` gives
+    ``x``, ``x-3``, ``x-2``).
+    """
+    taken = {item.id for item in items}
+    seen: set[str] = set()
     for item in items:
-        n = seen.get(item.id, 0) + 1
-        seen[item.id] = n
-        if n > 1:
-            item.id = f"{item.id}-{n}"
+        if item.id in seen:
+            n, base = 2, item.id
+            while f"{base}-{n}" in taken:
+                n += 1
+            item.id = f"{base}-{n}"
+            taken.add(item.id)
+        seen.add(item.id)
     return items
+
+
+def _jsonl_records(path: Path, what: str) -> list[tuple[int, dict[str, Any]]]:
+    """The objects of a user's JSON-lines file with their line numbers; InputError naming the bad lines."""
+    contents: JsonlContents = read_jsonl(_existing_file(path, what), append_only=False, what=what)
+    if contents.bad_lines:
+        shown = "; ".join(f"line {n}: {why}" for n, why in contents.bad_lines[:5])
+        more = f" (and {len(contents.bad_lines) - 5} more)" if len(contents.bad_lines) > 5 else ""
+        raise InputError(f"{what} {path}: {shown}{more}")
+    return contents.records
+
+
+def _existing_file(path: Path, what: str) -> Path:
+    if not path.exists():
+        raise InputError(f"{what}: file not found: {path}")
+    if not path.is_file():
+        raise InputError(f"{what}: {path} is a directory; give a file")
+    return path
 
 
 def file_sha256(path: str | Path) -> str:
@@ -139,6 +166,7 @@ def file_sha256(path: str | Path) -> str:
 
 
 def _read_text(path: Path) -> str:
+    _existing_file(path, "--suite-file")
     try:
         return path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
@@ -262,13 +290,7 @@ def editbench_from_seetrue(rows: list[dict[str, str]]) -> list[SuiteItem]:
 def parse_geneval(path: str | Path) -> list[SuiteItem]:
     """GenEval ``evaluation_metadata.jsonl``: one object a line with ``prompt`` and ``tag``."""
     items = []
-    for line_no, line in enumerate(_read_text(Path(path)).splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"--suite-file: {path} line {line_no} is not JSON ({exc.msg})") from None
+    for line_no, obj in _jsonl_records(Path(path), "--suite-file"):
         if "prompt" not in obj:
             raise InputError(f"--suite-file: {path} line {line_no} has no 'prompt' field")
         category = str(obj.get("tag") or "uncategorized")
@@ -314,16 +336,7 @@ def parse_user_file(path: str | Path) -> list[SuiteItem]:
                              "optional columns: category, id")
         records = [(i + 2, dict(row)) for i, row in enumerate(reader)]
     elif suffix == ".jsonl":
-        for line_no, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"suite file {path} line {line_no}: not JSON ({exc.msg})") from None
-            if not isinstance(obj, dict):
-                raise InputError(f"suite file {path} line {line_no}: expected a JSON object with a 'prompt' field")
-            records.append((line_no, obj))
+        records = _jsonl_records(path, "suite file")
     else:
         raise InputError(f"suite file {path}: must be .csv or .jsonl (got {suffix or 'no suffix'})")
     items = []
@@ -501,12 +514,10 @@ def _download(source: SuiteSource, folder: Path, timeout: float = 30.0) -> None:
                 f"suite {source.name!r}: {rf.url} has sha256 {digest}, expected {rf.sha256}; the source changed. "
                 f"Pass a trusted local copy with --suite-file, e.g. --suite-file {source.example_file}"
             )
-        tmp = folder / f".{rf.name}.tmp"
-        tmp.write_bytes(data)
-        os.replace(tmp, folder / rf.name)
+        atomic_write_bytes(folder / rf.name, data)
         entries[rf.name] = {"url": rf.url, "sha256": digest, "bytes": len(data), "downloaded_at": time.time()}
     manifest = {"suite": source.name, "files": entries}
-    (folder / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+    atomic_write_json(folder / "manifest.json", manifest)
 
 
 def load_suite(name: str, suite_file: str | Path | None = None, cache_dir: str | Path | None = None) -> Suite:

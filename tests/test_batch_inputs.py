@@ -100,7 +100,7 @@ def test_ledger_claims_in_file_order_and_never_twice(tmp_path):
     assert led.statuses()["running"] == 3
 
 
-def test_ledger_reclaims_crashed_retries_failed_and_redoes_stale(tmp_path):
+def test_ledger_reclaims_crashed_retries_failed_and_names_other_configs(tmp_path):
     items = _items(tmp_path, 4)
     led = Ledger(tmp_path / "ledger.sqlite")
     led.add(items)
@@ -110,12 +110,11 @@ def test_ledger_reclaims_crashed_retries_failed_and_redoes_stale(tmp_path):
     led.fail(b, "boom")
     # c stays "running" as if the process died; the 4th is still pending
     counts = led.prepare(ids, "h1")
-    assert counts == {"reclaimed": 1, "retry": 1, "stale": 0}
+    assert counts == {"reclaimed": 1, "retry": 1}
     st = led.statuses()
     assert st == {"pending": 3, "running": 0, "done": 1, "failed": 0}
-    # a new config makes the done item stale
-    assert led.prepare(ids, "h2")["stale"] == 1
-    assert led.statuses()["pending"] == 4
+    # the three claimed items ran under h1: a batch under h2 is told so (and refuses, see test_batch_integrity)
+    assert led.other_configs("h2") == {"h1": 3} and led.other_configs("h1") == {}
     row = [r for r in led.rows() if r["id"] == b][0]
     assert row["error"] == "boom"  # the last error is kept for the report
     assert json.loads(led.rows()[0]["result"]) == {}

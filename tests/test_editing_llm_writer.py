@@ -195,3 +195,13 @@ def test_make_writer_follows_config_writer():
     cfg = load_config("tiny")
     assert make_writer(None, cfg).name == "template"
     assert isinstance(make_writer(None, load_config("tiny", overrides={"writer": "llm"})), LLMWriter)
+
+
+def test_the_fallback_note_keeps_the_whole_reason():
+    class FailingLLM:  # a test double: the LLM backend raising an error with a long message
+        def complete_json(self, messages, schema, name):
+            raise RuntimeError("the server said: " + "x" * 150 + " END-OF-REASON")
+
+    cfg = load_config("tiny", overrides={"writer": "llm"})
+    out = LLMWriter(SimpleNamespace(llm=FailingLLM()), cfg).write(PROMPT, [RED], tried=[])
+    assert_template_fallback(out, "x" * 150 + " END-OF-REASON")

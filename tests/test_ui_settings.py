@@ -45,3 +45,10 @@ def test_config_file_fields_apply_under_the_studio_settings(tmp_path):
 def test_bad_settings_are_refused_naming_the_field(kwargs, match):
     with pytest.raises(ConfigError, match=match):
         StudioSettings(**kwargs).to_config()
+
+
+def test_a_malformed_yaml_config_file_is_a_readable_settings_error(tmp_path):
+    bad = tmp_path / "mine.yaml"
+    bad.write_text("loop:\n  candidates: [1, 2\n")
+    with pytest.raises(ConfigError, match=r"cannot parse .*mine\.yaml"):
+        StudioSettings(preset="tiny", config_file=str(bad)).to_config()

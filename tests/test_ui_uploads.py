@@ -34,7 +34,7 @@ def test_png_jpeg_and_webp_images_are_accepted(tmp_path, fmt, suffix):
 def test_text_file_renamed_png_is_refused_as_not_an_image(tmp_path):
     path = tmp_path / "notes.png"
     path.write_text("this is not a picture\n" * 10)
-    with pytest.raises(InputError, match=r"image: .*not an image"):
+    with pytest.raises(InputError, match=r"image: not a readable image file"):
         validate_upload(path)
 
 
@@ -80,3 +80,21 @@ def test_empty_and_missing_files_are_refused(tmp_path):
         validate_upload(empty)
     with pytest.raises(InputError, match="missing"):
         validate_upload(tmp_path / "gone.png")
+
+
+def test_a_refused_upload_logs_one_line_and_the_page_prints_no_traceback(tmp_path, caplog):
+    import gradio as gr
+
+    from autoalign.ui.app import refuse_bad_uploads
+
+    bomb = png_claiming_size(tmp_path / "bomb.png", 30000, 30000)
+    with caplog.at_level("WARNING"):
+        with pytest.raises(InputError):
+            validate_upload(bomb)
+    refused = [r for r in caplog.records if "upload refused" in r.getMessage()]
+    assert len(refused) == 1 and refused[0].exc_info is None and "\n" not in refused[0].getMessage()
+
+    image = refuse_bad_uploads(gr.Image(type="filepath"))
+    with pytest.raises(gr.Error) as err:
+        image.preprocess(gr.data_classes.FileData(path=str(bomb)))
+    assert err.value.print_exception is False and "decompression bomb" in str(err.value)

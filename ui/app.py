@@ -68,7 +68,8 @@ def refuse_bad_uploads(image: gr.Image, max_bytes: int = MAX_UPLOAD_BYTES) -> gr
             try:
                 validate_upload(path, max_bytes=max_bytes)
             except AutoAlignError as exc:
-                raise gr.Error(str(exc), title="Upload refused") from exc
+                # one log line (validate_upload's), not a traceback per refused upload
+                raise gr.Error(str(exc), title="Upload refused", print_exception=False) from exc
         return original(payload)
 
     image.preprocess = preprocess  # type: ignore[method-assign]
@@ -148,7 +149,7 @@ def build_app(
             image = validate_upload(init_image, max_bytes=max_upload_bytes) if init_image else None
             config = settings.to_config()
         except AutoAlignError as exc:
-            raise gr.Error(str(exc), title="Check the settings") from exc
+            raise gr.Error(str(exc), title="Check the settings", print_exception=False) from exc
         limit = config.scoring.max_prompt_chars
         if len(prompt) > limit:
             raise gr.Error(f"prompt: {len(prompt)} characters; the limit is {limit}", title="Prompt too long")

@@ -70,9 +70,9 @@ def finematch(
         source = f"preset {cfg.name}"
         run_info = {"preset": cfg.name, "config_hash": cfg.hash(), "detectors": list(cfg.detection.detectors), "seed": cfg.loop.seed}
         if out is not None:
-            with out.open("w", encoding="utf-8") as fh:
-                for item_id, triplets in preds.items():
-                    fh.write(json.dumps({"id": item_id, "mismatches": triplets}) + "\n")
+            from autoalign.files import atomic_write_text
+
+            atomic_write_text(out, "".join(json.dumps({"id": i, "mismatches": t}) + "\n" for i, t in preds.items()))
     sim = make_sim(semantic_sim, model=bertscore_model) if semantic_sim == "bertscore" else make_sim(semantic_sim)
     report = fm.score(items, preds, sim, semantic_name=semantic_sim, threshold=threshold)
     report.update({"data": str(data), "predictions": source, "versions": _versions(), **run_info})

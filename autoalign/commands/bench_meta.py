@@ -56,8 +56,9 @@ def meta(
         rows_path = out.with_name(out.name + ".pairs.jsonl") if out else None
         report["pairs"] = run_pairs(pairs, images, cfg, scorer, limit=limit, rows_path=rows_path, progress=not no_progress)
     if out:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(report, indent=2), encoding="utf-8")
+        from autoalign.files import atomic_write_json
+
+        atomic_write_json(out, report)
     if as_json:
         typer.echo(json.dumps(report, indent=2))
         return

@@ -54,9 +54,13 @@ def run(
     from autoalign.config import deep_merge, from_dict, load_config
 
     overrides = flag_overrides(seed, candidates, max_rounds, threshold, writer)
-    if resume is not None:
-        if out is not None and out != resume:
-            raise InputError("--out and --resume name different directories; give only --resume RUN_DIR")
+    if resume is not None and out is not None and out != resume:
+        raise InputError("--out and --resume name different directories; give only --resume RUN_DIR")
+    if resume is not None and prompt is not None and not (resume / rundir.CONFIG).exists():
+        # killed before its config.json was written (or never started): begin it from PROMPT and the flags
+        cfg = load_config(preset, config, overrides)
+        out_dir = resume
+    elif resume is not None:
         stored = runner.stored_run(resume)
         prompt = prompt if prompt is not None else stored.get("prompt", "")
         cfg_dict = deep_merge(stored.get("config") or {}, overrides)

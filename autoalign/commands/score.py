@@ -13,25 +13,14 @@ from typing import Optional
 import typer
 
 from autoalign.cli_apps import CONFIG_HELP, PRESET_HELP, app
-from autoalign.errors import InputError
 
 
 def load_images(paths: list[Path]):
-    """Open every path as an RGB image; InputError naming the first bad one."""
-    from PIL import Image, UnidentifiedImageError
+    """Open every path as an RGB image; InputError naming the first bad one (missing, not an image,
+    damaged, a decompression bomb or over the pixel limit: :func:`autoalign.images.open_image`)."""
+    from autoalign.images import open_image
 
-    images = []
-    for path in paths:
-        if not path.exists():
-            raise InputError(f"image {path}: file not found")
-        if not path.is_file():
-            raise InputError(f"image {path}: not a file")
-        try:
-            with Image.open(path) as img:
-                images.append(img.convert("RGB"))
-        except (UnidentifiedImageError, OSError) as exc:
-            raise InputError(f"image {path}: not a readable image file ({exc.__class__.__name__})") from None
-    return images
+    return [open_image(path) for path in paths]
 
 
 def _fmt(value: float | None) -> str:

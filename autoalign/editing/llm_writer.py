@@ -151,9 +151,8 @@ def parse_answer(
 
 
 def _short(exc: BaseException) -> str:
+    """The exception on one line, whole (the note and the trace keep the full reason)."""
     message = " ".join(str(exc).split())
-    if len(message) > 80:
-        message = message[:77] + "..."
     return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
 
 

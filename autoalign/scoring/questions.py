@@ -44,6 +44,7 @@ from typing import Any, Callable, Sequence
 from autoalign import prompts
 from autoalign.config import RoleSpec
 from autoalign.errors import AutoAlignError
+from autoalign.files import atomic_write_json
 from autoalign.registry import register
 from autoalign.scoring.f1 import ANSWER_F1_THRESHOLD, token_f1
 from autoalign.scoring.parse import DEFAULT_SPACY_MODEL, Noun, Parse, lexicon, parse_prompt
@@ -460,10 +461,7 @@ def cached_questions(
         if disk and not getattr(generator, "fell_back", False):
             path = _disk_path(key)
             try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                tmp = path.with_suffix(".tmp")
-                tmp.write_text(json.dumps({"prompt": prompt, "questions": hit}, indent=1), encoding="utf-8")
-                tmp.replace(path)
+                atomic_write_json(path, {"prompt": prompt, "questions": hit}, indent=1)
             except OSError as exc:
                 logger.warning("cannot write question cache %s: %s", path, exc)
     with _memory_lock:

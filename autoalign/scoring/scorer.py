@@ -19,6 +19,7 @@ says so.
 from __future__ import annotations
 
 import logging
+import unicodedata
 from collections import Counter
 from typing import Any, Sequence
 
@@ -42,6 +43,8 @@ def check_prompt(prompt: Any, max_chars: int) -> str:
     text = prompt.strip()
     if not text:
         raise InputError("prompt is empty; give the text the image should show")
+    if not any(not unicodedata.category(ch).startswith(("C", "Z")) for ch in text):
+        raise InputError("prompt has no visible characters (only control or format characters); give the text the image should show")
     if len(text) > max_chars:
         raise InputError(
             f"prompt is {len(text)} characters long; the limit is scoring.max_prompt_chars = {max_chars}"
