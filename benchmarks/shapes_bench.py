@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from pathlib import Path
 from typing import Any, Sequence
 
 from autoalign.benchmarks.metrics import mean_metric, paired_gain, rate_metric
+from autoalign.files import atomic_save_image, atomic_write_json, atomic_write_text
 from autoalign.world import oracle
 from autoalign.world.scene import CATEGORIES, parse_caption, spec_for
 
@@ -101,12 +101,6 @@ def _round_images(summary: dict[str, Any], run_dir: Path) -> list[Path]:
     return out
 
 
-def _write_json(path: Path, data: Any) -> None:
-    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
-    tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
-    os.replace(tmp, path)
-
-
 def analyse_item(record: dict[str, Any], out: Path, models: Any, config: Any, max_candidates: int = MAX_CANDIDATES) -> dict[str, Any]:
     """Oracle readings and ablation data of one ok bench record (cached in the item's ``oracle.json``)."""
     run_dir = out / record["run_dir"]
@@ -134,7 +128,7 @@ def analyse_item(record: dict[str, Any], out: Path, models: Any, config: Any, ma
         "candidates": cands,
         "judge_aligned": _judge_says_aligned(summary, config),
     }
-    _write_json(cache, data)
+    atomic_write_json(cache, data)
     return data
 
 
@@ -160,7 +154,7 @@ def _candidates(record: dict[str, Any], run_dir: Path, models: Any, config: Any,
         new = models.generator.generate(record["prompt"], n=missing, seed=int(summary_seed(run_dir)) + start)
         for k, image in enumerate(new):
             p = extra_dir / f"cand_{start + k:02d}.png"
-            image.save(p)
+            atomic_save_image(p, image)
             paths.append(p)
     images = []
     for p in paths:
@@ -278,9 +272,17 @@ def analyse(out: Path, config: Any, models: Any = None, progress: bool = True) -
     for record in iterator:
         items.append(analyse_item(record, out, models, cfg))
     result = figures(items)
-    _write_json(out / "oracle.json", result)
-    (out / "oracle.md").write_text(markdown(result), encoding="utf-8")
+    atomic_write_json(out / "oracle.json", result)
+    atomic_write_text(out / "oracle.md", markdown(result))
     return result
+
+
+def analyse_locked(out: Path, config: Any, models: Any = None, progress: bool = True) -> dict[str, Any]:
+    """:func:`analyse` holding the output directory's writer lock (one writer per directory)."""
+    from autoalign.files import directory_lock
+
+    with directory_lock(Path(out), "bench analyse"):
+        return analyse(out, config, models, progress)
 
 
 def _cell(m: dict[str, Any]) -> str:

@@ -42,7 +42,7 @@ def _bench(
     if correct and the_suite.name == "shapes":  # the oracle reads every stage image and the ablations
         from autoalign.benchmarks import shapes_bench
 
-        result = shapes_bench.analyse(out, cfg, progress=not no_progress)
+        result = shapes_bench.analyse_locked(out, cfg, progress=not no_progress)
         _print_oracle(result)
         paths["oracle"] = out / "oracle.md"
     Console().print(f"reports: {', '.join(str(p) for p in paths.values())}")
