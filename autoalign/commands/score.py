@@ -18,20 +18,9 @@ from autoalign.errors import InputError
 
 def load_images(paths: list[Path]):
     """Open every path as an RGB image; InputError naming the first bad one."""
-    from PIL import Image, UnidentifiedImageError
+    from autoalign.api import open_images
 
-    images = []
-    for path in paths:
-        if not path.exists():
-            raise InputError(f"image {path}: file not found")
-        if not path.is_file():
-            raise InputError(f"image {path}: not a file")
-        try:
-            with Image.open(path) as img:
-                images.append(img.convert("RGB"))
-        except (UnidentifiedImageError, OSError) as exc:
-            raise InputError(f"image {path}: not a readable image file ({exc.__class__.__name__})") from None
-    return images
+    return open_images(paths)
 
 
 def _fmt(value: float | None) -> str:
