@@ -17,10 +17,10 @@ for its stop reason (:data:`autoalign.types.STOP_REASONS`). Callers compile with
 
 from __future__ import annotations
 
-from autoalign.agents import nodes
-from autoalign.agents.state import LoopContext, LoopState
 from langgraph.graph import END, START, StateGraph
 
+from autoalign.agents import nodes
+from autoalign.agents.state import LoopContext, LoopState
 from autoalign.types import NODE_NAMES, STOP_REASONS
 
 NODES = NODE_NAMES  # the names the runner streams (autoalign.types.NodeName)

@@ -29,9 +29,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
-from autoalign.agents.state import LoopContext, LoopState
 from PIL import Image
 
+from autoalign.agents.state import LoopContext, LoopState
 from autoalign.editing import policy
 from autoalign.errors import InputError
 from autoalign.scoring.rerank import keys_for, rank

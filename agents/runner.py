@@ -21,18 +21,17 @@ import sqlite3
 import time
 import uuid
 from collections.abc import Iterator
-from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-from autoalign.agents import rundir
-from autoalign.agents.graph import build_graph, recursion_limit
-from autoalign.agents.nodes import final_candidate
-from autoalign.agents.state import LoopContext
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from PIL import Image
 
 import autoalign
+from autoalign.agents import rundir
+from autoalign.agents.graph import build_graph, recursion_limit
+from autoalign.agents.nodes import final_candidate
+from autoalign.agents.state import LoopContext
 from autoalign.config import Config
 from autoalign.errors import InputError
 from autoalign.scoring.scorer import check_prompt

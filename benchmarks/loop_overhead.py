@@ -24,7 +24,6 @@ import time
 from pathlib import Path
 
 from autoalign.agents import runner
-
 from autoalign.config import load_config
 
 PROMPT = "two red apples on a blue plate"

@@ -8,10 +8,10 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from autoalign.agents import runner
 from PIL import Image
 
 import autoalign.doubles.scene  # noqa: F401 - registers the scene-double backends
+from autoalign.agents import runner
 from autoalign.config import load_config
 from autoalign.doubles.scene import decode_scene, parse_scene, render_scene
 from autoalign.errors import InputError

@@ -7,13 +7,13 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from autoalign.agents import nodes
-from autoalign.agents.graph import NODES, build_graph, recursion_limit
-from autoalign.agents.state import LoopContext, add_counts
 from langgraph.graph import END
 from PIL import Image
 
 import autoalign.doubles.scene  # noqa: F401 - registers the scene-double backends
+from autoalign.agents import nodes
+from autoalign.agents.graph import NODES, build_graph, recursion_limit
+from autoalign.agents.state import LoopContext, add_counts
 from autoalign.config import load_config
 from autoalign.detection import detect as library_detect
 from autoalign.doubles.scene import decode_scene, parse_scene, render_scene

@@ -9,9 +9,9 @@ from PIL import Image
 
 from autoalign.config import ConfigError, RoleSpec
 from autoalign.errors import InputError
+from autoalign.models import tiny
 from autoalign.models.clip import OpenClipScorer, hub_repo_for, open_clip_name
 from autoalign.models.loading import DeviceSpec, ModelNotAvailable
-from autoalign.models import tiny
 
 CPU = DeviceSpec("cpu", "float32")
 

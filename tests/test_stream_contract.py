@@ -12,9 +12,9 @@ import re
 from pathlib import Path
 
 import pytest
-from autoalign.agents import runner
 
 import autoalign.doubles.scene  # noqa: F401 - registers the scene-double backends
+from autoalign.agents import runner
 from autoalign.config import load_config
 from autoalign.doubles.stream import StreamDouble
 from autoalign.types import NODE_NAMES, RunResult, StreamUpdate

@@ -19,8 +19,8 @@ from gradio_client import Client, handle_file
 from gradio_client.exceptions import AppError
 from PIL import Image
 
-from autoalign.ui.app import build_app, launch
 from autoalign.doubles.stream import StreamDouble
+from autoalign.ui.app import build_app, launch
 
 # /run inputs after the prompt and image: preset, candidates, rounds, threshold, seed, editor strength,
 # config file, writer

@@ -13,7 +13,6 @@ from typing import Optional
 import typer
 
 from autoalign.cli_apps import CONFIG_HELP, PRESET_HELP, app
-from autoalign.errors import InputError
 
 
 def load_images(paths: list[Path]):
