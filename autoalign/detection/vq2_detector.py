@@ -44,10 +44,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-COLOR_WORDS = frozenset(
-    "red orange yellow green blue purple violet pink brown black white gray grey silver gold golden "
-    "beige teal turquoise cyan magenta maroon navy".split()
-)
 _ARTICLES = frozenset({"a", "an", "the", "some", "of"})
 _NUMBER_RE = re.compile(r"^(\d+|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|several|many|none|no)$", re.I)
 
