@@ -24,12 +24,13 @@ from pathlib import Path
 from typing import Any
 
 from autoalign.errors import InputError
+from autoalign.types import FINAL_IMAGE, SUMMARY_FILE
 
 CONFIG = "config.json"
 TRACE = "trace.jsonl"
-SUMMARY = "summary.json"
+SUMMARY = SUMMARY_FILE
 CHECKPOINT = "checkpoint.sqlite"
-FINAL = "final.png"
+FINAL = FINAL_IMAGE
 
 
 def write_json_atomic(path: Path, data: Any) -> None:

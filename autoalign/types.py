@@ -40,6 +40,11 @@ NodeName = Literal["generate", "score", "detect", "instruct", "edit"]
 NODE_NAMES: tuple[str, ...] = get_args(NodeName)
 
 
+# The files of a run directory the result names (agents/rundir.py lists them all).
+SUMMARY_FILE = "summary.json"
+FINAL_IMAGE = "final.png"
+
+
 def _from_dict(cls, data: dict[str, Any]):
     """Build a dataclass from a dict, ignoring unknown keys (forward compatible traces)."""
     names = {f.name for f in fields(cls)}
@@ -378,7 +383,7 @@ class RunResult:
     gain_over_first_best: float | None = None
     baseline: Candidate | None = None
     first_best: Candidate | None = None
-    final_image: str = "final.png"
+    final_image: str = FINAL_IMAGE
     mismatches_before: list[Mismatch] = field(default_factory=list)
     mismatches_after: list[Mismatch] = field(default_factory=list)
     instructions: list[Instruction] = field(default_factory=list)
@@ -412,7 +417,7 @@ class RunResult:
         return cls(**plain, run_dir=None if run_dir is None else str(run_dir))
 
     @classmethod
-    def load(cls, run_dir: str | Path, name: str = "summary.json") -> "RunResult":
+    def load(cls, run_dir: str | Path, name: str = SUMMARY_FILE) -> "RunResult":
         """The result of the finished run in ``run_dir`` (``ValueError`` when its summary is unreadable)."""
         path = Path(run_dir) / name
         data = json.loads(path.read_text(encoding="utf-8"))

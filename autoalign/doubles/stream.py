@@ -22,6 +22,8 @@ from typing import Any
 from PIL import Image
 
 from autoalign.types import (
+    FINAL_IMAGE,
+    SUMMARY_FILE,
     Attempt,
     Candidate,
     EditDecision,
@@ -141,7 +143,7 @@ class StreamDouble:
             yield emit("detect", round_no, StepUpdate(mismatches=after, mismatches_for=edited, stop_reason=stop))
 
         with Image.open(out / best.path) as im:
-            im.convert("RGB").save(out / "final.png")
+            im.convert("RGB").save(out / FINAL_IMAGE)
         (out / "trace.jsonl").write_text("".join(json.dumps(t) + "\n" for t in trace), encoding="utf-8")
         baseline = scored[0]
         result = RunResult(
@@ -153,4 +155,4 @@ class StreamDouble:
             mismatches_after=mismatches, instructions=tried, edits_accepted=len(records), round_records=records,
             graph_steps=len(trace), init_image=init_image,
         )
-        (out / "summary.json").write_text(json.dumps(result.to_dict(), indent=2), encoding="utf-8")
+        (out / SUMMARY_FILE).write_text(json.dumps(result.to_dict(), indent=2), encoding="utf-8")
