@@ -139,12 +139,12 @@ def item_config(config: Config, seed: int | None) -> Config:
 
 def process_item(row: dict[str, Any], config: Config, out_dir: Path, models: Any = None) -> dict[str, Any]:
     """Run the loop for one ledger row; publish its final image; return its manifest fields."""
-    from autoalign.agents import runner
+    from autoalign.agents import rundir, runner
 
     run_dir = item_dir(out_dir, row["id"])
     cfg = item_config(config, row.get("seed"))
-    resume = (run_dir / "checkpoint.sqlite").exists()
-    summary = runner.run(
+    resume = (run_dir / rundir.CHECKPOINT).exists()
+    result = runner.run(
         row["prompt"],
         cfg,
         run_dir,
@@ -152,31 +152,18 @@ def process_item(row: dict[str, Any], config: Config, out_dir: Path, models: Any
         models=models,
         negative_prompt=row.get("negative_prompt"),
     )
-    final_src = Path(summary.get("final_image") or run_dir / "final.png")
-    if not final_src.is_absolute():
-        final_src = run_dir / final_src
     final_dst = image_path(out_dir, row["id"])
-    files.atomic_copy(final_src, final_dst)
+    files.atomic_copy(result.final_image_path, final_dst)
     return {
         "final_image": str(final_dst.relative_to(out_dir)),
         "run_dir": str(run_dir.relative_to(out_dir)),
-        "score_before": _score(summary, "first_best"),
-        "score_after": _score(summary, "final"),
-        "rounds": summary.get("rounds"),
-        "stop_reason": summary.get("stop_reason"),
+        "score_before": result.scores.first_best,
+        "score_after": result.scores.final,
+        "rounds": result.rounds,
+        "stop_reason": result.stop_reason,
         "seed": cfg.loop.seed,
-        "summary": summary,
+        "summary": result.to_dict(),
     }
-
-
-def _score(summary: dict[str, Any], key: str) -> float | None:
-    """The overall score of a summary entry given as a number, a score card or a candidate."""
-    value = summary.get(key)
-    if isinstance(value, dict) and isinstance(value.get("score"), dict):
-        value = value["score"]
-    if isinstance(value, dict):
-        value = value.get("overall")
-    return None if value is None else float(value)
 
 
 # --- engines ---------------------------------------------------------------------------------

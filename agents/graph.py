@@ -3,24 +3,27 @@
 ::
 
     START -> generate -> score -> detect --route-->  aligned         -> END
-                                    ^              out_of_rounds   -> END
+                                    ^              max_rounds      -> END
                                     |              no_improvement  -> END
                                     |              next_round      -> instruct -> edit --+
                                     +--------------------------------------------------+
 
 A round is detect -> instruct -> edit; ``route`` decides after every detect (so a run that is
-aligned at once, or has ``max_rounds = 0``, never edits). Callers compile with their checkpointer::
+aligned at once, or has ``max_rounds = 0``, never edits). Each branch that ends the run is named
+for its stop reason (:data:`autoalign.types.STOP_REASONS`). Callers compile with their checkpointer::
 
     graph = build_graph().compile(checkpointer=SqliteSaver(conn))
 """
 
 from __future__ import annotations
 
-from autoalign.agents import nodes
-from autoalign.agents.state import LoopContext, LoopState
 from langgraph.graph import END, START, StateGraph
 
-NODES = ("generate", "score", "detect", "instruct", "edit")
+from autoalign.agents import nodes
+from autoalign.agents.state import LoopContext, LoopState
+from autoalign.types import NODE_NAMES, STOP_REASONS
+
+NODES = NODE_NAMES  # the names the runner streams (autoalign.types.NodeName)
 
 
 def build_graph() -> StateGraph:
@@ -34,7 +37,7 @@ def build_graph() -> StateGraph:
     graph.add_conditional_edges(
         "detect",
         nodes.route,
-        {"aligned": END, "out_of_rounds": END, "no_improvement": END, "next_round": "instruct"},
+        {**{reason: END for reason in STOP_REASONS}, nodes.NEXT_ROUND: "instruct"},
     )
     graph.add_edge("instruct", "edit")
     graph.add_edge("edit", "detect")

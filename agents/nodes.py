@@ -29,18 +29,19 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
-from autoalign.agents.state import LoopContext, LoopState
 from PIL import Image
 
+from autoalign.agents.state import LoopContext, LoopState
 from autoalign.editing import policy
 from autoalign.errors import InputError
 from autoalign.scoring.rerank import keys_for, rank
-from autoalign.types import Candidate, Mismatch, ScoreCard
+from autoalign.types import STOP_REASONS, Attempt, Candidate, EditSample, Instruction, Mismatch, Round, ScoreCard
 
 logger = logging.getLogger(__name__)
 
-Route = Literal["aligned", "out_of_rounds", "no_improvement", "next_round"]
-_ROUTE_OF_STOP = {policy.ALIGNED: "aligned", policy.MAX_ROUNDS: "out_of_rounds", policy.NO_IMPROVEMENT: "no_improvement"}
+# The router's branches: a stop reason (autoalign.types.StopReason, same names) or another round.
+Route = Literal["aligned", "max_rounds", "no_improvement", "next_round"]
+NEXT_ROUND = "next_round"
 
 
 class _Meter:
@@ -189,7 +190,7 @@ def edit(state: LoopState, runtime: Any) -> dict[str, Any]:
     best = state["best"]
     before_mm = list(state.get("mismatches") or [])
     image = _load(ctx, best["path"])
-    attempts: list[dict[str, Any]] = []
+    attempts: list[Attempt] = []
     update: dict[str, Any] = {}
     tried: list[dict[str, Any]] = []
     for j, ins in enumerate(state.get("pending") or []):
@@ -197,33 +198,35 @@ def edit(state: LoopState, runtime: Any) -> dict[str, Any]:
         with meter.call("editor"):
             samples = ctx.models.editor.edit(image, ins["text"], loop.edit_samples, edit_seed(seed, round_no, j))
         paths = [_save(ctx, s, f"rounds/r{round_no:02d}/i{j}_s{k}.png") for k, s in enumerate(samples)]
-        attempt, top, decision = _judge(ctx, state, best, before_mm, samples, paths, meter)
-        attempts.append({"instruction": ins, "seed": edit_seed(seed, round_no, j), **attempt})
-        card = attempt["score"]
+        attempt, top = _judge(ctx, state, best, before_mm, samples, paths, meter,
+                              Instruction.from_dict(ins), edit_seed(seed, round_no, j), "edit")
+        attempts.append(attempt)
+        decision = attempt.decision
         logger.info("round %d: %r -> %s (gain %+.3f)", round_no, ins["text"], decision.reason, decision.gain)
         if decision.accepted:
-            new_best = Candidate(path=paths[top], seed=edit_seed(seed, round_no, j), score=card, origin="edit").to_dict()
-            update = {"best": new_best, "mismatches": attempt["mismatches"], "mismatches_for": new_best["path"]}
+            new_best = Candidate(path=paths[top], seed=attempt.seed, score=attempt.score.to_dict(), origin="edit").to_dict()
+            update = {"best": new_best, "mismatches": [m.to_dict() for m in attempt.mismatches],
+                      "mismatches_for": new_best["path"]}
             break
     if not update and loop.regenerate_on_stall and before_mm:
         attempt, update = _regenerate(ctx, state, best, before_mm, round_no, seed, meter)
         attempts.append(attempt)
     accepted = bool(update)
-    record = {
-        "round": round_no,
-        "mismatches": before_mm,
-        "attempts": attempts,
-        "accepted": accepted,
-        "best": (update.get("best") or best)["path"],
-        "best_overall": float((update.get("best") or best)["score"]["overall"]),
-        "note": "" if attempts else "no new instruction to try",
-    }
+    record = Round(
+        round=round_no,
+        mismatches=[Mismatch.from_dict(m) for m in before_mm],
+        attempts=attempts,
+        accepted=accepted,
+        best=(update.get("best") or best)["path"],
+        best_overall=float((update.get("best") or best)["score"]["overall"]),
+        note="" if attempts else "no new instruction to try",
+    )
     return {
         **update,
         "round": round_no,
         "pending": [],
         "instructions": tried,
-        "rounds": [record],
+        "rounds": [record.to_dict()],
         "rounds_without_gain": 0 if accepted else int(state.get("rounds_without_gain", 0)) + 1,
         **meter.update(),
     }
@@ -237,23 +240,29 @@ def _judge(
     images: list[Any],
     paths: list[str],
     meter: _Meter,
-) -> tuple[dict[str, Any], int, Any]:
+    instruction: Instruction,
+    seed: int,
+    origin: str,
+) -> tuple[Attempt, int]:
     """Score new images against the prompt, pick the top one, look for its mismatches and judge it
-    against the best so far: ``(attempt record fields, index of the top image, decision)``."""
+    against the best so far: ``(the attempt, index of the top image)``."""
     with meter.call("scorer"):
         cards = ctx.scorer.score(images, state["prompt"])
     top = rank(cards, keys_for(ctx.config))[0]
     card = cards[top].to_dict()
     after_mm = _observe(ctx, images[top], state["prompt"], card, meter)
     decision = policy.judge_edit(best["score"], before_mm, card, after_mm, ctx.config.loop.min_gain)
-    fields = {
-        "samples": [{"path": p, "overall": c.overall} for p, c in zip(paths, cards)],
-        "chosen": paths[top],
-        "score": card,
-        "mismatches": after_mm,
-        "decision": decision.to_dict(),
-    }
-    return fields, top, decision
+    attempt = Attempt(
+        instruction=instruction,
+        seed=seed,
+        samples=[EditSample(path=p, overall=c.overall) for p, c in zip(paths, cards)],
+        chosen=paths[top],
+        score=ScoreCard.from_dict(card),
+        mismatches=[Mismatch.from_dict(m) for m in after_mm],
+        decision=decision,
+        origin=origin,
+    )
+    return attempt, top
 
 
 def _regenerate(
@@ -264,7 +273,7 @@ def _regenerate(
     round_no: int,
     seed: int,
     meter: _Meter,
-) -> tuple[dict[str, Any], dict[str, Any]]:
+) -> tuple[Attempt, dict[str, Any]]:
     """Every edit failed: draw new candidates from a prompt that names the mismatched phrases.
 
     The candidates are scored against the *original* prompt and judged like an edit, so a
@@ -279,24 +288,21 @@ def _regenerate(
     with meter.call("generator"):
         images = ctx.models.generator.generate(rewritten, loop.candidates, regen_seed, state.get("negative_prompt"))
     paths = [_save(ctx, im, f"rounds/r{round_no:02d}/regen_{k}.png") for k, im in enumerate(images)]
-    judged, top, decision = _judge(ctx, state, best, before_mm, images, paths, meter)
-    attempt = {
-        "origin": "regenerate",
-        "instruction": {"text": f"regenerate: {rewritten}", "writer": "regenerate", "mismatches": before_mm},
-        "seed": regen_seed,
-        **judged,
-    }
-    card = judged["score"]
+    instruction = Instruction(text=f"regenerate: {rewritten}", writer="regenerate", mismatches=list(before_mm))
+    attempt, top = _judge(ctx, state, best, before_mm, images, paths, meter, instruction, regen_seed, "regenerate")
+    decision = attempt.decision
     logger.info("round %d: regenerated from %r -> %s (gain %+.3f)", round_no, rewritten, decision.reason, decision.gain)
     if not decision.accepted:
         return attempt, {}
-    new_best = Candidate(path=paths[top], seed=regen_seed + top, score=card, origin="regenerate").to_dict()
-    return attempt, {"best": new_best, "mismatches": judged["mismatches"], "mismatches_for": new_best["path"]}
+    new_best = Candidate(path=paths[top], seed=regen_seed + top, score=attempt.score.to_dict(), origin="regenerate").to_dict()
+    return attempt, {"best": new_best, "mismatches": [m.to_dict() for m in attempt.mismatches],
+                     "mismatches_for": new_best["path"]}
 
 
 def route(state: LoopState) -> Route:
     """Where to go after ``detect``: the stop decision it recorded, or another edit round."""
-    return _ROUTE_OF_STOP.get(state.get("stop_reason") or "", "next_round")  # type: ignore[return-value]
+    stop = state.get("stop_reason")
+    return stop if stop in STOP_REASONS else NEXT_ROUND  # type: ignore[return-value]
 
 
 def final_candidate(state: LoopState) -> dict[str, Any]:

@@ -23,12 +23,13 @@ from typing import Any
 
 from autoalign import files
 from autoalign.errors import InputError
+from autoalign.types import FINAL_IMAGE, SUMMARY_FILE
 
 CONFIG = "config.json"
 TRACE = "trace.jsonl"
-SUMMARY = "summary.json"
+SUMMARY = SUMMARY_FILE
 CHECKPOINT = "checkpoint.sqlite"
-FINAL = "final.png"
+FINAL = FINAL_IMAGE
 
 
 def read_json(path: Path, what: str) -> dict[str, Any]:

@@ -3,13 +3,13 @@
 ::
 
     from autoalign.agents import runner
-    summary = runner.run("two red apples on a blue plate", config, Path("runs/apples"))
-    for node, update in runner.stream(prompt, config, out_dir):   # live progress
-        ...
+    result = runner.run("two red apples on a blue plate", config, Path("runs/apples"))  # a RunResult
+    for step in runner.stream(prompt, config, out_dir):   # live progress: StreamUpdate per graph step
+        print(step.node, step.round, step.update.stop_reason)
 
-Every graph step is checkpointed to ``RUN/checkpoint.sqlite`` (thread id = the run id in
+Every graph step is checkpointed (by default to ``RUN/checkpoint.sqlite``; thread id = the run id in
 ``config.json``) before the next one starts, so ``resume=True`` continues a killed run from its
-last finished step; resuming a finished run just returns its summary. See :mod:`.rundir` for
+last finished step; resuming a finished run just returns its result. See :mod:`.rundir` for
 the files a run writes.
 """
 
@@ -20,31 +20,24 @@ import sqlite3
 import time
 import uuid
 from collections.abc import Iterator
-from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-from autoalign.agents import rundir
-from autoalign.agents.graph import build_graph, recursion_limit
-from autoalign.agents.nodes import final_candidate
-from autoalign.agents.state import LoopContext
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from PIL import Image
 
 import autoalign
 from autoalign import files
+from autoalign.agents import rundir
+from autoalign.agents.graph import build_graph, recursion_limit
+from autoalign.agents.nodes import final_candidate
+from autoalign.agents.state import LoopContext
 from autoalign.config import Config
 from autoalign.errors import InputError
 from autoalign.scoring.scorer import check_prompt
+from autoalign.types import Candidate, Instruction, Mismatch, Round, RunResult, RunScores, StepUpdate, StreamUpdate
 
 logger = logging.getLogger(__name__)
-
-
-def _checkpointer(path: Path):
-    from langgraph.checkpoint.sqlite import SqliteSaver
-
-    conn = sqlite3.connect(str(path), check_same_thread=False)
-    saver = SqliteSaver(conn)
-    return conn, saver
 
 
 def _warn_if_truncated(models: Any, prompt: str) -> None:
@@ -141,6 +134,14 @@ def preflight(config: Config) -> None:
             raise InputError(f"{role}.model: the directory {model!r} does not exist")
 
 
+def sqlite_checkpointer(path: Path) -> tuple[sqlite3.Connection, Any]:
+    """The default checkpointer: LangGraph's ``SqliteSaver`` on ``path`` (and its connection, to close)."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    conn = sqlite3.connect(str(path), check_same_thread=False)
+    return conn, SqliteSaver(conn)
+
+
 def stream(
     prompt: str,
     config: Config,
@@ -153,12 +154,16 @@ def stream(
     scorer: Any = None,
     writer: Any = None,
     detector: Any = None,
-) -> Iterator[tuple[str, dict[str, Any]]]:
-    """Run (or resume) the loop, yielding ``(node_name, update)`` after each graph step.
+    checkpointer: BaseCheckpointSaver | None = None,
+) -> Iterator[StreamUpdate]:
+    """Run (or resume) the loop, yielding a :class:`~autoalign.types.StreamUpdate` after each graph step.
 
     Inputs are checked before anything is written or loaded. ``models`` / ``scorer`` / ``writer`` /
-    ``detector`` replace the library's defaults (tests pass doubles). When the generator finishes,
-    ``RUN/final.png`` and ``RUN/summary.json`` exist.
+    ``detector`` replace the library's defaults (tests pass doubles). ``checkpointer`` is where the
+    graph's steps are saved (thread id = the run id): by default a ``SqliteSaver`` on
+    ``RUN/checkpoint.sqlite``, built once per call and closed at the end; a given one (e.g.
+    LangGraph's ``InMemorySaver`` in tests) is used as it is and left open. When the generator
+    finishes, ``RUN/final.png`` and ``RUN/summary.json`` exist.
     """
     out_dir = Path(out_dir)
     config.validate()
@@ -175,12 +180,12 @@ def stream(
         rundir.check_fresh(out_dir)
     with files.directory_lock(out_dir, "run"):  # one writer per run directory
         yield from _stream_locked(prompt, config, out_dir, init_image, stored, negative_prompt,
-                                  models, scorer, writer, detector)
+                                  models, scorer, writer, detector, checkpointer)
 
 
 def _stream_locked(prompt: str, config: Config, out_dir: Path, init_image: str | None, stored: dict[str, Any] | None,
-                   negative_prompt: str | None, models: Any, scorer: Any, writer: Any, detector: Any
-                   ) -> Iterator[tuple[str, dict[str, Any]]]:
+                   negative_prompt: str | None, models: Any, scorer: Any, writer: Any, detector: Any,
+                   checkpointer: BaseCheckpointSaver | None) -> Iterator[StreamUpdate]:
     """:func:`stream` after its checks, with the run directory locked."""
     if stored is not None:
         init_image = stored.get("init_image")
@@ -188,87 +193,88 @@ def _stream_locked(prompt: str, config: Config, out_dir: Path, init_image: str |
     run_id = stored["run_id"] if stored else uuid.uuid4().hex[:12]
     thread = {"configurable": {"thread_id": run_id}, "recursion_limit": recursion_limit(config.loop.max_rounds)}
 
-    ckpt_path = out_dir / rundir.CHECKPOINT
-    graph_input: dict[str, Any] | None
-    current_round = 0
-    if stored is not None and not ckpt_path.exists():
-        # killed before its first checkpoint: nothing to continue, start it (same prompt and config)
-        graph_input = _initial(prompt, config, out_dir, init_image, negative_prompt)
-        rundir.Trace.keep_first(out_dir / rundir.TRACE, 0)
-    elif stored is not None:
-        conn, saver = _checkpointer(ckpt_path)
-        with closing(conn):
-            try:
-                snapshot = build_graph().compile(checkpointer=saver).get_state(thread)
-            except (sqlite3.DatabaseError, ValueError, TypeError, KeyError) as exc:
-                raise InputError(f"--resume: the checkpoint {ckpt_path} is unreadable ({exc}); start a new run") from None
-        # Complete only when no task is left. A task that finished but whose step was not yet
-        # checkpointed (killed in between) leaves ``next`` empty too, with its writes pending in
-        # ``tasks``: streaming from the checkpoint applies them and goes on.
-        if snapshot.values and not snapshot.tasks:
-            logger.info("run %s is already complete", out_dir)
-            if not (out_dir / rundir.SUMMARY).exists():
-                _finish(out_dir, snapshot.values, config, stored, _steps_in_trace(out_dir))
-            return
-        graph_input = None if snapshot.values else _initial(prompt, config, out_dir, init_image, negative_prompt)
-        done = int((snapshot.metadata or {}).get("step", 0)) if snapshot.values else 0
-        rundir.Trace.keep_first(out_dir / rundir.TRACE, max(0, done))  # drop steps traced, not checkpointed
-        current_round = int(snapshot.values.get("round", 0)) if snapshot.values else 0
-    else:
-        out_dir.mkdir(parents=True, exist_ok=True)
+    conn = None
+    if checkpointer is None:
         # The checkpoint database first, then config.json: a run killed in between is a directory
         # holding only checkpoint.sqlite, which resume=True treats as not started.
-        conn, saver = _checkpointer(ckpt_path)
-        with closing(conn):
-            saver.setup()
-        stored = {
-            "run_id": run_id,
-            "prompt": prompt,
-            "negative_prompt": negative_prompt,
-            "init_image": str(Path(init_image).absolute()) if init_image else None,
-            "preset": config.name,
-            "config_hash": config.hash(),
-            "config": config.to_dict(),
-            "autoalign_version": autoalign.__version__,
-            "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        }
-        files.atomic_write_json(out_dir / rundir.CONFIG, stored)
-        graph_input = _initial(prompt, config, out_dir, init_image, negative_prompt)
-
-    ctx = _context(config, out_dir, models, scorer, writer, detector)
-    if init_image is None and graph_input is not None:
-        _warn_if_truncated(ctx.models, prompt)
-    conn, saver = _checkpointer(ckpt_path)
-    trace = rundir.Trace(out_dir / rundir.TRACE)
-    step = _steps_in_trace(out_dir)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        conn, checkpointer = sqlite_checkpointer(out_dir / rundir.CHECKPOINT)
     try:
-        graph = build_graph().compile(checkpointer=saver)
-        last = time.perf_counter()
-        for chunk in graph.stream(graph_input, thread, context=ctx, stream_mode="updates", durability="sync"):
-            for node, update in chunk.items():
-                if node == "__metadata__":  # LangGraph's marker on a resumed task's replayed update
-                    continue
-                now = time.perf_counter()
-                update = update or {}
-                current_round = int(update.get("round", current_round))
-                trace.write(
-                    {
-                        "step": step,
-                        "node": node,
-                        "round": current_round,
-                        "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                        "duration_ms": round((now - last) * 1000.0, 3),
-                        "model_ms": float((update.get("timings") or {}).get(node, 0.0)),
-                        "update": rundir.slim(update),
-                    }
-                )
-                step += 1
-                yield node, update
-                last = time.perf_counter()  # the consumer's time is not the step's
-        values = graph.get_state(thread).values
+        graph = build_graph().compile(checkpointer=checkpointer)
+        current_round = 0
+        graph_input: dict[str, Any] | None
+        if stored is not None:
+            try:
+                snapshot = graph.get_state(thread)
+            except (sqlite3.DatabaseError, ValueError, TypeError, KeyError) as exc:
+                raise InputError(
+                    f"--resume: the checkpoint {out_dir / rundir.CHECKPOINT} is unreadable ({exc}); start a new run"
+                ) from None
+            # Complete only when no task is left. A task that finished but whose step was not yet
+            # checkpointed (killed in between) leaves ``next`` empty too, with its writes pending in
+            # ``tasks``: streaming from the checkpoint applies them and goes on.
+            if snapshot.values and not snapshot.tasks:
+                logger.info("run %s is already complete", out_dir)
+                if not (out_dir / rundir.SUMMARY).exists():
+                    _finish(out_dir, snapshot.values, config, stored, _steps_in_trace(out_dir))
+                return
+            # No checkpoint yet (killed before the first one): start it again, same prompt and config.
+            graph_input = None if snapshot.values else _initial(prompt, config, out_dir, init_image, negative_prompt)
+            done = int((snapshot.metadata or {}).get("step", 0)) if snapshot.values else 0
+            rundir.Trace.keep_first(out_dir / rundir.TRACE, max(0, done))  # drop steps traced, not checkpointed
+            current_round = int(snapshot.values.get("round", 0)) if snapshot.values else 0
+        else:
+            if conn is not None:
+                checkpointer.setup()
+            stored = {
+                "run_id": run_id,
+                "prompt": prompt,
+                "negative_prompt": negative_prompt,
+                "init_image": str(Path(init_image).absolute()) if init_image else None,
+                "preset": config.name,
+                "config_hash": config.hash(),
+                "config": config.to_dict(),
+                "autoalign_version": autoalign.__version__,
+                "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            }
+            files.atomic_write_json(out_dir / rundir.CONFIG, stored)
+            graph_input = _initial(prompt, config, out_dir, init_image, negative_prompt)
+
+        ctx = _context(config, out_dir, models, scorer, writer, detector)
+        if init_image is None and graph_input is not None:
+            _warn_if_truncated(ctx.models, prompt)
+        trace = rundir.Trace(out_dir / rundir.TRACE)
+        step = _steps_in_trace(out_dir)
+        try:
+            last = time.perf_counter()
+            for chunk in graph.stream(graph_input, thread, context=ctx, stream_mode="updates", durability="sync"):
+                for node, update in chunk.items():
+                    if node == "__metadata__":  # LangGraph's marker on a resumed task's replayed update
+                        continue
+                    now = time.perf_counter()
+                    update = update or {}
+                    current_round = int(update.get("round", current_round))
+                    trace.write(
+                        {
+                            "step": step,
+                            "node": node,
+                            "round": current_round,
+                            "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                            "duration_ms": round((now - last) * 1000.0, 3),
+                            "model_ms": float((update.get("timings") or {}).get(node, 0.0)),
+                            "update": rundir.slim(update),
+                        }
+                    )
+                    typed = StreamUpdate(node=node, round=current_round, update=StepUpdate.from_dict(update), step=step)
+                    step += 1
+                    yield typed
+                    last = time.perf_counter()  # the consumer's time is not the step's
+            values = graph.get_state(thread).values
+        finally:
+            trace.close()
     finally:
-        trace.close()
-        conn.close()
+        if conn is not None:
+            conn.close()
     _finish(out_dir, values, config, stored, step)
 
 
@@ -299,61 +305,73 @@ def _trace_wall_s(out_dir: Path) -> float:
     return round(total / 1000.0, 3)
 
 
-def summarize(values: dict[str, Any], config: Config, stored: dict[str, Any], steps: int, wall_s: float) -> dict[str, Any]:
-    """The summary of a finished run from its final graph state (what ``summary.json`` holds)."""
+def summarize(values: dict[str, Any], config: Config, stored: dict[str, Any], steps: int, wall_s: float) -> RunResult:
+    """The result of a finished run from its final graph state (what ``summary.json`` holds)."""
     final = final_candidate(values)
     candidates = values.get("candidates") or []
     baseline = candidates[0] if candidates else None
     first_best = values.get("first_best")
-    rounds = values.get("rounds") or []
-    attempts = [a for r in rounds for a in r.get("attempts", [])]
+    rounds = [Round.from_dict(r) for r in values.get("rounds") or []]
+    attempts = [a for r in rounds for a in r.attempts]
     final_mm = values.get("mismatches") if final.get("path") == values.get("mismatches_for") else None
-    b, f = _overall(baseline), _overall(final)
-    return {
-        "run_id": stored.get("run_id"),
-        "prompt": values.get("prompt"),
-        "negative_prompt": values.get("negative_prompt"),
-        "init_image": values.get("init_image"),
-        "preset": config.name,
-        "config_hash": config.hash(),
-        "seed": values.get("seed"),
-        "models": config.model_ids(),
-        "writer": config.writer,
-        "rounds": int(values.get("round", 0)),
-        "max_rounds": config.loop.max_rounds,
-        "stop_reason": values.get("stop_reason"),
-        "scores": {"baseline": b, "first_best": _overall(first_best), "final": f},
-        "gain": None if b is None or f is None else f - b,
-        "gain_over_first_best": None if f is None or _overall(first_best) is None else f - _overall(first_best),
-        "baseline": baseline,
-        "first_best": first_best,
-        "final": final,
-        "final_image": rundir.FINAL,
-        "mismatches_before": (rounds[0]["mismatches"] if rounds else values.get("mismatches")) or [],
-        "mismatches_after": final_mm if final_mm is not None else [],
-        "instructions": [{"text": i["text"], "writer": i.get("writer"), "note": i.get("note", "")} for i in values.get("instructions") or []],
-        "edits_accepted": sum(1 for a in attempts if a["decision"]["accepted"]),
-        "edits_rejected": sum(1 for a in attempts if not a["decision"]["accepted"]),
-        "round_records": rundir.slim(rounds),
-        "graph_steps": steps,
-        "wall_time_s": wall_s,
-        "model_calls": values.get("model_calls") or {},
-        "model_ms": values.get("timings") or {},
-        "autoalign_version": autoalign.__version__,
-    }
+    b, f, fb = _overall(baseline), _overall(final), _overall(first_best)
+    return RunResult(
+        run_id=stored.get("run_id"),
+        prompt=values.get("prompt", ""),
+        negative_prompt=values.get("negative_prompt"),
+        init_image=values.get("init_image"),
+        preset=config.name,
+        config_hash=config.hash(),
+        seed=int(values.get("seed", config.loop.seed)),
+        models=config.model_ids(),
+        writer=config.writer,
+        rounds=int(values.get("round", 0)),
+        max_rounds=config.loop.max_rounds,
+        stop_reason=values.get("stop_reason"),
+        scores=RunScores(baseline=b, first_best=fb, final=f),
+        gain=None if b is None or f is None else f - b,
+        gain_over_first_best=None if f is None or fb is None else f - fb,
+        baseline=None if baseline is None else Candidate.from_dict(baseline),
+        first_best=None if first_best is None else Candidate.from_dict(first_best),
+        final=Candidate.from_dict(final),
+        final_image=rundir.FINAL,
+        mismatches_before=list(rounds[0].mismatches) if rounds
+        else [Mismatch.from_dict(m) for m in values.get("mismatches") or []],
+        mismatches_after=[Mismatch.from_dict(m) for m in final_mm or []],
+        # the instructions tried, without the mismatches they address (those are in round_records)
+        instructions=[Instruction(text=i["text"], writer=i.get("writer") or "", note=i.get("note", ""))
+                      for i in values.get("instructions") or []],
+        edits_accepted=sum(1 for a in attempts if a.decision.accepted),
+        edits_rejected=sum(1 for a in attempts if not a.decision.accepted),
+        round_records=rounds,
+        graph_steps=steps,
+        wall_time_s=wall_s,
+        model_calls=values.get("model_calls") or {},
+        model_ms=values.get("timings") or {},
+        autoalign_version=autoalign.__version__,
+    )
 
 
-def _finish(out_dir: Path, values: dict[str, Any], config: Config, stored: dict[str, Any], steps: int) -> dict[str, Any]:
+def _finish(out_dir: Path, values: dict[str, Any], config: Config, stored: dict[str, Any], steps: int) -> RunResult:
     summary = summarize(values, config, stored, steps, _trace_wall_s(out_dir))
-    final_src = out_dir / summary["final"]["path"]
+    final_src = out_dir / summary.final.path
     with Image.open(final_src) as im:
         files.atomic_save_image(out_dir / rundir.FINAL, im)
-    files.atomic_write_json(out_dir / rundir.SUMMARY, summary)
+    files.atomic_write_json(out_dir / rundir.SUMMARY, summary.to_dict())
     return summary
 
 
-def run(prompt: str, config: Config, out_dir: Path, **kwargs: Any) -> dict[str, Any]:
-    """Run (or resume) the loop to the end and return its summary (see :func:`stream`)."""
+def result(out_dir: Path) -> RunResult:
+    """The :class:`~autoalign.types.RunResult` of the finished run in ``out_dir`` (its ``summary.json``)."""
+    data = rundir.read_json(Path(out_dir) / rundir.SUMMARY, "summary")
+    try:
+        return RunResult.from_dict(data, run_dir=out_dir)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise InputError(f"summary: {Path(out_dir) / rundir.SUMMARY} is not a run summary ({exc})") from None
+
+
+def run(prompt: str, config: Config, out_dir: Path, **kwargs: Any) -> RunResult:
+    """Run (or resume) the loop to the end and return its result (see :func:`stream`)."""
     for _ in stream(prompt, config, out_dir, **kwargs):
         pass
-    return rundir.read_json(Path(out_dir) / rundir.SUMMARY, "summary")
+    return result(out_dir)

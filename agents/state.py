@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, TypedDict
 
@@ -71,4 +71,3 @@ class LoopContext:
     scorer: Any = None  # .score(images, prompt) -> list[ScoreCard]
     writer: Any = None  # .write(prompt, mismatches, tried) -> list[Instruction]
     detect: Callable[..., list] | None = None  # (image, prompt, card, models, config) -> list[Mismatch]
-    extra: dict[str, Any] = field(default_factory=dict)

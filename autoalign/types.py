@@ -1,23 +1,65 @@
-"""Plain-data types shared by every module.
+"""Plain-data types shared by every module, and the one contract between the loop and its readers.
 
 Everything here is a dataclass of JSON-friendly fields, so it can travel through the LangGraph
-state, checkpoints, ``trace.jsonl`` and reports unchanged (``asdict`` / ``from_dict``).
-Images never appear here: they travel as file paths.
+state, checkpoints, ``trace.jsonl`` and reports unchanged (``to_dict`` / ``from_dict``).
+Images never appear here: they travel as file paths (:attr:`RunResult.image` loads the final one
+lazily, from the run directory).
+
+What the loop hands out (built by :mod:`autoalign.agents.runner`, read by the CLI, ``batch``, the
+benchmarks and the studio; test doubles build the same types):
+
+* :class:`StreamUpdate` — one graph step: the node (one of :data:`NODE_NAMES`), the edit rounds done,
+  and what the node changed (:class:`StepUpdate`);
+* :class:`Round` — one edit round: the mismatches it worked on and each :class:`Attempt` (the
+  instruction, its edited :class:`EditSample` images and the judge's :class:`EditDecision`);
+* :class:`RunResult` — the summary of a finished run (``RUN/summary.json``).
+
+Nothing outside these classes reads a summary or an update by string keys.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Literal
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, get_args
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 ASPECTS: tuple[str, ...] = ("entity", "attribute", "relation", "number")
-Aspect = Literal["entity", "attribute", "relation", "number"]
+
+# Why the loop stopped. The round limit has one name everywhere: ``loop.max_rounds`` in the config,
+# ``"max_rounds"`` as the stop reason and the router's branch, ``RunResult.max_rounds`` in a summary.
+StopReason = Literal["aligned", "max_rounds", "no_improvement"]
+STOP_REASONS: tuple[str, ...] = get_args(StopReason)
+
+# The loop's graph nodes, in the order a round visits them (the runner streams exactly these).
+NodeName = Literal["generate", "score", "detect", "instruct", "edit"]
+NODE_NAMES: tuple[str, ...] = get_args(NodeName)
+
+
+# The files of a run directory the result names (agents/rundir.py lists them all).
+SUMMARY_FILE = "summary.json"
+FINAL_IMAGE = "final.png"
 
 
 def _from_dict(cls, data: dict[str, Any]):
     """Build a dataclass from a dict, ignoring unknown keys (forward compatible traces)."""
     names = {f.name for f in fields(cls)}
     return cls(**{k: v for k, v in data.items() if k in names})
+
+
+def _many(cls, items: Any) -> list[Any]:
+    """``cls`` instances from a list of instances or dicts (None is an empty list)."""
+    return [item if isinstance(item, cls) else cls.from_dict(item) for item in items or []]
+
+
+def _one(cls, item: Any) -> Any:
+    if item is None or isinstance(item, cls):
+        return item
+    return cls.from_dict(item)
 
 
 @dataclass
@@ -130,3 +172,288 @@ class Candidate:
     @property
     def overall(self) -> float:
         return float(self.score["overall"])
+
+
+@dataclass
+class EditDecision:
+    """The verdict on one edit: accepted or not, why, the score gain, and which mismatches changed.
+
+    ``reason`` is one of :data:`autoalign.editing.policy.EDIT_REASONS`; ``removed`` holds the
+    mismatches (``to_dict()``) of the image before the edit that are gone after it, ``added`` those
+    of the edited image that were not there before.
+    """
+
+    accepted: bool
+    reason: str
+    gain: float
+    removed: list[dict[str, Any]] = field(default_factory=list)
+    added: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "EditDecision":
+        return _from_dict(cls, data)
+
+
+@dataclass
+class EditSample:
+    """One edited (or regenerated) image of an attempt and its overall score."""
+
+    path: str  # relative to the run directory
+    overall: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "EditSample":
+        return _from_dict(cls, data)
+
+
+@dataclass
+class Attempt:
+    """One instruction tried in an edit round: its samples, the scorer's pick and the judge's verdict."""
+
+    instruction: Instruction
+    seed: int
+    samples: list[EditSample]
+    chosen: str  # path of the sample the scorer ranked first (the one judged)
+    score: ScoreCard  # the chosen sample's card
+    mismatches: list[Mismatch]  # what the detectors found in the chosen sample
+    decision: EditDecision
+    origin: str = "edit"  # "edit" | "regenerate"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Attempt":
+        return cls(
+            instruction=_one(Instruction, data["instruction"]),
+            seed=int(data.get("seed", 0)),
+            samples=_many(EditSample, data.get("samples")),
+            chosen=str(data.get("chosen", "")),
+            score=_one(ScoreCard, data.get("score") or {"overall": 0.0}),
+            mismatches=_many(Mismatch, data.get("mismatches")),
+            decision=_one(EditDecision, data["decision"]),
+            origin=str(data.get("origin", "edit")),
+        )
+
+
+@dataclass
+class Round:
+    """One edit round: the mismatches it set out to fix, every attempt, and the best image after it."""
+
+    round: int  # 1 for the first edit round
+    mismatches: list[Mismatch]
+    attempts: list[Attempt]
+    accepted: bool  # an attempt was kept
+    best: str  # path of the best image after the round
+    best_overall: float
+    note: str = ""  # e.g. "no new instruction to try"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Round":
+        return cls(
+            round=int(data["round"]),
+            mismatches=_many(Mismatch, data.get("mismatches")),
+            attempts=_many(Attempt, data.get("attempts")),
+            accepted=bool(data.get("accepted", False)),
+            best=str(data.get("best", "")),
+            best_overall=float(data.get("best_overall", 0.0)),
+            note=str(data.get("note", "")),
+        )
+
+
+@dataclass
+class StepUpdate:
+    """What one graph node changed in the loop's state; None = not changed by this step.
+
+    The fields are the keys of :class:`autoalign.agents.state.LoopState` a node may return, typed.
+    Lists hold only the step's new items where the state appends (``instructions``, ``rounds``).
+    """
+
+    candidates: list[Candidate] | None = None  # round-0 candidates (scores filled by ``score``)
+    best: Candidate | None = None
+    first_best: Candidate | None = None
+    mismatches: list[Mismatch] | None = None  # of the current best image (replaces the previous list)
+    mismatches_for: str | None = None  # the image path ``mismatches`` belong to
+    pending: list[Instruction] | None = None  # written for the next edit round, not tried yet
+    instructions: list[Instruction] | None = None  # tried in this step
+    rounds: list[Round] | None = None  # edit rounds finished in this step
+    round: int | None = None  # edit rounds done
+    rounds_without_gain: int | None = None
+    stop_reason: StopReason | None = None
+    model_calls: dict[str, float] | None = None
+    timings: dict[str, float] | None = None
+
+    def __post_init__(self) -> None:
+        if self.stop_reason is not None and self.stop_reason not in STOP_REASONS:
+            raise ValueError(f"stop_reason must be one of {STOP_REASONS} (got {self.stop_reason!r})")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The changed fields only (what a LangGraph node returns)."""
+        return {f.name: _plain(getattr(self, f.name)) for f in fields(self) if getattr(self, f.name) is not None}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "StepUpdate":
+        """From a node's state update; a key that is not a field is an error (the contract is closed)."""
+        unknown = sorted(set(data) - {f.name for f in fields(cls)})
+        if unknown:
+            raise ValueError(f"a node update holds key(s) the stream contract does not know: {', '.join(unknown)}")
+        many = {"candidates": Candidate, "mismatches": Mismatch, "pending": Instruction,
+                "instructions": Instruction, "rounds": Round}
+        one = {"best": Candidate, "first_best": Candidate}
+        out: dict[str, Any] = {}
+        for key, value in data.items():
+            if value is None:
+                continue
+            if key in many:
+                value = _many(many[key], value)
+            elif key in one:
+                value = _one(one[key], value)
+            out[key] = value
+        return cls(**out)
+
+
+@dataclass
+class StreamUpdate:
+    """One step of :func:`autoalign.agents.runner.stream`: which node ran and what it changed."""
+
+    node: NodeName
+    round: int  # edit rounds done after this step
+    update: StepUpdate = field(default_factory=StepUpdate)
+    step: int = 0  # the step's index in the run (0-based; a resumed run goes on counting)
+
+    def __post_init__(self) -> None:
+        if self.node not in NODE_NAMES:
+            raise ValueError(f"node must be one of {NODE_NAMES} (got {self.node!r})")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"node": self.node, "round": self.round, "step": self.step, "update": self.update.to_dict()}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "StreamUpdate":
+        return cls(node=data["node"], round=int(data.get("round", 0)), step=int(data.get("step", 0)),
+                   update=StepUpdate.from_dict(data.get("update") or {}))
+
+
+@dataclass
+class RunScores:
+    """The overall score of the run's baseline (candidate 0), best first-round candidate and final image."""
+
+    baseline: float | None = None
+    first_best: float | None = None
+    final: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "RunScores":
+        return _from_dict(cls, data)
+
+
+@dataclass
+class RunResult:
+    """The summary of one finished run: what ``RUN/summary.json`` holds, and what ``runner.run`` returns.
+
+    Image paths are relative to the run directory; ``run_dir`` (not stored in the file) is set when
+    the result is read from, or returned for, a run directory, and :attr:`image` then loads the
+    final image.
+    """
+
+    prompt: str
+    preset: str
+    config_hash: str
+    seed: int
+    final: Candidate
+    run_id: str | None = None
+    negative_prompt: str | None = None
+    init_image: str | None = None
+    models: dict[str, str | None] = field(default_factory=dict)  # role -> model id
+    writer: str = "template"
+    rounds: int = 0  # edit rounds done
+    max_rounds: int = 0  # the round limit the run had (loop.max_rounds)
+    stop_reason: StopReason | None = None
+    scores: RunScores = field(default_factory=RunScores)
+    gain: float | None = None  # final - baseline
+    gain_over_first_best: float | None = None
+    baseline: Candidate | None = None
+    first_best: Candidate | None = None
+    final_image: str = FINAL_IMAGE
+    mismatches_before: list[Mismatch] = field(default_factory=list)
+    mismatches_after: list[Mismatch] = field(default_factory=list)
+    instructions: list[Instruction] = field(default_factory=list)
+    edits_accepted: int = 0
+    edits_rejected: int = 0
+    round_records: list[Round] = field(default_factory=list)
+    graph_steps: int = 0
+    wall_time_s: float = 0.0
+    model_calls: dict[str, float] = field(default_factory=dict)
+    model_ms: dict[str, float] = field(default_factory=dict)
+    autoalign_version: str = ""
+    run_dir: str | None = field(default=None, compare=False, repr=False)  # not serialised
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form (``summary.json``); ``run_dir`` is left out (a run directory may move)."""
+        return {f.name: _plain(getattr(self, f.name)) for f in fields(self) if f.name != "run_dir"}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], run_dir: str | Path | None = None) -> "RunResult":
+        """Read a summary written by any version of the runner (unknown keys are ignored)."""
+        known = {f.name for f in fields(cls)} - {"run_dir"}
+        plain = {k: v for k, v in data.items() if k in known}
+        plain["final"] = _one(Candidate, data["final"])
+        for key in ("baseline", "first_best"):
+            plain[key] = _one(Candidate, data.get(key))
+        plain["scores"] = _one(RunScores, data.get("scores") or {})
+        for key in ("mismatches_before", "mismatches_after"):
+            plain[key] = _many(Mismatch, data.get(key))
+        plain["instructions"] = _many(Instruction, data.get("instructions"))
+        plain["round_records"] = _many(Round, data.get("round_records"))
+        return cls(**plain, run_dir=None if run_dir is None else str(run_dir))
+
+    @classmethod
+    def load(cls, run_dir: str | Path, name: str = SUMMARY_FILE) -> "RunResult":
+        """The result of the finished run in ``run_dir`` (``ValueError`` when its summary is unreadable)."""
+        path = Path(run_dir) / name
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict):
+            raise ValueError(f"{path} does not hold a JSON object")
+        return cls.from_dict(data, run_dir)
+
+    def path(self, relative: str) -> Path:
+        """An image path of this run (as stored, relative to the run dir) made absolute."""
+        p = Path(relative)
+        if p.is_absolute() or self.run_dir is None:
+            return p
+        return Path(self.run_dir) / p
+
+    @property
+    def final_image_path(self) -> Path:
+        return self.path(self.final_image)
+
+    @cached_property
+    def image(self) -> "Image.Image":
+        """The final image as an RGB PIL image, loaded from the run directory on first use."""
+        if self.run_dir is None:
+            raise ValueError("this RunResult was not read from a run directory; there is no image to load")
+        from PIL import Image
+
+        with Image.open(self.final_image_path) as im:
+            return im.convert("RGB")
+
+
+def _plain(value: Any) -> Any:
+    """A dataclass (or a list of them) as JSON-friendly data."""
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value

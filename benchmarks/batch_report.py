@@ -43,12 +43,13 @@ from autoalign.benchmarks.bench_runner import (
     error_fields,
     evaluate_outcome,
     latest_results,
-    outcome_from_summary,
+    outcome_from_result,
     record_key,
     write_meta,
 )
 from autoalign.config import Config
 from autoalign.errors import InputError
+from autoalign.types import RunResult
 
 logger = logging.getLogger(__name__)
 
@@ -63,15 +64,17 @@ def _sha256(path: Path) -> str | None:
         return None
 
 
-def _item_summary(batch_dir: Path, row: dict[str, Any]) -> tuple[dict[str, Any], Path]:
-    """The item's run summary (its ``summary.json``, else the copy kept in the ledger) and run dir."""
+def _item_result(batch_dir: Path, row: dict[str, Any]) -> RunResult:
+    """The item's run result (its ``summary.json``, else the copy kept in the ledger)."""
+    from autoalign.agents import rundir
+
     run_dir = batch_dir / row["run_dir"] if row.get("run_dir") else item_dir(batch_dir, row["id"])
-    path = run_dir / "summary.json"
+    path = run_dir / rundir.SUMMARY
     if path.is_file():
-        return json.loads(path.read_text(encoding="utf-8")), run_dir
+        return RunResult.load(run_dir)
     result = json.loads(row["result"]) if row.get("result") else {}
     if isinstance(result.get("summary"), dict):
-        return result["summary"], run_dir
+        return RunResult.from_dict(result["summary"], run_dir=run_dir)
     raise FileNotFoundError(f"{path} is missing and the ledger holds no summary for item {row['id']}")
 
 
@@ -101,8 +104,7 @@ def batch_record(
     record = _base_record(row, cfg.loop.seed, config.hash())
     t0 = time.perf_counter()
     try:
-        summary, run_dir = _item_summary(batch_dir, row)
-        outcome = outcome_from_summary(summary, run_dir, correct=cfg.loop.max_rounds > 0)
+        outcome = outcome_from_result(_item_result(batch_dir, row), correct=cfg.loop.max_rounds > 0)
         record.update(evaluate_outcome(row["prompt"], outcome, evaluator, batch_dir, cfg.loop.threshold))
     except Exception as exc:  # noqa: BLE001 - one unreadable item must not stop the report
         logger.warning("batch item %s could not be evaluated: %s", row["id"], exc)

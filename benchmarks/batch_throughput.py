@@ -1,6 +1,6 @@
 """Batch throughput: items per minute for the local engine and the Ray engine with 1 and 2 workers.
 
-    python -m autoalign.benchmarks.batch_throughput [--items 20] [--preset tiny]
+    python -m autoalign.benchmarks.batch_throughput [--items 20] [--preset tiny] [--candidates N] [--max-rounds R]
 
 Runs the same prompt file through each engine in fresh directories (tiny preset, CPU) and prints
 items/minute and the ratio to the local engine, all measured in this one run. On a 2-core machine
@@ -24,12 +24,13 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=20)
     parser.add_argument("--preset", default="tiny")
-    parser.add_argument("--candidates", type=int, default=1)
-    parser.add_argument("--max-rounds", type=int, default=1)
+    parser.add_argument("--candidates", type=int, default=None, help="loop.candidates (default: the preset's)")
+    parser.add_argument("--max-rounds", type=int, default=None, help="loop.max_rounds (default: the preset's)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
 
-    cfg = load_config(args.preset, overrides={"loop": {"candidates": args.candidates, "max_rounds": args.max_rounds}})
+    loop = {k: v for k, v in {"candidates": args.candidates, "max_rounds": args.max_rounds}.items() if v is not None}
+    cfg = load_config(args.preset, overrides={"loop": loop})
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         prompts = tmp / "prompts.txt"
@@ -53,7 +54,8 @@ def main(argv: list[str] | None = None) -> None:
             results.append((label, report.succeeded / elapsed * 60.0))
 
     base = results[0][1] if results else float("nan")
-    print(f"\nbatch throughput, preset {args.preset}, {args.items} items (wall time includes Ray start-up)")
+    print(f"\nbatch throughput, preset {args.preset}, {args.items} items, candidates={cfg.loop.candidates}, "
+          f"max_rounds={cfg.loop.max_rounds} (wall time includes Ray start-up)")
     print(f"{'engine':16s} {'items/min':>10s} {'vs local':>9s}")
     for label, ipm in results:
         print(f"{label:16s} {ipm:10.1f} {ipm / base:8.2f}x")

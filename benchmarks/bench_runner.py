@@ -42,11 +42,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Protocol
 
+from autoalign.benchmarks.suites import Suite, SuiteItem
 from autoalign.config import Config
 from autoalign.errors import InputError
 from autoalign.file_names import path_in
 from autoalign.files import JsonlAppender, atomic_write_json, check_writable_dir, directory_lock, read_jsonl
-from autoalign.benchmarks.suites import Suite, SuiteItem
+from autoalign.types import RunResult
 
 logger = logging.getLogger(__name__)
 
@@ -85,52 +86,32 @@ class StageEvaluator(Protocol):
         ...
 
 
-def _count(value: Any) -> int:
-    if isinstance(value, (list, tuple)):
-        return len(value)
-    try:
-        return int(value or 0)
-    except (TypeError, ValueError):
-        return 0
+def outcome_from_result(result: RunResult, correct: bool) -> RunOutcome:
+    """The stage images and bookkeeping of one finished agent run (``result.run_dir`` must be set).
 
-
-def outcome_from_summary(summary: dict[str, Any], run_dir: Path, correct: bool) -> RunOutcome:
-    """Read the agent's ``summary.json`` into a :class:`RunOutcome` (tolerant of missing fields).
-
-    Stage images: baseline = ``candidates/cand_00.png``; reranked = the first-round best candidate
-    (``summary["first_best"]["path"]``); corrected = the final candidate (``summary["final"]["path"]``,
-    else ``final.png``). Candidate paths may be relative to the run dir.
+    Stage images: baseline = candidate 0 (``result.baseline``); reranked = the first-round best
+    candidate (``result.first_best``); corrected = the final image (``result.final_image``).
     """
-    run_dir = Path(run_dir)
-
-    def _path(value: Any) -> Path | None:
-        if isinstance(value, dict):
-            value = value.get("path")
-        if not value:
-            return None
-        p = Path(value)
-        return p if p.is_absolute() else run_dir / p
-
-    baseline = _path(summary.get("baseline")) or run_dir / "candidates" / "cand_00.png"
-    reranked = _path(summary.get("first_best")) or _path(summary.get("first_best_path")) or baseline
+    if result.run_dir is None:
+        raise ValueError("outcome_from_result needs a RunResult read from its run directory")
+    baseline = result.path((result.baseline or result.final).path)
+    reranked = result.path(result.first_best.path) if result.first_best else baseline
     images = {"baseline": baseline, "reranked": reranked}
     if correct:
-        images["corrected"] = _path(summary.get("final")) or _path(summary.get("final_image")) or run_dir / "final.png"
-    edits = summary.get("edits") if isinstance(summary.get("edits"), dict) else {}
-    calls = summary.get("model_calls") or {}
+        images["corrected"] = result.final_image_path
     return RunOutcome(
         images=images,
-        rounds=_count(summary.get("rounds_used", summary.get("rounds"))),
-        edits_accepted=_count(summary.get("edits_accepted", edits.get("accepted"))),
-        edits_rejected=_count(summary.get("edits_rejected", edits.get("rejected"))),
-        stop_reason=str(summary.get("stop_reason") or ""),
-        instructions=list(summary.get("instructions") or []),
-        model_calls={k: int(v) for k, v in calls.items() if isinstance(v, (int, float))} if isinstance(calls, dict) else {},
+        rounds=result.rounds,
+        edits_accepted=result.edits_accepted,
+        edits_rejected=result.edits_rejected,
+        stop_reason=result.stop_reason or "",
+        instructions=[i.to_dict() for i in result.instructions],
+        model_calls={k: int(v) for k, v in result.model_calls.items()},
     )
 
 
 class AgentLoopRunner:
-    """The real loop: ``autoalign.agents.runner.run`` writes a run dir; its summary names the stages."""
+    """The real loop: ``autoalign.agents.runner.run`` writes a run dir; its result names the stages."""
 
     def __init__(self, correct: bool = True):
         self.correct = correct
@@ -138,8 +119,7 @@ class AgentLoopRunner:
     def run(self, prompt: str, config: Config, run_dir: Path, models: Any) -> RunOutcome:
         from autoalign.agents.runner import run as run_agent
 
-        summary = run_agent(prompt, config, run_dir, models=models)
-        return outcome_from_summary(summary, run_dir, self.correct)
+        return outcome_from_result(run_agent(prompt, config, run_dir, models=models), self.correct)
 
 
 class ScorerEvaluator:

@@ -24,7 +24,6 @@ import time
 from pathlib import Path
 
 from autoalign.agents import runner
-
 from autoalign.config import load_config
 
 PROMPT = "two red apples on a blue plate"
@@ -61,19 +60,19 @@ def main(argv: list[str] | None = None) -> None:
         runner.run(args.prompt, config, tmp / "warmup")
         first = time.perf_counter() - start
         start = time.perf_counter()
-        summary = runner.run(args.prompt, config, tmp / "warm")
+        result = runner.run(args.prompt, config, tmp / "warm")
         warm = time.perf_counter() - start
         steps = step_table(tmp / "warm")
 
     print(f"loop overhead ({args.preset} preset, {os.cpu_count()} CPUs), prompt {args.prompt!r}")
-    print(f"rounds {summary['rounds']}, stop reason {summary['stop_reason']}, {len(steps)} graph steps")
+    print(f"rounds {result.rounds}, stop reason {result.stop_reason}, {len(steps)} graph steps")
     print(f"{'step':>4} {'node':<9} {'round':>5} {'wall ms':>9} {'model ms':>9} {'overhead ms':>12}")
     total_over = 0.0
     for r in steps:
         over = r["duration_ms"] - r["model_ms"]
         total_over += over
         print(f"{r['step']:>4} {r['node']:<9} {r['round']:>5} {r['duration_ms']:>9.1f} {r['model_ms']:>9.1f} {over:>12.1f}")
-    kinds = {k: v for k, v in summary["model_ms"].items() if "." in k}
+    kinds = {k: v for k, v in result.model_ms.items() if "." in k}
     print("model ms by call: " + ", ".join(f"{k} {v:.0f}" for k, v in sorted(kinds.items())))
     print(f"overhead: total {total_over:.1f} ms, mean {total_over / max(1, len(steps)):.1f} ms per step")
     print(f"warm run (models loaded) wall time: {warm:.2f} s; first in-process run (loads models): {first:.2f} s")

@@ -65,7 +65,7 @@ def _suite(n: int, suite_file: str | None):
     return Suite("memory", items[:n])
 
 
-def child(n: int, candidates: int, max_rounds: int, suite_file: str | None, use_tracemalloc: bool,
+def child(n: int, candidates: int | None, max_rounds: int | None, suite_file: str | None, use_tracemalloc: bool,
           config_file: str | None = None, passes: int = 1) -> dict:
     """Run one bench of ``n`` prompts in this process and measure it."""
     import logging
@@ -76,7 +76,8 @@ def child(n: int, candidates: int, max_rounds: int, suite_file: str | None, use_
     from autoalign.benchmarks.suites import Suite, SuiteItem
     from autoalign.config import load_config
 
-    cfg = load_config("tiny", config_file, overrides={"loop": {"candidates": candidates, "max_rounds": max_rounds}})
+    loop = {k: v for k, v in {"candidates": candidates, "max_rounds": max_rounds}.items() if v is not None}
+    cfg = load_config("tiny", config_file, overrides={"loop": loop})
     base = _suite(n, suite_file)
     suite = Suite("memory", [SuiteItem(f"pass{p}-{it.id}", it.prompt, it.category)
                              for p in range(passes) for it in base.items])
@@ -112,8 +113,8 @@ def child(n: int, candidates: int, max_rounds: int, suite_file: str | None, use_
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[20, 200])
-    parser.add_argument("--candidates", type=int, default=1)
-    parser.add_argument("--max-rounds", type=int, default=0)
+    parser.add_argument("--candidates", type=int, default=None, help="loop.candidates (default: the preset's)")
+    parser.add_argument("--max-rounds", type=int, default=None, help="loop.max_rounds (default: the preset's)")
     parser.add_argument("--suite-file", default=None)
     parser.add_argument("--config", default=None, help="A TOML/YAML file overriding the tiny preset.")
     parser.add_argument("--passes", type=int, default=1, help="Run the prompts this many times in one process.")
@@ -128,8 +129,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     rows = []
     for n in args.sizes:
-        cmd = [sys.executable, "-m", "autoalign.benchmarks.memory", "--child", str(n),
-               "--candidates", str(args.candidates), "--max-rounds", str(args.max_rounds)]
+        cmd = [sys.executable, "-m", "autoalign.benchmarks.memory", "--child", str(n)]
+        if args.candidates is not None:
+            cmd += ["--candidates", str(args.candidates)]
+        if args.max_rounds is not None:
+            cmd += ["--max-rounds", str(args.max_rounds)]
         if args.suite_file:
             cmd += ["--suite-file", args.suite_file]
         if args.tracemalloc:
@@ -144,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
             return proc.returncode or 1
         rows.append(json.loads(line[len("RESULT "):]))
     print(f"bench run, tiny preset{' + ' + args.config if args.config else ''}, "
-          f"candidates={args.candidates}, max_rounds={args.max_rounds}")
+          f"candidates={args.candidates or 'preset'}, max_rounds={'preset' if args.max_rounds is None else args.max_rounds}")
     print(f"{'prompts':>8} {'ok':>5} {'err':>4} {'peak RSS MB':>12} {'py peak MB':>11} {'RSS 1st MB':>11} "
           f"{'RSS last MB':>12} {'growth KB/prompt':>17} {'wall s':>8}")
     for r in rows:

@@ -303,7 +303,7 @@ def run_labels(
             "sources": {src: summarise(pairs) for src, pairs in sorted(per_source.items())},
             "overall": summarise([p for pairs in per_source.values() for p in pairs]),
             "missing": missing_rows[:50],
-            "calls": dict(getattr(score_fn, "scorer").calls),
+            "calls": dict(score_fn.scorer.calls),
         }
     )
     if report["overall"]["n_missing"]:
@@ -360,7 +360,7 @@ def run_pairs(
             "image_score": frac("image"),
             "group_score": frac("group"),
             "items": per_pair,
-            "calls": dict(getattr(score_fn, "scorer").calls),
+            "calls": dict(score_fn.scorer.calls),
         }
     )
     return report

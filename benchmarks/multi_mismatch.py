@@ -30,7 +30,7 @@ PROMPTS = (
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=12)
-    parser.add_argument("--max-rounds", type=int, default=3)
+    parser.add_argument("--max-rounds", type=int, default=None, help="loop.max_rounds (default: the preset's)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.ERROR)
 
@@ -38,22 +38,22 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{'mode':11s} {'runs':>5s} {'aligned':>8s} {'rounds':>7s} {'edits':>6s} {'final':>6s}")
     with tempfile.TemporaryDirectory() as tmp:
         for mode in ("sequential", "combined"):
+            loop = {"multi_mismatch": mode, "candidates": 1}
+            if args.max_rounds is not None:
+                loop["max_rounds"] = args.max_rounds
             cfg = load_config(
                 "scene-double",
-                overrides={
-                    "loop": {"multi_mismatch": mode, "candidates": 1, "max_rounds": args.max_rounds},
-                    "generator": {"flaw": "both"},  # a wrong count and a wrong colour in every image
-                },
+                overrides={"loop": loop, "generator": {"flaw": "both"}},  # a wrong count and colour in every image
             )
             summaries = []
             for p_index, prompt in enumerate(PROMPTS):
                 for seed in range(args.seeds):
                     cfg.loop.seed = seed
                     summaries.append(run(prompt, cfg, Path(tmp) / mode / f"{p_index}-{seed}"))
-            aligned = sum(s["stop_reason"] == "aligned" for s in summaries) / len(summaries)
-            rounds = statistics.mean(s["rounds"] for s in summaries)
-            edits = statistics.mean(s["edits_accepted"] + s["edits_rejected"] for s in summaries)
-            final = statistics.mean(s["scores"]["final"] for s in summaries)
+            aligned = sum(s.stop_reason == "aligned" for s in summaries) / len(summaries)
+            rounds = statistics.mean(s.rounds for s in summaries)
+            edits = statistics.mean(s.edits_accepted + s.edits_rejected for s in summaries)
+            final = statistics.mean(s.scores.final for s in summaries)
             print(f"{mode:11s} {len(summaries):5d} {aligned:8.2f} {rounds:7.2f} {edits:6.2f} {final:6.3f}")
 
 

@@ -79,11 +79,10 @@ def run(question_counts: list[int], n_images: int, repeats: int, batch_size: int
         pair_questions = [qq for _ in images for qq in questions]
         batched.yes_prob(pair_images[:2], pair_questions[:2])  # warm up (loads weights)
         no_reuse.yes_prob(pair_images[:2], pair_questions[:2])
-        t_batched = _best_time(lambda: batched.yes_prob(pair_images, pair_questions), repeats)
-        t_no_reuse = _best_time(lambda: no_reuse.yes_prob(pair_images, pair_questions), repeats)
-        t_single = _best_time(
-            lambda: [batched.yes_prob([im], [qq]) for im, qq in zip(pair_images, pair_questions)], repeats
-        )
+        ims, qs = pair_images, pair_questions
+        t_batched = _best_time(lambda ims=ims, qs=qs: batched.yes_prob(ims, qs), repeats)
+        t_no_reuse = _best_time(lambda ims=ims, qs=qs: no_reuse.yes_prob(ims, qs), repeats)
+        t_single = _best_time(lambda ims=ims, qs=qs: [batched.yes_prob([im], [qq]) for im, qq in zip(ims, qs)], repeats)
         rows.append(
             {
                 "questions": q,

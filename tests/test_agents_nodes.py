@@ -7,19 +7,20 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from autoalign.agents import nodes
-from autoalign.agents.graph import NODES, build_graph, recursion_limit
-from autoalign.agents.state import LoopContext, add_counts
+from langgraph.graph import END
 from PIL import Image
 
 import autoalign.doubles.scene  # noqa: F401 - registers the scene-double backends
+from autoalign.agents import nodes
+from autoalign.agents.graph import NODES, build_graph, recursion_limit
+from autoalign.agents.state import LoopContext, add_counts
 from autoalign.config import load_config
 from autoalign.detection import detect as library_detect
 from autoalign.doubles.scene import decode_scene, parse_scene, render_scene
 from autoalign.editing import make_writer
 from autoalign.models.cache import Models
 from autoalign.scoring.scorer import Scorer
-from autoalign.types import Instruction
+from autoalign.types import STOP_REASONS, Instruction
 
 PROMPT = "two red apples and a blue plate"
 
@@ -99,7 +100,7 @@ def run_nodes(state, runtime, *names):
 
 @pytest.mark.parametrize(
     ("stop_reason", "branch"),
-    [("aligned", "aligned"), ("max_rounds", "out_of_rounds"), ("no_improvement", "no_improvement"), (None, "next_round")],
+    [("aligned", "aligned"), ("max_rounds", "max_rounds"), ("no_improvement", "no_improvement"), (None, "next_round")],
 )
 def test_router_takes_the_branch_of_the_stop_decision(stop_reason, branch):
     assert nodes.route({"stop_reason": stop_reason}) == branch
@@ -109,6 +110,12 @@ def test_graph_compiles_with_every_node_and_ends_on_stop_branches():
     graph = build_graph()
     compiled = graph.compile()
     assert set(NODES) <= set(compiled.get_graph().nodes)
+    (branch,) = graph.branches["detect"].values()  # the router after detect, and where each branch leads
+    for stop in STOP_REASONS:
+        assert branch.ends[nodes.route({"stop_reason": stop})] == END, stop
+    assert branch.ends[nodes.route({"stop_reason": None})] == "instruct"
+    edges = {(e.source, e.target) for e in compiled.get_graph().edges}
+    assert {("instruct", "edit"), ("edit", "detect"), ("detect", "__end__")} <= edges
     assert recursion_limit(3) > recursion_limit(1) >= 3 + 3
 
 
@@ -150,10 +157,10 @@ def test_detect_finds_the_wrong_count_and_does_not_repeat_itself(tmp_path):
     assert again["mismatches"] == state["mismatches"] and detector.calls == 1
 
 
-def test_detect_decides_to_stop_when_out_of_rounds(tmp_path):
+def test_detect_decides_to_stop_at_max_rounds(tmp_path):
     runtime = make_runtime(tmp_path, {"generator": {"flaw": "count"}, "loop": {"candidates": 1, "max_rounds": 0}})
     state = run_nodes(start_state(), runtime, "generate", "score", "detect")
-    assert state["stop_reason"] == "max_rounds" and nodes.route(state) == "out_of_rounds"
+    assert state["stop_reason"] == "max_rounds" and nodes.route(state) == "max_rounds"
 
 
 def test_instruct_skips_instructions_already_tried(tmp_path):

@@ -13,7 +13,7 @@ from autoalign.benchmarks.bench_runner import bench_run
 from autoalign.benchmarks.report import machinery_note, write_reports
 from autoalign.benchmarks.suites import Suite, SuiteItem
 from autoalign.config import load_config
-from test_bench_doubles import EvaluatorDouble, LoopRunnerDouble
+from autoalign.doubles.bench import EvaluatorDouble, LoopRunnerDouble
 
 
 class _Collector(HTMLParser):

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from autoalign.benchmarks.bench_runner import bench_run, latest_results, outcome_from_summary, read_results
+from autoalign.benchmarks.bench_runner import bench_run, latest_results, outcome_from_result, read_results
 from autoalign.benchmarks.suites import Suite, SuiteItem
 from autoalign.config import load_config
-from test_bench_doubles import EvaluatorDouble, LoopRunnerDouble, made_up_score
+from autoalign.doubles.bench import EvaluatorDouble, LoopRunnerDouble, made_up_score
 
 VOLATILE = ("wall_time_s", "traceback")
 
@@ -114,12 +114,21 @@ def test_limit_and_categories_select_prompts(tmp_path, cfg):
     assert [r["id"] for r in records] == ["p1", "p3"]
 
 
-def test_outcome_from_summary_reads_the_stage_images(tmp_path):
-    summary = {"first_best": {"path": "candidates/cand_01.png", "score": {}}, "rounds": [{}, {}],
-               "stop_reason": "aligned", "edits_accepted": 1, "edits_rejected": 2,
-               "instructions": [{"text": "add a cat", "writer": "template"}], "model_calls": {"vqa": 4}}
-    out = outcome_from_summary(summary, tmp_path, correct=True)
-    assert out.images == {"baseline": tmp_path / "candidates" / "cand_00.png",
-                          "reranked": tmp_path / "candidates" / "cand_01.png", "corrected": tmp_path / "final.png"}
-    assert (out.rounds, out.edits_accepted, out.edits_rejected, out.model_calls) == (2, 1, 2, {"vqa": 4})
-    assert "corrected" not in outcome_from_summary(summary, tmp_path, correct=False).images
+def test_outcome_of_a_real_run_names_its_stage_images_and_counts(tmp_path):
+    """The stages and counts come from what the runner writes (scene double: a TEST DOUBLE preset)."""
+    import autoalign.doubles.scene  # noqa: F401 - registers the scene-double backends
+    from autoalign.agents.runner import run
+
+    config = load_config("scene-double", overrides={"generator": {"flaw": "count"}, "loop": {"candidates": 2}})
+    result = run("two red apples and a blue plate", config, tmp_path / "run")
+    assert result.rounds >= 1 and result.edits_accepted >= 1  # the run edited: there is something to count
+    out = outcome_from_result(result, correct=True)
+    assert out.images == {"baseline": tmp_path / "run" / "candidates" / "cand_00.png",
+                          "reranked": tmp_path / "run" / result.first_best.path,
+                          "corrected": tmp_path / "run" / "final.png"}
+    assert all(path.is_file() for path in out.images.values())
+    assert (out.rounds, out.edits_accepted, out.edits_rejected, out.stop_reason) == (
+        result.rounds, result.edits_accepted, result.edits_rejected, result.stop_reason)
+    assert [i["text"] for i in out.instructions] == [i.text for i in result.instructions]
+    assert out.model_calls == {k: int(v) for k, v in result.model_calls.items()} and out.model_calls["generator"] >= 1
+    assert "corrected" not in outcome_from_result(result, correct=False).images

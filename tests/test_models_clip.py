@@ -9,9 +9,9 @@ from PIL import Image
 
 from autoalign.config import ConfigError, RoleSpec
 from autoalign.errors import InputError
+from autoalign.models import tiny
 from autoalign.models.clip import OpenClipScorer, hub_repo_for, open_clip_name
 from autoalign.models.loading import DeviceSpec, ModelNotAvailable
-from autoalign.models import tiny
 
 CPU = DeviceSpec("cpu", "float32")
 
@@ -79,7 +79,9 @@ def test_unknown_option_is_a_config_error():
         make(batchsize=4)
 
 
-def test_registered_as_the_open_clip_scorer():
-    from autoalign import registry
+def test_a_preset_naming_the_open_clip_backend_gets_this_scorer():
+    from autoalign.config import load_config
+    from autoalign.models.cache import Models
 
-    assert registry._REGISTRY["clip"]["open_clip"] is OpenClipScorer
+    clip = Models(load_config("tiny", overrides={"clip": {"backend": "open_clip"}})).clip
+    assert type(clip) is OpenClipScorer

@@ -116,8 +116,10 @@ def test_bad_resolution_is_a_config_error():
         make(resolution=4)
 
 
-def test_registered_under_both_editor_names():
-    from autoalign import registry
+@pytest.mark.parametrize(("backend", "cls"), [("instruct-pix2pix", InstructPix2PixEditor), ("magicbrush", MagicBrushEditor)])
+def test_a_preset_naming_either_editor_backend_gets_that_editor(backend, cls):
+    from autoalign.config import load_config
+    from autoalign.models.cache import Models
 
-    assert registry._REGISTRY["editor"]["instruct-pix2pix"] is InstructPix2PixEditor
-    assert registry._REGISTRY["editor"]["magicbrush"] is MagicBrushEditor
+    editor = Models(load_config("tiny", overrides={"editor": {"backend": backend}})).editor
+    assert type(editor) is cls and editor._pipe is None  # built, weights not loaded yet

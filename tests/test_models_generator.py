@@ -117,7 +117,9 @@ def test_unknown_hub_id_offline_fails_fast_naming_the_model():
     assert time.monotonic() - start < 5.0
 
 
-def test_registered_as_the_diffusers_generator():
-    from autoalign import registry
+def test_a_preset_naming_the_diffusers_backend_gets_this_generator():
+    from autoalign.config import load_config
+    from autoalign.models.cache import Models
 
-    assert registry._REGISTRY["generator"]["diffusers"] is DiffusersGenerator
+    generator = Models(load_config("tiny", overrides={"generator": {"backend": "diffusers"}})).generator
+    assert type(generator) is DiffusersGenerator and generator._pipe is None  # built, weights not loaded yet

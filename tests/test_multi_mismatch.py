@@ -26,9 +26,9 @@ def test_both_mismatches_get_fixed_one_per_edit_or_together(tmp_path, mode, max_
         overrides={"loop": {"multi_mismatch": mode, "candidates": 1, "max_rounds": 3}, "generator": {"flaw": "both"}},
     )
     summary = run(PROMPT, cfg, tmp_path / mode)
-    assert len(summary["mismatches_before"]) == 2
-    assert summary["stop_reason"] == "aligned"
-    assert summary["mismatches_after"] == []
-    assert 1 <= summary["rounds"] <= max_rounds_needed
+    assert len(summary.mismatches_before) == 2
+    assert summary.stop_reason == "aligned"
+    assert summary.mismatches_after == []
+    assert 1 <= summary.rounds <= max_rounds_needed
     if mode == "combined":
-        assert " and " in summary["instructions"][0]["text"]
+        assert " and " in summary.instructions[0].text

@@ -26,7 +26,7 @@ from autoalign.benchmarks.suites import Suite, SuiteItem
 from autoalign.cli import main
 from autoalign.config import load_config
 from autoalign.files import read_jsonl
-from test_bench_doubles import EvaluatorDouble, LoopRunnerDouble
+from autoalign.doubles.bench import EvaluatorDouble, LoopRunnerDouble
 
 HOSTILE_IDS = ["../../escaped", "/tmp/absolute-escape", "sub/dir/name", "a" * 300, "a/b", "a_b", "~", "..", "CON",
                "\\windows\\path", "ｅｓｃ／ａｐｅ"]
@@ -252,6 +252,6 @@ def test_a_torn_trace_line_does_not_end_the_run(tmp_path):
     trace = read_jsonl(out / "trace.jsonl")
     assert not trace.bad_lines and not trace.torn_tail
     assert [r["step"] for r in trace.values] == list(range(len(trace.values)))
-    assert summary["graph_steps"] == len(trace.values) and summary["stop_reason"]
+    assert summary.graph_steps == len(trace.values) and summary.stop_reason
     again = runner.run("two red apples and a blue plate", cfg, out, resume=True)  # and resumes again cleanly
-    assert again["run_id"] == summary["run_id"]
+    assert again.run_id == summary.run_id

@@ -12,7 +12,6 @@ from autoalign.editing.policy import (
     NEW_MISMATCH,
     NO_GAIN,
     NOTHING_FIXED,
-    STOP_REASONS,
     EditDecision,
     best_so_far,
     is_aligned,
@@ -21,7 +20,7 @@ from autoalign.editing.policy import (
     should_stop,
 )
 from autoalign.errors import InputError
-from autoalign.types import Candidate, Mismatch, ScoreCard
+from autoalign.types import STOP_REASONS, Candidate, Mismatch, ScoreCard
 
 RED = Mismatch("attribute", "red", "blue", confidence=0.8)
 DOG = Mismatch("entity", "a dog", "", confidence=0.6)
@@ -67,8 +66,18 @@ def test_edit_that_introduces_a_mismatch_is_refused():
     assert d.added == [HAT.to_dict()] and d.removed == [RED.to_dict()]
 
 
-def test_every_edit_reason_is_listed():
-    assert set(EDIT_REASONS) == {ACCEPTED, NO_GAIN, NOTHING_FIXED, NEW_MISMATCH}
+def test_judge_edit_gives_exactly_the_listed_reasons():
+    """Every reason in EDIT_REASONS is reachable, and judge_edit gives no reason outside it."""
+    cases = [
+        (card(0.5), [RED], card(0.7), []),  # fixed and better
+        (card(0.5), [RED], card(0.5), []),  # no gain
+        (card(0.5), [RED], card(0.6), [RED]),  # nothing fixed
+        (card(0.5), [RED], card(0.8), [HAT]),  # something new broken
+        (card(0.5), [], card(0.6), []),  # nothing listed to fix: the score decides
+        (card(0.9), [RED, DOG], card(0.1), [HAT]),  # worse on every count
+    ]
+    reasons = {judge_edit(b, bm, a, am, min_gain=0.0).reason for b, bm, a, am in cases}
+    assert reasons == set(EDIT_REASONS)
 
 
 def test_mismatch_identity_ignores_case_correction_and_confidence():
@@ -172,9 +181,13 @@ def test_keep_going_otherwise():
     assert should_stop(0, 0, card(0.5), [], LoopSettings(max_rounds=0, threshold=0.8)) == policy.MAX_ROUNDS
 
 
-def test_every_stop_reason_is_listed_and_a_whole_config_works():
-    assert set(STOP_REASONS) == {"aligned", "max_rounds", "no_improvement"}
-    assert should_stop(1, 0, card(0.9), [], CFG) == "aligned"
+def test_every_stop_reason_is_reachable_and_a_whole_config_works():
+    seen = {
+        should_stop(1, 0, card(0.9), [], CFG),  # a whole Config is read through its .loop
+        should_stop(3, 0, card(0.5), [RED], LOOP),
+        should_stop(2, 2, card(0.5), [RED], LOOP),
+    }
+    assert seen == set(STOP_REASONS)
 
 
 # ---- best so far ------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """The studio as an artist (or an API client) uses it, driven through gradio_client.
 
-The runner is replaced by ``StreamDouble`` (autoalign.ui.stream_double), a named test double that
+The runner is replaced by ``StreamDouble`` (autoalign.doubles.stream), a named test double that
 draws flat-colour images and judges nothing: these tests check what the page shows and how it
 behaves, not alignment. ``test_ui_tiny_run.py`` runs the real agent on the tiny preset.
 """
@@ -19,8 +19,8 @@ from gradio_client import Client, handle_file
 from gradio_client.exceptions import AppError
 from PIL import Image
 
+from autoalign.doubles.stream import StreamDouble
 from autoalign.ui.app import build_app, launch
-from autoalign.ui.stream_double import StreamDouble
 
 # /run inputs after the prompt and image: preset, candidates, rounds, threshold, seed, editor strength,
 # config file, writer

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from autoalign.config import ConfigError, load_preset_dict
+from autoalign.config import ConfigError, LoopSettings, load_config, load_preset_dict
 from autoalign.ui.settings import StudioSettings, preset_defaults
 
 
 def test_studio_settings_override_the_preset():
-    cfg = StudioSettings(preset="tiny", candidates=3, rounds=1, threshold=0.65, seed=7, editor_strength=2.0).to_config()
+    cfg = StudioSettings(preset="tiny", candidates=3, max_rounds=1, threshold=0.65, seed=7, editor_strength=2.0).to_config()
     assert (cfg.loop.candidates, cfg.loop.max_rounds, cfg.loop.threshold, cfg.loop.seed) == (3, 1, 0.65, 7)
     assert cfg.editor.options["image_guidance_scale"] == 2.0
     assert cfg.writer == "template"
@@ -19,8 +19,29 @@ def test_preset_defaults_are_the_presets_own_values():
     data = load_preset_dict("tiny")
     d = preset_defaults("tiny")
     assert d.candidates == data["loop"]["candidates"]
-    assert d.rounds == data["loop"]["max_rounds"]
+    assert d.max_rounds == data["loop"]["max_rounds"]
     assert d.editor_strength == data["editor"]["image_guidance_scale"]
+    assert "patience" not in data["loop"]
+    assert "seed" not in data["loop"] and d.seed == LoopSettings().seed  # left out by the preset: the library's
+
+
+def test_settings_left_unset_keep_the_presets_values():
+    assert StudioSettings(preset="scene-double").to_config() == load_config("scene-double")
+    assert StudioSettings(preset="tiny").overrides() == {}
+
+
+def test_the_page_sends_only_the_knobs_the_artist_moved(tmp_path):
+    """A config file's loop fields are not overridden by sliders left where the preset put them."""
+    path = tmp_path / "mine.toml"
+    path.write_text("[loop]\ncandidates = 5\nmax_rounds = 4\n")
+    shown = preset_defaults("tiny")
+    on_page = StudioSettings(preset="tiny", candidates=shown.candidates, max_rounds=1.0, threshold=shown.threshold,
+                             seed=float(shown.seed), editor_strength=shown.editor_strength, writer=shown.writer,
+                             config_file=str(path))
+    sent = on_page.changed_from(shown)
+    assert sent.overrides() == {"loop": {"max_rounds": 1}}
+    cfg = sent.to_config()
+    assert (cfg.loop.candidates, cfg.loop.max_rounds) == (5, 1)  # the file's candidates, the artist's rounds
 
 
 def test_config_file_fields_apply_under_the_studio_settings(tmp_path):

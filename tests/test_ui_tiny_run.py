@@ -20,7 +20,7 @@ from autoalign.ui.app import build_app, launch  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
-# preset, candidates, rounds, threshold, seed, editor strength, config file, writer
+# preset, candidates, max_rounds, threshold, seed, editor strength, config file, writer
 SETTINGS = ("tiny", 2, 1, 0.99, 0, 1.5, "", "template")
 STATUS, GALLERY, FINAL, FINAL_FILE, TRACE_FILE, HISTORY = 0, 1, 6, 7, 8, 9
 
@@ -59,6 +59,11 @@ def test_tiny_run_corrects_an_uploaded_image(client, tmp_path):
     outputs = list(job)
     job.result()
     assert outputs[-1][STATUS].startswith("Done"), outputs[-1][STATUS]
-    before, _after = outputs[-1][5]
+    before, after = outputs[-1][5]
     assert Image.open(before).getpixel((10, 10)) == (30, 160, 30)  # the comparison starts from the upload
-    assert outputs[-1][FINAL] is not None
+    final = Image.open(outputs[-1][FINAL]).convert("RGB")
+    assert final.size == (64, 64)  # the upload corrected at its own size (no candidate was generated)
+    assert list(final.getdata()) == list(Image.open(after).convert("RGB").getdata())  # after = the final image
+    history = outputs[-1][HISTORY]["data"][-1]
+    # threshold 0.99 is out of the tiny models' reach: the one allowed round is used, then the limit stops it
+    assert (history[1], history[3], history[4]) == ("a red apple", 1, "max_rounds")

@@ -4,5 +4,5 @@
 * :mod:`autoalign.ui.run_view` turns the runner's stream into what the page shows.
 * :mod:`autoalign.ui.settings` maps the page's settings onto a run config.
 * :mod:`autoalign.ui.uploads` checks uploaded images.
-* :mod:`autoalign.ui.stream_double` is a test double of the runner's stream (judges nothing).
+* :mod:`autoalign.doubles.stream` is a test double of the runner's stream (judges nothing).
 """

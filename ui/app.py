@@ -30,14 +30,15 @@ import gradio as gr
 
 from autoalign.config import ConfigError, preset_names
 from autoalign.errors import AutoAlignError
+from autoalign.types import StreamUpdate
 from autoalign.ui.run_view import ASPECT_COLORS, HISTORY_HEADERS, RUNNING, STOP_COLUMN, RunView
 from autoalign.ui.settings import WRITERS, StudioSettings, preset_defaults
 from autoalign.ui.uploads import ALLOWED_FORMATS, MAX_UPLOAD_BYTES, validate_upload
 
 logger = logging.getLogger(__name__)
 
-StreamFn = Callable[..., Iterator[tuple[str, dict[str, Any]]]]
-"""``stream(prompt, config, out_dir, *, init_image=None) -> iterator of (node_name, update)``."""
+StreamFn = Callable[..., Iterator[StreamUpdate]]
+"""``stream(prompt, config, out_dir, *, init_image=None) -> iterator of StreamUpdate`` (one per graph step)."""
 
 STOPPED_BY_USER = "stopped by you"
 
@@ -117,7 +118,7 @@ def build_app(
         init_image: str | None,
         preset_name: str,
         candidates: float,
-        rounds: float,
+        max_rounds: float,
         threshold: float,
         seed: float,
         editor_strength: float,
@@ -138,16 +139,17 @@ def build_app(
         settings = StudioSettings(
             preset=preset_name or preset,
             candidates=candidates,
-            rounds=rounds,
+            max_rounds=max_rounds,
             threshold=threshold,
-            seed=seed if seed is not None else 0,
+            seed=seed,
             editor_strength=editor_strength,
-            writer=writer or "template",
+            writer=writer or None,
             config_file=config_file or "",
         )
         try:
             image = validate_upload(init_image, max_bytes=max_upload_bytes) if init_image else None
-            config = settings.to_config()
+            # only the knobs moved away from what the page showed for the preset override it
+            config = settings.changed_from(preset_defaults(settings.preset)).to_config()
         except AutoAlignError as exc:
             raise gr.Error(str(exc), title="Check the settings", print_exception=False) from exc
         limit = config.scoring.max_prompt_chars
@@ -187,8 +189,8 @@ def build_app(
         steps = None
         try:
             steps = (stream_fn or _runner_stream())(prompt, config, str(run_dir), init_image=image)
-            for node, update in steps:
-                view.apply(node, update)
+            for step in steps:
+                view.apply(step)
                 progress(view.progress(), desc=view.status())
                 yield page(view.status())
                 if control.get("stop"):
@@ -226,7 +228,7 @@ def build_app(
             d = preset_defaults(preset_name)
         except AutoAlignError as exc:
             raise gr.Error(str(exc), title="Unknown preset") from exc
-        return d.candidates, d.rounds, d.threshold, d.seed, d.editor_strength, d.writer
+        return d.candidates, d.max_rounds, d.threshold, d.seed, d.editor_strength, d.writer
 
     with gr.Blocks(title="AutoAlign studio", analytics_enabled=False) as demo:
         history = gr.State([])
@@ -264,7 +266,7 @@ def build_app(
                 )
                 candidates = gr.Slider(1, 8, value=defaults.candidates, step=1, label="Candidates",
                                        info="Images drawn at the start; the best one is corrected")
-                rounds = gr.Slider(0, 6, value=defaults.rounds, step=1, label="Rounds",
+                max_rounds = gr.Slider(0, 6, value=defaults.max_rounds, step=1, label="Rounds",
                                    info="At most this many rounds of edits")
                 threshold = gr.Slider(0.0, 1.0, value=defaults.threshold, step=0.01, label="Alignment threshold",
                                       info="Stop when the image scores at least this and nothing is missing")
@@ -299,7 +301,7 @@ def build_app(
         run_event = gr.on(
             triggers=[run_btn.click, prompt.submit],
             fn=run,
-            inputs=[prompt, init_image, preset_box, candidates, rounds, threshold, seed, strength, config_file,
+            inputs=[prompt, init_image, preset_box, candidates, max_rounds, threshold, seed, strength, config_file,
                     writer, history, control],
             outputs=[status, gallery, highlighted, log, edited, before_after, final_image, final_file, trace_file,
                      history, runs_table],
@@ -310,7 +312,7 @@ def build_app(
         stop_btn.click(stop, inputs=[control, history], outputs=[status, runs_table], cancels=[run_event], api_name="stop",
                        concurrency_limit=None)
         preset_box.change(show_preset_defaults, inputs=[preset_box],
-                          outputs=[candidates, rounds, threshold, seed, strength, writer],
+                          outputs=[candidates, max_rounds, threshold, seed, strength, writer],
                           api_name="preset_defaults", concurrency_limit=None)
 
     demo.queue(default_concurrency_limit=1)

@@ -1,27 +1,30 @@
-"""What the studio shows about a run, folded from the runner's stream of node updates.
+"""What the studio shows about a run, folded from the runner's stream.
 
-:func:`autoalign.agents.runner.stream` yields ``(node_name, update)`` pairs, one per graph step
-(LangGraph ``stream_mode="updates"``), with the keys of :class:`autoalign.agents.state.LoopState`:
-``candidates`` (Candidate dicts ``path, seed, score, origin``), ``best`` / ``first_best``,
-``mismatches`` (``aspect, phrase, correction, ...``), ``pending`` / ``instructions`` (``text, writer,
-mismatches``), ``rounds`` (one record per edit round, its ``attempts`` holding the edited
-``samples``), ``round`` and ``stop_reason``. Image paths are relative to the run directory.
-:class:`RunView` folds those updates into what the page displays (gallery captions, the prompt with
-mismatches highlighted, the instruction log, before/after, a status line). It decides nothing about
-the run: it only presents it.
+:func:`autoalign.agents.runner.stream` yields one :class:`~autoalign.types.StreamUpdate` per graph
+step: the node that ran, the edit rounds done, and what the node changed
+(:class:`~autoalign.types.StepUpdate`: ``candidates``, ``best`` / ``first_best``, ``mismatches``,
+``pending`` / ``instructions``, ``rounds`` (one :class:`~autoalign.types.Round` per finished edit
+round, its attempts holding the edited samples), ``stop_reason``). Image paths are relative to the
+run directory. :class:`RunView` folds those updates into what the page displays (gallery captions,
+the prompt with mismatches highlighted, the instruction log, before/after, a status line), and
+after the stream reads the run's :class:`~autoalign.types.RunResult`. It decides nothing about the
+run: it only presents it.
 
-Lists are folded so that both update styles work: a node that returns the whole list and a node
-that returns only new items (a reducer that appends) give the same view; a candidate seen again
-(same path, e.g. once generated and then scored) is updated in place. ``mismatches`` is the one
-list that is replaced, because it means "what is wrong with the current best image".
+A candidate seen again (same path, e.g. once generated and then scored) is updated in place;
+``mismatches`` is replaced at every update, because it means "what is wrong with the current best
+image".
 """
 
 from __future__ import annotations
 
-import json
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from autoalign.types import Attempt, Candidate, Instruction, Mismatch, Round, RunResult, StreamUpdate
+
+logger = logging.getLogger(__name__)
 
 # One colour per FineMatch aspect (autoalign.types.ASPECTS), plus rendered text.
 ASPECT_COLORS: dict[str, str] = {
@@ -33,61 +36,30 @@ ASPECT_COLORS: dict[str, str] = {
 }
 
 
-def _key(item: Any) -> str:
-    return json.dumps(item, sort_keys=True, default=str)
+@dataclass
+class ShownImage:
+    """One image in the gallery: a candidate, an edited sample or a regeneration."""
+
+    path: str  # absolute when the run directory is known
+    seed: int
+    origin: str  # generate | upload | edit | regenerate
+    round: int
+    score: dict[str, Any] = field(default_factory=dict)  # ScoreCard.to_dict(), or only {"overall": x}
+    verdict: str = ""  # the judge's word on an edit: "kept" / "rejected: reason"
+    chosen: bool = False  # the sample the scorer picked in its attempt
+
+    @property
+    def overall(self) -> float | None:
+        value = self.score.get("overall")
+        return None if value is None else float(value)
 
 
-def _score_of(candidate: dict[str, Any]) -> float | None:
-    score = candidate.get("score")
-    if isinstance(score, dict):
-        score = score.get("overall")
-    try:
-        return None if score is None else float(score)
-    except (TypeError, ValueError):
-        return None
+@dataclass
+class ShownInstruction:
+    """An instruction in the log, with the edit round it was written for."""
 
-
-def _is_candidate(item: Any) -> bool:
-    return isinstance(item, dict) and bool(item.get("path")) and "score" in item
-
-
-def _candidates_in(record: dict[str, Any]) -> list[dict[str, Any]]:
-    """Candidate dicts held one level deep in a round record (its edits, its best, ...)."""
-    found: list[dict[str, Any]] = []
-    for value in record.values():
-        if _is_candidate(value):
-            found.append(value)
-        elif isinstance(value, list):
-            found.extend(v for v in value if _is_candidate(v))
-    return found
-
-
-def _attempt_samples(record: dict[str, Any]) -> list[dict[str, Any]]:
-    """Edited samples of a round record's attempts (``attempts[].samples``), as candidate dicts.
-
-    The sample the scorer chose carries the full score card and the judge's verdict
-    (``kept`` / ``rejected: reason``); the others carry their overall score.
-    """
-    found: list[dict[str, Any]] = []
-    for attempt in record.get("attempts") or []:
-        if not isinstance(attempt, dict):
-            continue
-        decision = attempt.get("decision") or {}
-        for sample in attempt.get("samples") or []:
-            if not isinstance(sample, dict) or not sample.get("path"):
-                continue
-            cand = {"path": sample["path"], "seed": attempt.get("seed", "?"), "origin": attempt.get("origin", "edit"),
-                    "score": {"overall": sample.get("overall")}}
-            if sample["path"] == attempt.get("chosen"):
-                if isinstance(attempt.get("score"), dict):
-                    cand["score"] = attempt["score"]
-                accepted = decision.get("accepted")
-                if accepted is not None:
-                    reason = decision.get("reason", "")
-                    cand["verdict"] = "kept" if accepted else f"rejected{': ' + reason if reason else ''}"
-                cand["chosen"] = True
-            found.append(cand)
-    return found
+    instruction: Instruction
+    round: int
 
 
 def _fmt(value: Any) -> str:
@@ -105,154 +77,119 @@ class RunView:
     steps: int = 0
     last_node: str = ""
     round: int = 0
-    candidates: list[dict[str, Any]] = field(default_factory=list)
-    mismatches: list[dict[str, Any]] = field(default_factory=list)
-    instructions: list[dict[str, Any]] = field(default_factory=list)
-    best: dict[str, Any] | None = None
-    first_best: dict[str, Any] | None = None
+    candidates: list[ShownImage] = field(default_factory=list)
+    mismatches: list[Mismatch] = field(default_factory=list)
+    instructions: list[ShownInstruction] = field(default_factory=list)
+    best: ShownImage | None = None
+    first_best: ShownImage | None = None
     stop_reason: str | None = None
     final_image: str | None = None
-    round_records: list[dict[str, Any]] = field(default_factory=list)
-    _seen: set[str] = field(default_factory=set, repr=False)
-    _best_given: bool = field(default=False, repr=False)
+    round_records: list[Round] = field(default_factory=list)
 
     # ---------------------------------------------------------------- folding updates
-    def apply(self, node: str, update: dict[str, Any] | None) -> None:
-        """Fold one ``(node, update)`` step of the runner's stream into the view."""
+    def apply(self, step: StreamUpdate) -> None:
+        """Fold one step of the runner's stream into the view."""
         self.steps += 1
-        self.last_node = str(node)
-        update = update or {}
+        self.last_node = step.node
+        update = step.update
         # Instructions first, while ``round`` still says how many edit rounds were done before
         # this step: an instruction belongs to the edit round it is written for (round + 1).
-        for key in ("pending", "instructions"):
-            for ins in update.get(key) or []:
-                if isinstance(ins, str):
-                    ins = {"text": ins, "writer": "", "mismatches": []}
-                if not isinstance(ins, dict):
-                    continue
-                ins_round = ins.get("round", self.round + 1)
-                if self._new(("instruction", ins_round, ins.get("text"), ins.get("writer"))):
-                    self.instructions.append({**ins, "round": ins_round})
-        if isinstance(update.get("round"), (int, float)):
-            self.round = int(update["round"])
-        records = update.get("rounds")
-        if isinstance(records, (int, float)):
-            self.round = int(records)
-        elif isinstance(records, list):  # round records (a reducer appends; new ones only)
-            for rec in records:
-                if isinstance(rec, dict) and self._new(("round", rec)):
-                    self.round_records.append(rec)
-                    rec_round = rec.get("round", len(self.round_records))
-                    for cand in _candidates_in(rec) + _attempt_samples(rec):
-                        self._add_candidate({**cand, "round": cand.get("round", rec_round)})
-            if not isinstance(update.get("round"), (int, float)):
-                self.round = max(self.round, len(self.round_records))
-        for cand in self._candidate_items(update):
-            self._add_candidate(cand)
-        if isinstance(update.get("mismatches"), list):
-            self.mismatches = [m for m in update["mismatches"] if isinstance(m, dict)]
-        first = update.get("first_best")
-        if isinstance(first, dict) and first.get("path"):
-            self.first_best = self._add_candidate(first)
-        best = update.get("best")
-        if isinstance(best, dict) and best.get("path"):
-            self.best = self._add_candidate(best)
-            self._best_given = True
-        elif not self._best_given and self.candidates:
-            self.best = self._best_known()
-        if self.first_best is None and self.best is not None:
-            self.first_best = self.best
-        if update.get("stop_reason"):
-            self.stop_reason = str(update["stop_reason"])
-        final = update.get("final_image") or update.get("final")
-        if isinstance(final, dict):
-            final = final.get("path")
-        if isinstance(final, str) and final:
-            self.final_image = self._abs(final)
+        for ins in (update.pending or []) + (update.instructions or []):
+            if not any(known.instruction.text == ins.text and known.round == self.round + 1 for known in self.instructions):
+                self.instructions.append(ShownInstruction(ins, self.round + 1))
+        for record in update.rounds or []:
+            self.round_records.append(record)
+            for attempt in record.attempts:
+                for shown in self._samples(attempt, record.round):
+                    self._add(shown)
+        self.round = step.round
+        for cand in update.candidates or []:
+            self._add(self._shown(cand, self.round))
+        if update.mismatches is not None:
+            self.mismatches = list(update.mismatches)
+        if update.first_best is not None:
+            self.first_best = self._add(self._shown(update.first_best, self.round))
+        if update.best is not None:
+            self.best = self._add(self._shown(update.best, self.round))
+            if self.first_best is None:
+                self.first_best = self.best
+        if update.stop_reason:
+            self.stop_reason = update.stop_reason
 
     def _abs(self, path: str) -> str:
         if self.run_dir and not Path(path).is_absolute():
             return str(Path(self.run_dir) / path)
         return str(path)
 
-    def _candidate_items(self, update: dict[str, Any]) -> list[dict[str, Any]]:
-        items: list[dict[str, Any]] = []
-        for key in ("candidates", "edits", "edit_candidates"):
-            value = update.get(key)
-            if isinstance(value, list):
-                items.extend(c for c in value if isinstance(c, dict) and c.get("path"))
-        return items
+    def _shown(self, cand: Candidate, round_no: int) -> ShownImage:
+        return ShownImage(path=self._abs(cand.path), seed=cand.seed, origin=cand.origin, round=round_no,
+                          score=dict(cand.score))
 
-    def _new(self, item: Any) -> bool:
-        key = _key(item)
-        if key in self._seen:
-            return False
-        self._seen.add(key)
-        return True
+    def _samples(self, attempt: Attempt, round_no: int) -> list[ShownImage]:
+        """The edited samples of an attempt; the scorer's pick carries its full card and the verdict."""
+        shown = []
+        for sample in attempt.samples:
+            image = ShownImage(path=self._abs(sample.path), seed=attempt.seed, origin=attempt.origin,
+                               round=round_no, score={"overall": sample.overall})
+            if sample.path == attempt.chosen:
+                image.score = attempt.score.to_dict()
+                reason = attempt.decision.reason
+                image.verdict = "kept" if attempt.decision.accepted else f"rejected{': ' + reason if reason else ''}"
+                image.chosen = True
+            shown.append(image)
+        return shown
 
-    def _add_candidate(self, cand: dict[str, Any]) -> dict[str, Any]:
-        """Add or update (same path) a candidate; returns the merged entry."""
-        cand = {**cand, "path": self._abs(str(cand["path"]))}
-        if not cand.get("score"):
-            cand.pop("score", None)  # not scored yet: keep a score a later step gave
-        for i, known in enumerate(self.candidates):
-            if known.get("path") == cand["path"]:
-                self.candidates[i] = {**known, **cand}  # a later step may add the score
-                return self.candidates[i]
-        entry = {**cand, "round": cand.get("round", self.round)}
-        self.candidates.append(entry)
-        return entry
-
-    def _best_known(self) -> dict[str, Any] | None:
-        scored = [c for c in self.candidates if _score_of(c) is not None]
-        return max(scored, key=_score_of) if scored else None
+    def _add(self, image: ShownImage) -> ShownImage:
+        """Add, or update in place (same path), a gallery image; returns the entry kept."""
+        for known in self.candidates:
+            if known.path == image.path:
+                if image.score:  # not scored yet: keep a score an earlier step gave
+                    known.score = image.score
+                known.verdict = image.verdict or known.verdict
+                known.chosen = image.chosen or known.chosen
+                return known
+        self.candidates.append(image)
+        return image
 
     def finish(self, run_dir: str | Path) -> None:
-        """After the stream ends: pick up ``final.png`` and the summary the runner wrote."""
+        """After the stream ends: pick up ``final.png`` and the result the runner wrote."""
         run_dir = Path(run_dir)
-        summary_path = run_dir / "summary.json"
-        if summary_path.is_file():
-            try:
-                summary = json.loads(summary_path.read_text(encoding="utf-8"))
-            except (OSError, json.JSONDecodeError):
-                summary = {}
-            if isinstance(summary, dict):
-                self.stop_reason = self.stop_reason or summary.get("stop_reason")
-                if isinstance(summary.get("rounds"), int):
-                    self.round = summary["rounds"]
-        final = run_dir / "final.png"
-        if final.is_file():
-            self.final_image = str(final)
-        elif self.final_image and not Path(self.final_image).is_absolute():
-            self.final_image = str(run_dir / self.final_image)
         if not self.run_dir:
             self.run_dir = str(run_dir)
+        try:
+            result = RunResult.load(run_dir)
+        except FileNotFoundError:
+            return  # the run stopped or failed before its end: nothing more to show
+        except (OSError, KeyError, TypeError, ValueError) as exc:
+            logger.warning("studio: cannot read the result in %s (%s)", run_dir, exc)
+            return
+        self.stop_reason = self.stop_reason or result.stop_reason
+        self.round = result.rounds
+        if result.final_image_path.is_file():
+            self.final_image = str(result.final_image_path)
 
     # ---------------------------------------------------------------- what the page shows
     @property
     def best_path(self) -> str | None:
-        return self.best.get("path") if self.best else None
+        return self.best.path if self.best else None
 
     def best_score(self) -> float | None:
-        return _score_of(self.best) if self.best else None
+        return self.best.overall if self.best else None
 
     def gallery(self) -> list[tuple[str, str]]:
         """``(image path, caption)`` per candidate, the caption giving its scores; best marked ★."""
         items = []
         for i, cand in enumerate(self.candidates):
-            score = cand.get("score") if isinstance(cand.get("score"), dict) else {"overall": cand.get("score")}
-            origin = cand.get("origin", "generate")
-            parts = [f"#{i + 1} {origin} r{cand.get('round', 0)}", f"seed {cand.get('seed', '?')}"]
-            parts.append(f"overall {_fmt(score.get('overall'))}")
+            parts = [f"#{i + 1} {cand.origin} r{cand.round}", f"seed {cand.seed}", f"overall {_fmt(cand.overall)}"]
             for name in ("vq2", "vnli", "clip"):
-                if score.get(name) is not None:
-                    parts.append(f"{name.upper()} {_fmt(score[name])}")
-            if cand.get("verdict"):
-                parts.append(str(cand["verdict"]))
+                if cand.score.get(name) is not None:
+                    parts.append(f"{name.upper()} {_fmt(cand.score[name])}")
+            if cand.verdict:
+                parts.append(cand.verdict)
             caption = " · ".join(parts)
-            if cand.get("path") == self.best_path:
+            if cand.path == self.best_path:
                 caption = "★ best · " + caption
-            items.append((str(cand["path"]), caption))
+            items.append((cand.path, caption))
         return items
 
     def highlighted_prompt(self) -> list[tuple[str, str | None]]:
@@ -261,14 +198,14 @@ class RunView:
         lower = text.lower()
         spans: list[tuple[int, int, str]] = []
         for mm in self.mismatches:
-            phrase = str(mm.get("phrase", "")).strip()
+            phrase = mm.phrase.strip()
             if not phrase:
                 continue
             start = lower.find(phrase.lower())
             while start != -1 and any(s < start + len(phrase) and start < e for s, e, _ in spans):
                 start = lower.find(phrase.lower(), start + 1)
             if start != -1:
-                spans.append((start, start + len(phrase), str(mm.get("aspect", "entity"))))
+                spans.append((start, start + len(phrase), mm.aspect))
         spans.sort()
         pieces: list[tuple[str, str | None]] = []
         pos = 0
@@ -287,39 +224,35 @@ class RunView:
             return "_No edit instructions yet._"
         lines: list[str] = []
         current_round = None
-        for ins in self.instructions:
-            if ins.get("round") != current_round:
-                current_round = ins.get("round")
+        for shown in self.instructions:
+            ins = shown.instruction
+            if shown.round != current_round:
+                current_round = shown.round
                 if lines:
                     lines.append("")
                 lines.append(f"**Edit round {current_round}**")
                 lines.append("")
-            fixes = ", ".join(
-                f"{m.get('aspect', '?')} “{m.get('phrase', '')}” → “{m.get('correction', '')}”"
-                for m in ins.get("mismatches") or []
-                if isinstance(m, dict)
-            )
-            writer = f" _({ins['writer']})_" if ins.get("writer") else ""
-            lines.append(f"- {ins.get('text', '')}{writer}" + (f" — fixes {fixes}" if fixes else ""))
+            fixed = [Mismatch.from_dict(m) for m in ins.mismatches]
+            fixes = ", ".join(f"{m.aspect} “{m.phrase}” → “{m.correction}”" for m in fixed)
+            writer = f" _({ins.writer})_" if ins.writer else ""
+            lines.append(f"- {ins.text}{writer}" + (f" — fixes {fixes}" if fixes else ""))
         if self.mismatches:
             lines.append("")
             lines.append("**Still mismatched:** " + "; ".join(
-                f"{m.get('aspect', '?')} “{m.get('phrase', '')}”"
-                + (f" (image shows: {m['correction']})" if m.get("correction") else "")
+                f"{m.aspect} “{m.phrase}”" + (f" (image shows: {m.correction})" if m.correction else "")
                 for m in self.mismatches
             ))
         return "\n".join(lines)
 
     def latest_edit(self) -> str | None:
         """The most recent edit: the scorer's pick of the last attempt when known."""
-        edits = [c for c in self.candidates if c.get("origin") in ("edit", "regenerate")]
-        chosen = [c for c in edits if c.get("chosen")]
-        pool = chosen or edits
-        return str(pool[-1]["path"]) if pool else None
+        edits = [c for c in self.candidates if c.origin in ("edit", "regenerate")]
+        pool = [c for c in edits if c.chosen] or edits
+        return pool[-1].path if pool else None
 
     def before_after(self) -> tuple[str, str] | None:
         """(first best or the upload, current best) once there is something to compare."""
-        before = self.init_image or (self.first_best or {}).get("path")
+        before = self.init_image or (self.first_best.path if self.first_best else None)
         after = self.final_image or self.best_path
         if before and after:
             return (str(before), str(after))

@@ -14,71 +14,88 @@ writer                 ``writer`` (template | llm)
 config file            a TOML/YAML/JSON file of overrides
 =====================  ==================================
 
-Everything else comes from the chosen preset (and the optional config file). Bad values raise
+A knob the artist leaves at the value shown for the preset is not sent (:meth:`StudioSettings.changed_from`):
+the preset, then the optional config file, decide it; only what the artist changed overrides them.
+Everything else comes from the chosen preset (and the config file). Bad values raise
 :class:`autoalign.config.ConfigError` naming the field, exactly as on the command line.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from autoalign.config import Config, ConfigError, LoopSettings, load_config, load_preset_dict
+from autoalign.config import Config, ConfigError, load_config
 
 WRITERS: tuple[str, ...] = ("template", "llm")
-DEFAULT_EDITOR_STRENGTH = 1.5  # InstructPix2Pix's usual image_guidance_scale
+# What the editor-strength slider shows for a preset that does not set editor.image_guidance_scale
+# (InstructPix2Pix's usual value); it is sent only when the artist moves the slider.
+DEFAULT_EDITOR_STRENGTH = 1.5
+KNOBS: tuple[str, ...] = ("candidates", "max_rounds", "threshold", "seed", "editor_strength", "writer")
 
 
 @dataclass
 class StudioSettings:
-    """What the studio's controls hold for one run."""
+    """What the studio's controls hold for one run; None = leave the preset's (and config file's) value."""
 
     preset: str = "tiny"
-    candidates: int = 4
-    rounds: int = 2
-    threshold: float = 0.8
-    seed: int = 0
-    editor_strength: float = DEFAULT_EDITOR_STRENGTH
-    writer: str = "template"
+    candidates: int | None = None
+    max_rounds: int | None = None  # shown as "Rounds"
+    threshold: float | None = None
+    seed: int | None = None
+    editor_strength: float | None = None
+    writer: str | None = None
     config_file: str = ""  # "" = none
 
     def overrides(self) -> dict[str, Any]:
-        """The config overrides these settings stand for (applied after the preset and the file)."""
-        if self.writer not in WRITERS:
+        """The config overrides the set knobs stand for (applied after the preset and the file)."""
+        if self.writer is not None and self.writer not in WRITERS:
             raise ConfigError(f"writer must be one of {', '.join(WRITERS)} (got {self.writer!r})")
+        casts = {"candidates": int, "max_rounds": int, "threshold": float, "seed": int}
         try:
-            loop = {
-                "candidates": int(self.candidates),
-                "max_rounds": int(self.rounds),
-                "threshold": float(self.threshold),
-                "seed": int(self.seed),
-            }
-            strength = float(self.editor_strength)
+            loop = {k: cast(getattr(self, k)) for k, cast in casts.items() if getattr(self, k) is not None}
+            strength = None if self.editor_strength is None else float(self.editor_strength)
         except (TypeError, ValueError) as exc:
             raise ConfigError(f"candidates, rounds and seed must be whole numbers, threshold a number ({exc})") from exc
-        if strength <= 0:
-            raise ConfigError(f"editor strength (editor.image_guidance_scale) must be > 0 (got {strength})")
-        return {"loop": loop, "editor": {"image_guidance_scale": strength}, "writer": self.writer}
+        out: dict[str, Any] = {"loop": loop} if loop else {}
+        if strength is not None:
+            if strength <= 0:
+                raise ConfigError(f"editor strength (editor.image_guidance_scale) must be > 0 (got {strength})")
+            out["editor"] = {"image_guidance_scale": strength}
+        if self.writer is not None:
+            out["writer"] = self.writer
+        return out
 
     def to_config(self) -> Config:
-        """Preset, then the config file, then these settings; validated."""
+        """Preset, then the config file, then the set knobs; validated."""
         config_file = (self.config_file or "").strip() or None
         return load_config(self.preset, config_file, self.overrides())
 
+    def changed_from(self, shown: "StudioSettings") -> "StudioSettings":
+        """These settings with every knob still at the value the page showed (``shown``) unset, so
+        the preset and the config file decide it: the page sends only what the artist changed."""
+        return dataclasses.replace(
+            self, **{k: None if _same(getattr(self, k), getattr(shown, k)) else getattr(self, k) for k in KNOBS}
+        )
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+        return abs(float(a) - float(b)) < 1e-9
+    return a == b
+
 
 def preset_defaults(preset: str) -> StudioSettings:
-    """The studio settings a preset starts from (its loop knobs, editor strength and writer)."""
-    data = load_preset_dict(preset)
-    loop = data.get("loop", {}) or {}
-    editor = data.get("editor", {}) or {}
-    base = LoopSettings()  # the library's defaults for what the preset leaves out
-    writer = str(data.get("writer", "template"))
+    """What the studio's knobs show for a preset: the values its resolved config has (the preset's own,
+    else :class:`~autoalign.config.LoopSettings`'s defaults)."""
+    cfg = load_config(preset)
     return StudioSettings(
         preset=preset,
-        candidates=int(loop.get("candidates", base.candidates)),
-        rounds=int(loop.get("max_rounds", base.max_rounds)),
-        threshold=float(loop.get("threshold", base.threshold)),
-        seed=int(loop.get("seed", base.seed)),
-        editor_strength=float(editor.get("image_guidance_scale", DEFAULT_EDITOR_STRENGTH)),
-        writer=writer if writer in WRITERS else "template",
+        candidates=cfg.loop.candidates,
+        max_rounds=cfg.loop.max_rounds,
+        threshold=cfg.loop.threshold,
+        seed=cfg.loop.seed,
+        editor_strength=float(cfg.editor.options.get("image_guidance_scale", DEFAULT_EDITOR_STRENGTH)),
+        writer=cfg.writer if cfg.writer in WRITERS else "template",
     )

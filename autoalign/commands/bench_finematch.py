@@ -46,7 +46,8 @@ def finematch(
 ) -> None:
     """Score FineMatch mismatch triplets with ITM-IoU (Mismatch Detection and Detection & Correction)."""
     from autoalign.benchmarks import finematch as fm
-    from autoalign.detection.itm_iou import SEMANTIC_SIMS, semantic_sim as make_sim
+    from autoalign.detection.itm_iou import SEMANTIC_SIMS
+    from autoalign.detection.itm_iou import semantic_sim as make_sim
 
     if semantic_sim not in SEMANTIC_SIMS:
         raise InputError(f"--semantic-sim must be one of {', '.join(SEMANTIC_SIMS)} (got {semantic_sim!r})")

@@ -22,16 +22,17 @@ import typer
 
 from autoalign.cli_apps import CONFIG_HELP, PRESET_HELP, app, flag_overrides
 from autoalign.errors import InputError
+from autoalign.types import Mismatch
 
 
 def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
-def _mm(mismatches: list[dict[str, Any]]) -> str:
+def _mm(mismatches: list[Mismatch]) -> str:
     if not mismatches:
         return "none"
-    return "; ".join(f"{m.get('aspect')}: {m.get('phrase')}" + (f" -> {m['correction']}" if m.get("correction") else "") for m in mismatches)
+    return "; ".join(f"{m.aspect}: {m.phrase}" + (f" -> {m.correction}" if m.correction else "") for m in mismatches)
 
 
 @app.command("run")
@@ -85,24 +86,23 @@ def run(
             raise InputError(f"--image: {image} is not a file")
         kwargs["init_image"] = str(image)
     with console.status("starting", spinner="dots") as status:
-        for node, update in runner.stream(prompt or "", cfg, out_dir, **kwargs):
-            rnd = update.get("round")
-            status.update(f"{node} done" + (f" (round {rnd})" if rnd is not None else "") + f"; run dir {out_dir}")
-    summary = rundir.read_json(Path(out_dir) / rundir.SUMMARY, "summary")
+        for step in runner.stream(prompt or "", cfg, out_dir, **kwargs):
+            status.update(f"{step.node} done (round {step.round}); run dir {out_dir}")
+    result = runner.result(Path(out_dir))
     if as_json:
-        typer.echo(json.dumps(summary, indent=2))
+        typer.echo(json.dumps(result.to_dict(), indent=2))
         return
 
     from rich.table import Table
 
-    scores = summary.get("scores", {})
-    table = Table(title=f"autoalign run ({summary.get('preset')})", show_header=False)
-    table.add_row("rounds", f"{summary.get('rounds')} of {summary.get('max_rounds')}")
-    table.add_row("score before", f"baseline {_fmt(scores.get('baseline'))}, best first candidate {_fmt(scores.get('first_best'))}")
-    table.add_row("score after", _fmt(scores.get("final")))
-    table.add_row("mismatches before", _mm(summary.get("mismatches_before") or []))
-    table.add_row("mismatches after", _mm(summary.get("mismatches_after") or []))
-    table.add_row("edits", f"{summary.get('edits_accepted')} accepted, {summary.get('edits_rejected')} rejected")
-    table.add_row("stop reason", str(summary.get("stop_reason")))
+    scores = result.scores
+    table = Table(title=f"autoalign run ({result.preset})", show_header=False)
+    table.add_row("rounds", f"{result.rounds} of {result.max_rounds}")
+    table.add_row("score before", f"baseline {_fmt(scores.baseline)}, best first candidate {_fmt(scores.first_best)}")
+    table.add_row("score after", _fmt(scores.final))
+    table.add_row("mismatches before", _mm(result.mismatches_before))
+    table.add_row("mismatches after", _mm(result.mismatches_after))
+    table.add_row("edits", f"{result.edits_accepted} accepted, {result.edits_rejected} rejected")
+    table.add_row("stop reason", str(result.stop_reason))
     table.add_row("run dir", str(out_dir))
     Console().print(table)

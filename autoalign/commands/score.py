@@ -18,9 +18,9 @@ from autoalign.cli_apps import CONFIG_HELP, PRESET_HELP, app
 def load_images(paths: list[Path]):
     """Open every path as an RGB image; InputError naming the first bad one (missing, not an image,
     damaged, a decompression bomb or over the pixel limit: :func:`autoalign.images.open_image`)."""
-    from autoalign.images import open_image
+    from autoalign.api import open_images
 
-    return [open_image(path) for path in paths]
+    return open_images(paths)
 
 
 def _fmt(value: float | None) -> str:

@@ -37,6 +37,7 @@ from autoalign import prompts
 from autoalign.detection.base import card_from, detector_options
 from autoalign.detection.phrases import normalise_aspect, normalise_text, snap_phrase
 from autoalign.registry import register
+from autoalign.scoring.parse import lexicon
 from autoalign.types import Mismatch, ScoreCard
 
 if TYPE_CHECKING:
@@ -45,10 +46,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-COLOR_WORDS = frozenset(
-    "red orange yellow green blue purple violet pink brown black white gray grey silver gold golden "
-    "beige teal turquoise cyan magenta maroon navy".split()
-)
 _ARTICLES = frozenset({"a", "an", "the", "some", "of"})
 _NUMBER_RE = re.compile(r"^(\d+|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|several|many|none|no)$", re.I)
 
@@ -153,7 +150,8 @@ def relation_words(after: list[str], obj: list[str]) -> list[str]:
     cuts = [i for i, w in enumerate(before) if i > 0 and (w in _ARTICLES or _NUMBER_RE.match(w))]
     if cuts:
         return before[: cuts[-1]]
-    while before and before[-1] in COLOR_WORDS:
+    colors = lexicon()["colors"]  # the colour words' one home: prompts/vq2_question_templates.json
+    while before and before[-1] in colors:
         before.pop()
     return before
 

@@ -13,11 +13,10 @@ Score cards and mismatches may be given as the dataclasses of :mod:`autoalign.ty
 from __future__ import annotations
 
 import logging
-from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, get_args
 
 from autoalign.errors import InputError
-from autoalign.types import Candidate, Mismatch, ScoreCard
+from autoalign.types import Candidate, EditDecision, Mismatch, ScoreCard, StopReason
 
 logger = logging.getLogger(__name__)
 
@@ -29,12 +28,10 @@ NEW_MISMATCH = "new_mismatch"  # the edit introduced a mismatch that was not the
 EditReason = Literal["accepted", "no_gain", "nothing_fixed", "new_mismatch"]
 EDIT_REASONS: tuple[str, ...] = get_args(EditReason)
 
-# Why the loop stopped.
+# Why the loop stopped (autoalign.types.StopReason; the router's branches carry the same names).
 ALIGNED = "aligned"  # score >= threshold and no mismatch left
 MAX_ROUNDS = "max_rounds"  # loop.max_rounds edit rounds done
 NO_IMPROVEMENT = "no_improvement"  # loop.patience rounds in a row without an accepted edit
-StopReason = Literal["aligned", "max_rounds", "no_improvement"]
-STOP_REASONS: tuple[str, ...] = get_args(StopReason)
 
 LOW_SCORE_SOURCE = "low_score"
 # Floating-point slack for comparing score differences with min_gain (0.7 - 0.6 != 0.1 in floats).
@@ -47,24 +44,6 @@ def _card(card: ScoreCard | dict[str, Any]) -> ScoreCard:
 
 def _mismatch(m: Mismatch | dict[str, Any]) -> Mismatch:
     return m if isinstance(m, Mismatch) else Mismatch.from_dict(m)
-
-
-@dataclass
-class EditDecision:
-    """The verdict on one edit: accepted or not, why, the score gain, and which mismatches changed.
-
-    ``removed`` holds the mismatches (``to_dict()``) of the image before the edit that are gone after
-    it; ``added`` those of the edited image that were not there before.
-    """
-
-    accepted: bool
-    reason: str
-    gain: float
-    removed: list[dict[str, Any]] = field(default_factory=list)
-    added: list[dict[str, Any]] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def judge_edit(
@@ -204,7 +183,7 @@ def should_stop(
     card: ScoreCard | dict[str, Any],
     mismatches: list[Any],
     loop_settings: Any,
-) -> str | None:
+) -> StopReason | None:
     """The :data:`StopReason` to stop for, or None to run another edit round.
 
     Checked in order: "aligned", then "max_rounds" (``rounds_done >= loop.max_rounds``), then

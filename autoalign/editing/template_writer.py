@@ -39,6 +39,7 @@ from typing import Any
 
 from autoalign import prompts
 from autoalign.editing.policy import by_confidence
+from autoalign.inflect import plural
 from autoalign.registry import register
 from autoalign.types import Instruction, Mismatch
 
@@ -97,15 +98,8 @@ def strip_article(text: str) -> str:
 
 
 def pluralize(noun: str) -> str:
-    """A plain English plural, good enough for instruction text ("box" -> "boxes")."""
-    if not noun:
-        return noun
-    low = noun.lower()
-    if low.endswith(("s", "x", "z", "ch", "sh")):
-        return noun + "es"
-    if low.endswith("y") and len(low) > 1 and low[-2] not in "aeiou":
-        return noun[:-1] + "ies"
-    return noun + "s"
+    """A plain English plural for instruction text ("box" -> "boxes"); see :func:`autoalign.inflect.plural`."""
+    return plural(noun)
 
 
 def count_word(n: int) -> str:

@@ -148,9 +148,6 @@ class Scorer:
             )
         return cards
 
-    def score_one(self, image: Image.Image, prompt: str) -> ScoreCard:
-        return self.score([image], prompt)[0]
-
     # ---- helpers ----------------------------------------------------------------------------------
     def _vqa_yes_prob(self, images: list[Image.Image], texts: list[str]) -> list[float]:
         self.calls["vqa_yes_prob"] += 1

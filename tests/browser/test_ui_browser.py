@@ -52,7 +52,7 @@ def _free_port() -> int:
 def studio_url(tmp_path_factory):
     stream_fn = None
     if os.environ.get("AUTOALIGN_UI_STREAM") == "double":
-        from autoalign.ui.stream_double import StreamDouble
+        from autoalign.doubles.stream import StreamDouble
 
         stream_fn = StreamDouble(step_delay=0.2)
     else:

@@ -1,4 +1,4 @@
-"""Test doubles for the bench runner (no tests here; imported by the other test_bench_* files).
+"""TEST DOUBLES for the bench runner: a pretend loop and a pretend evaluator (used by the bench tests).
 
 The bench doubles judge nothing. ``LoopRunnerDouble`` writes three flat-colour PNGs per prompt (baseline, reranked, corrected) whose
 grey level encodes a made-up score derived from the prompt and seed; ``EvaluatorDouble`` reads the
@@ -45,7 +45,7 @@ class LoopRunnerDouble:
             Image.new("RGB", (16, 16), (level, level, level)).save(path)
             images[stage] = path
         return RunOutcome(images=images, rounds=1 if self.correct else 0, edits_accepted=int(self.correct),
-                          edits_rejected=0, stop_reason="aligned" if self.correct else "out_of_rounds",
+                          edits_rejected=0, stop_reason="aligned" if self.correct else "max_rounds",
                           instructions=[{"text": "make it right", "writer": "template"}] if self.correct else [],
                           model_calls={"generator": 1})
 
