@@ -145,6 +145,12 @@ class OpenClipScorer:
         """The loaded open_clip model (loaded on first access, once)."""
         return self._load()[0]
 
+    def release(self) -> bool:
+        """Drop the loaded weights (sequential loading); they load again on next use. True if any were held."""
+        with self._lock:
+            held, self._loaded = self._loaded is not None, None
+            return held
+
     def cosine(self, images: Sequence[Image.Image], text: str) -> list[float]:
         """Cosine similarity in [-1, 1] of each image's embedding with the text's, in input order."""
         import torch
