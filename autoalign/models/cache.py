@@ -19,6 +19,7 @@ from typing import Any
 
 from autoalign import registry
 from autoalign.config import Config, RoleSpec
+from autoalign.models import catalog
 from autoalign.models.loading import DeviceSpec, ModelNotAvailable, role_device
 
 logger = logging.getLogger(__name__)
@@ -74,7 +75,7 @@ class Models:
     """The run's view of the cache: ``models.generator``, ``models.vqa``, ... resolved from a config."""
 
     #: Roles whose backends hold weights (the ones ``sequential`` unloads and the preflight checks).
-    WEIGHT_ROLES = ("generator", "editor", "vqa", "clip")
+    WEIGHT_ROLES = catalog.WEIGHT_ROLES
 
     def __init__(self, config: Config):
         self.config = config
@@ -98,8 +99,6 @@ class Models:
         """Offline, a missing model of ``role`` raises one error naming every missing model of the preset."""
         if role in self._checked or role not in self.WEIGHT_ROLES:
             return
-        from autoalign.models import catalog
-
         missing = catalog.missing_models(self.config)
         if any(m.role == role for m, _ in missing):
             raise ModelNotAvailable(catalog.missing_message(self.config, missing))

@@ -6,8 +6,10 @@ One home for these facts. From them:
 * :func:`preset_models` - every (role, model id, hub repo) of a preset with weights to fetch;
 * :func:`missing_models` - which of them cannot be had here, all at once (offline);
 * :func:`memory_estimate` - a preset's GPU memory, **estimated** as parameters x bytes per parameter
-  of the role's dtype, times :data:`OVERHEAD` for activations and the CUDA context; with
-  ``sequential = true`` the peak is the largest role, else the sum of the roles.
+  of the role's dtype, times :data:`OVERHEAD` for activations and the CUDA context. A role with
+  ``offload = "model"`` or ``"sequential"`` counts its largest component only (diffusers moves one
+  component to the GPU at a time); with ``sequential = true`` the peak is the largest role, else the
+  sum of the roles. Roles on the CPU count nothing.
 """
 
 from __future__ import annotations
@@ -145,9 +147,14 @@ def missing_message(config: Config, missing: list[tuple[PresetModel, list[str]]]
 
 
 def params_billion(role: str, spec: RoleSpec) -> float | None:
-    """The role model's parameters in billions, when the catalog knows its repo."""
+    """Parameters (billions) the role holds on its GPU at once, when the catalog knows its repo:
+    all of them, or the largest component under CPU offload."""
     info = entry(hub_repo(role, model_id_for(role, spec)))
-    return float(info["params"]) if info and "params" in info else None
+    if not info or "params" not in info:
+        return None
+    if spec.offload != "none" and "largest" in info:
+        return float(info["largest"])
+    return float(info["params"])
 
 
 @dataclass(frozen=True)
@@ -180,3 +187,24 @@ def memory_estimate(config: Config) -> MemoryEstimate:
     peak = max(per_role.values(), default=0.0) if config.sequential else total
     download = sum(float((entry(m.repo) or {}).get("download_gb", 0.0)) for m in preset_models(config) if m.repo)
     return MemoryEstimate(per_role, total, peak, unknown, round(download, 1))
+
+
+def preset_row(config: Config) -> dict[str, str]:
+    """A preset's line in the README table: estimated GPU memory, download size, licences."""
+    est = memory_estimate(config)
+    licences = []
+    for model in preset_models(config):
+        info = entry(model.repo) or {}
+        if info.get("licence") and info["licence"] not in licences:
+            licences.append(info["licence"])
+    gated = any((entry(m.repo) or {}).get("gated") for m in preset_models(config))
+    if est.peak_gb:
+        memory = f"~{est.peak_gb:g} GB" + (f" (~{est.all_resident_gb:g} GB without `sequential`)" if config.sequential else "")
+    else:
+        memory = "CPU"
+    return {
+        "preset": config.name,
+        "gpu_memory": memory,
+        "download": f"~{est.download_gb:g} GB" if est.download_gb else "none",
+        "licences": "; ".join(licences) + (" (gated: accept on the hub first)" if gated else "") if licences else "-",
+    }
