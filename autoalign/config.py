@@ -9,7 +9,22 @@ models built in code) and settings. A user TOML/YAML file, or ``--config``, over
     [generator]
     model = "/models/sd-turbo"
 
-Anything in a role table other than ``backend`` and ``model`` is passed to the backend as an option.
+Anything in a role table other than ``backend``, ``model``, ``device``, ``dtype`` and ``offload`` is
+passed to the backend as an option.
+
+Where each model runs (CLI flags map onto these fields):
+
+* ``device`` / ``dtype`` (top level): the default for every role. ``device`` is ``"auto"`` (CUDA when
+  available, else CPU), ``"cpu"``, ``"cuda"`` or ``"cuda:N"``; ``dtype`` is ``"auto"`` (bfloat16 on a
+  GPU that supports it, else float16; float32 on CPU), ``"float32"``, ``"float16"`` or ``"bfloat16"``.
+* ``[ROLE] device`` / ``[ROLE] dtype`` (``ROLE`` in generator, editor, vqa, clip): the same, for one
+  role only, e.g. ``[vqa] device = "cuda:1"`` or ``[vqa] dtype = "float32"``.
+* ``[ROLE] offload``: ``"none"`` (default), ``"model"`` (diffusers' ``enable_model_cpu_offload``: each
+  component moves to the GPU only while it runs) or ``"sequential"`` (``enable_sequential_cpu_offload``:
+  slowest, least memory). Generator and editor only.
+* ``sequential`` (top level, default false): keep only one weight-holding role's model loaded at a
+  time (the generator's weights are dropped before the VQA model loads, and so on), so a preset whose
+  roles do not fit together still runs, at the cost of reloading weights each round.
 """
 
 from __future__ import annotations
@@ -26,6 +41,9 @@ from typing import Any
 from autoalign.errors import AutoAlignError
 
 MODEL_ROLES: tuple[str, ...] = ("generator", "editor", "vqa", "clip", "questions", "llm")
+#: Allowed values of the device/dtype/offload fields (``auto`` resolves in :mod:`autoalign.models.loading`).
+DTYPES: tuple[str, ...] = ("auto", "float32", "float16", "bfloat16")
+OFFLOAD_MODES: tuple[str, ...] = ("none", "model", "sequential")
 
 
 class ConfigError(AutoAlignError, ValueError):
@@ -39,6 +57,9 @@ class RoleSpec:
     backend: str
     model: str | None = None
     options: dict[str, Any] = field(default_factory=dict)
+    device: str | None = None  # None: the config's top-level device
+    dtype: str | None = None  # None: the config's top-level dtype
+    offload: str = "none"  # "none" | "model" | "sequential" (diffusers CPU offload; generator/editor)
 
     @classmethod
     def from_table(cls, role: str, table: dict[str, Any]) -> "RoleSpec":
@@ -47,9 +68,36 @@ class RoleSpec:
         table = dict(table)
         backend = str(table.pop("backend"))
         model = table.pop("model", None)
+        device = table.pop("device", None)
+        dtype = table.pop("dtype", None)
+        offload = str(table.pop("offload", "none"))
         options = dict(table.pop("options", {}) or {})
         options.update(table)
-        return cls(backend=backend, model=None if model is None else str(model), options=options)
+        spec = cls(
+            backend=backend,
+            model=None if model is None else str(model),
+            options=options,
+            device=None if device is None else str(device),
+            dtype=None if dtype is None else str(dtype),
+            offload=offload,
+        )
+        spec.validate(role)
+        return spec
+
+    def validate(self, role: str) -> None:
+        if self.device is not None:
+            check_device(self.device, f"[{role}] device")
+        if self.dtype is not None and self.dtype not in DTYPES:
+            raise ConfigError(f"[{role}] dtype must be one of {', '.join(DTYPES)} (got {self.dtype!r})")
+        if self.offload not in OFFLOAD_MODES:
+            raise ConfigError(f"[{role}] offload must be one of {', '.join(OFFLOAD_MODES)} (got {self.offload!r})")
+
+
+def check_device(device: str, name: str = "device") -> None:
+    """``auto``, ``cpu``, ``mps``, ``cuda`` or ``cuda:N``; anything else is a :class:`ConfigError`."""
+    ok = device in ("auto", "cpu", "mps", "cuda") or (device.startswith("cuda:") and device[5:].isdigit())
+    if not ok:
+        raise ConfigError(f"{name} must be auto, cpu, mps, cuda or cuda:N (got {device!r})")
 
 
 @dataclass
@@ -128,8 +176,9 @@ class Config:
     questions: RoleSpec
     llm: RoleSpec
     writer: str = "template"
-    device: str = "auto"
-    dtype: str = "auto"
+    device: str = "auto"  # default device of every role; [ROLE] device overrides it
+    dtype: str = "auto"  # default dtype of every role; [ROLE] dtype overrides it
+    sequential: bool = False  # one weight-holding role loaded at a time (module docstring)
     description: str = ""
     loop: LoopSettings = field(default_factory=LoopSettings)
     scoring: ScoringSettings = field(default_factory=ScoringSettings)
@@ -140,6 +189,11 @@ class Config:
         self.scoring.validate()
         if self.writer not in ("template", "llm"):
             raise ConfigError(f"writer must be 'template' or 'llm' (got {self.writer!r})")
+        check_device(self.device)
+        if self.dtype not in DTYPES:
+            raise ConfigError(f"dtype must be one of {', '.join(DTYPES)} (got {self.dtype!r})")
+        if not isinstance(self.sequential, bool):
+            raise ConfigError(f"sequential must be true or false (got {self.sequential!r})")
         return self
 
     def to_dict(self) -> dict[str, Any]:
@@ -235,7 +289,7 @@ def from_dict(data: dict[str, Any]) -> Config:
     loop = _section(LoopSettings, "loop", data.pop("loop", None))
     scoring = _section(ScoringSettings, "scoring", data.pop("scoring", None))
     detection = _section(DetectionSettings, "detection", data.pop("detection", None))
-    known_top = {"name", "writer", "device", "dtype", "description"}
+    known_top = {"name", "writer", "device", "dtype", "sequential", "description"}
     unknown = sorted(set(data) - known_top)
     if unknown:
         raise ConfigError(f"unknown top-level field(s): {', '.join(unknown)}")

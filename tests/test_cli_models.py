@@ -7,7 +7,7 @@ from typer.testing import CliRunner
 
 import autoalign.commands.models  # noqa: F401  (registers the commands on the app)
 from autoalign.cli_apps import app
-from autoalign.errors import InputError
+from autoalign.errors import AutoAlignError, InputError
 from autoalign.models import tiny
 
 runner = CliRunner()
@@ -41,7 +41,7 @@ def test_list_says_uncached_hub_models_are_missing_offline():
     result = runner.invoke(app, ["models", "list", "--preset", "sd-turbo"])
     assert result.exit_code == 0, result.output
     assert "stabilityai/sd-turbo" in result.output
-    assert "missing: not in the HF cache" in result.output
+    assert "missing (about 2.6 GB): not in the HF cache" in result.output
 
 
 @pytest.mark.parametrize("preset", ["no-such-preset"])
@@ -50,3 +50,95 @@ def test_list_unknown_preset_names_the_presets(preset):
 
     result = runner.invoke(app, ["models", "list", "--preset", preset])
     assert isinstance(result.exception, ConfigError) and "tiny" in str(result.exception)
+
+
+# --- what presets need, and `models download` -------------------------------------------------------
+
+
+def test_list_shows_each_presets_estimated_gpu_memory_download_and_licences():
+    result = runner.invoke(app, ["models", "list", "--preset", "sd-turbo", "--preset", "flux-dev-kontext"])
+    assert result.exit_code == 0, result.output
+    assert "GPU memory (est.)" in result.output and "~12.1 GB" in result.output
+    assert "Non-Commercial" in result.output and "gated" in result.output
+    assert "missing (about 2.6 GB)" in result.output
+
+
+def test_download_offline_names_every_missing_model_with_its_size():
+    result = runner.invoke(app, ["models", "download", "--preset", "sd-turbo"])
+    assert isinstance(result.exception, AutoAlignError)
+    message = str(result.exception)
+    for repo in ("stabilityai/sd-turbo", "timbrooks/instruct-pix2pix", "Qwen/Qwen2-VL-2B-Instruct"):
+        assert repo in message
+    assert "about 13.1 GB in all" in message and "hf download" in message
+
+
+def test_download_skips_tiny_and_local_models():
+    result = runner.invoke(app, ["models", "download", "--preset", "tiny"])
+    assert result.exit_code == 0, result.output
+    assert "no hub models to download" in result.output and "skipping generator model 'tiny:sd'" in result.output
+
+
+def test_download_fetches_only_the_loader_files_and_reports_what_it_stored(monkeypatch, tmp_path):
+    import huggingface_hub
+
+    from autoalign.models import loading
+
+    listing = {
+        "stabilityai/sd-turbo": [
+            "model_index.json", "sd_turbo.safetensors", "README.md",
+            "unet/config.json", "unet/diffusion_pytorch_model.safetensors", "unet/diffusion_pytorch_model.fp16.safetensors",
+            "vae/config.json", "vae/diffusion_pytorch_model.safetensors", "vae/diffusion_pytorch_model.fp16.safetensors",
+            "text_encoder/config.json", "text_encoder/model.safetensors", "text_encoder/model.fp16.safetensors",
+            "tokenizer/vocab.json", "tokenizer/merges.txt", "scheduler/scheduler_config.json",
+        ],
+    }
+    fetched: dict[str, list[str]] = {}
+
+    class HubDouble:
+        """huggingface_hub's file listing, answered from a fixed table (no network)."""
+
+        def list_repo_files(self, repo):
+            if repo not in listing:
+                import httpx
+                from huggingface_hub.errors import GatedRepoError
+
+                response = httpx.Response(403, request=httpx.Request("GET", f"https://huggingface.co/{repo}"))
+                raise GatedRepoError(f"{repo} is gated", response=response)
+            return listing[repo]
+
+    def snapshot_double(repo, allow_patterns):
+        fetched[repo] = list(allow_patterns)
+        folder = tmp_path / repo.replace("/", "--")
+        for name in allow_patterns:
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_bytes(b"x" * 10)
+        return str(folder)
+
+    monkeypatch.setattr(loading, "hub_reachable", lambda timeout=5.0: True)
+    monkeypatch.setattr(huggingface_hub, "HfApi", HubDouble)
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", snapshot_double)
+    result = runner.invoke(app, ["models", "download", "--preset", "sd-turbo"])
+    assert fetched["stabilityai/sd-turbo"] == [
+        "model_index.json", "scheduler/scheduler_config.json",
+        "text_encoder/config.json", "text_encoder/model.fp16.safetensors",
+        "tokenizer/merges.txt", "tokenizer/vocab.json",
+        "unet/config.json", "unet/diffusion_pytorch_model.fp16.safetensors",
+        "vae/config.json", "vae/diffusion_pytorch_model.fp16.safetensors",
+    ]  # the fp16 variant only, and no single-file checkpoint
+    assert "stabilityai--sd-turbo" in result.output and "100 B" in result.output
+    # the other three repos are not in the double's table: reported as failures, one line, exit code 2
+    assert isinstance(result.exception, AutoAlignError) and "3 of 4 model(s)" in str(result.exception)
+    assert "hf auth login" in str(result.exception)
+
+
+def test_transformers_and_open_clip_repos_fetch_configs_tokenizers_and_safetensors_only():
+    from autoalign.models.download import select_files
+
+    vlm = ["config.json", "model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors",
+           "model.safetensors.index.json", "pytorch_model.bin", "tokenizer.json", "chat_template.json",
+           "preprocessor_config.json", "README.md", ".gitattributes"]
+    assert select_files(vlm) == ["chat_template.json", "config.json", "model-00001-of-00002.safetensors",
+                                 "model-00002-of-00002.safetensors", "model.safetensors.index.json",
+                                 "preprocessor_config.json", "tokenizer.json"]
+    clip = ["open_clip_config.json", "open_clip_model.safetensors", "open_clip_pytorch_model.bin", "README.md"]
+    assert select_files(clip) == ["open_clip_config.json", "open_clip_model.safetensors"]

@@ -23,16 +23,23 @@ IMAGE = Image.new("RGB", (32, 32))
 
 
 class VLMDouble:
-    """A VQA double whose answer() returns a canned reply and records the questions."""
+    """A VQA double whose answer()/respond() return a canned reply and record the questions and the path."""
 
     def __init__(self, reply: str, answers: dict[str, str] | None = None):
         self.reply = reply
         self.answers = answers or {}
         self.asked: list[tuple[str, int]] = []
+        self.paths: list[str] = []
 
     def answer(self, images, questions, max_new_tokens=16):
         self.asked.extend((q, max_new_tokens) for q in questions)
+        self.paths.extend("answer" for _ in questions)
         return [self.answers.get(q, self.reply) for q in questions]
+
+    def respond(self, images, prompts, max_new_tokens=256):
+        self.asked.extend((q, max_new_tokens) for q in prompts)
+        self.paths.extend("respond" for _ in prompts)
+        return [self.answers.get(q, self.reply) for q in prompts]
 
 
 class LLMDouble:
@@ -74,6 +81,7 @@ def test_vlm_detector_through_the_vqa_model(config):
     assert (m.aspect, m.phrase, m.correction, m.confidence, m.source) == ("attribute", "red", "green", 0.7, "vlm")
     assert m.evidence["backend"] == "vqa"
     assert vqa.asked[0][0] == build_instruction(PROMPT) and vqa.asked[0][1] == 256
+    assert vqa.paths == ["respond"]  # the instruction as it is, not wrapped in the short-answer prompt
 
 
 def test_vlm_detector_through_the_openai_client_sends_the_image(config):

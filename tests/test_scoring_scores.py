@@ -194,3 +194,19 @@ def test_questions_are_generated_once_per_prompt():
     second = scorer.questions(PROMPT)
     assert [q.to_dict() for q in first] == [q.to_dict() for q in second]
     assert scorer.calls["question_generation"] == 1 and scorer.calls["question_cache_hits"] == 1
+
+
+def test_clipscore_embeds_the_caption_with_the_reference_prefix():
+    from autoalign.scoring.clipscore import clip_scores
+
+    class RecordingClipDouble:
+        def __init__(self):
+            self.texts = []
+
+        def cosine(self, images, text):
+            self.texts.append(text)
+            return [0.4 for _ in images]
+
+    clip = RecordingClipDouble()
+    assert clip_scores(clip, [image("A")], "two red apples") == [pytest.approx(1.0)]
+    assert clip.texts == ["A photo depicts two red apples"]

@@ -1,4 +1,5 @@
-"""``autoalign models ...``: build the tiny models, and list where each preset's models come from."""
+"""``autoalign models ...``: build the tiny models, list where each preset's models come from and
+what they need, and download a preset's models."""
 
 from __future__ import annotations
 
@@ -13,10 +14,8 @@ from rich.table import Table
 
 from autoalign.cli_apps import PRESET_HELP, models_app
 from autoalign.config import RoleSpec, load_config, preset_names
-from autoalign.models import loading
-
-# Roles whose model is weights to load (the others are a spaCy package and an API).
-WEIGHT_ROLES = ("generator", "editor", "vqa", "clip")
+from autoalign.errors import AutoAlignError
+from autoalign.models import catalog, loading
 
 
 def _human_bytes(n: int) -> str:
@@ -32,7 +31,10 @@ def _human_bytes(n: int) -> str:
 def make_tiny(
     out_dir: Path = typer.Argument(..., help="Directory to build into (one sub-directory per model)."),
     only: Optional[list[str]] = typer.Option(
-        None, "--only", help="Build only this model (repeatable): sd, ip2p, clip, llava, blip2."
+        None,
+        "--only",
+        help="Build only this model (repeatable; default: the tiny preset's sd, ip2p, clip, llava, blip2). Also: "
+        "sdxl, sd3, flux, flux-kontext, qwen-image-edit, qwen2_5_vl, internvl.",
     ),
     force: bool = typer.Option(False, "--force", help="Rebuild models that are already built."),
 ) -> None:
@@ -63,17 +65,7 @@ class _SourceFinder:
         return self._reachable
 
     def model_id(self, role: str, spec: RoleSpec) -> str | None:
-        if spec.model or role not in ("editor", "clip"):
-            return spec.model
-        if role == "editor":
-            from autoalign.models.editor import InstructPix2PixEditor, MagicBrushEditor
-
-            defaults = {"instruct-pix2pix": InstructPix2PixEditor, "magicbrush": MagicBrushEditor}
-            cls = defaults.get(spec.backend)
-            return cls.default_model if cls else None
-        from autoalign.models.clip import DEFAULT_MODEL
-
-        return DEFAULT_MODEL if spec.backend == "open_clip" else None
+        return catalog.model_id_for(role, spec)
 
     def source(self, role: str, spec: RoleSpec) -> str:
         model_id = self.model_id(role, spec)
@@ -95,6 +87,12 @@ class _SourceFinder:
             path = loading.tiny_dir() / name
             state = "built locally at" if tiny.is_built(path) else "built on first use at"
             return f"tiny ({state} {path})"
+        if model_id.startswith(loading.WORLD_PREFIX):
+            try:
+                path = loading.world_model_dir(model_id[len(loading.WORLD_PREFIX) :], role)
+            except loading.ModelNotAvailable:
+                return "missing: not trained yet (autoalign world train)"
+            return f"shapes world (trained, in {path})"
         if Path(model_id).expanduser().is_dir():
             return "local directory"
         if model_id.startswith(("/", "./", "../", "~")):
@@ -110,10 +108,13 @@ class _SourceFinder:
                 return f"missing: {exc}"
         if loading.in_hf_cache(repo):
             return "HF cache"
+        size = catalog.size_note(repo)
         if self.hub_reachable():
-            return "hub download (needs network)"
+            return f"hub download{size} (needs network)"
         offline = " (HF_HUB_OFFLINE=1)" if loading.hub_offline() else ""
-        return f"missing: not in the HF cache and the hub is unreachable{offline}"
+        partial = loading.local_snapshot(repo)
+        state = "only partly in the HF cache" if partial else "not in the HF cache"
+        return f"missing{size}: {state} and the hub is unreachable{offline}"
 
 
 @models_app.command("list")
@@ -127,6 +128,7 @@ def list_models(
     table = Table(title="presets and their models")
     for column in ("preset", "role", "backend", "model id", "source"):
         table.add_column(column, overflow="fold")
+    rows = []
     for name in preset or preset_names():
         config = load_config(name)
         for i, role in enumerate(MODEL_ROLES):
@@ -139,5 +141,53 @@ def list_models(
                 finder.source(role, spec),
             )
         table.add_section()
+        rows.append(catalog.preset_row(config))
     # A wide table: do not fold it to 80 columns when written to a pipe or a file.
-    Console(width=None if sys.stdout.isatty() else 200).print(table)
+    console = Console(width=None if sys.stdout.isatty() else 200)
+    console.print(table)
+    needs = Table(title="what each preset needs (GPU memory: an estimate, parameters x bytes x 1.2)")
+    for column in ("preset", "GPU memory (est.)", "download", "licences"):
+        needs.add_column(column, overflow="fold")
+    for row in rows:
+        needs.add_row(row["preset"], row["gpu_memory"], row["download"], row["licences"])
+    console.print(needs)
+
+
+@models_app.command("download")
+def download(
+    preset: str = typer.Option(..., "--preset", "-p", help=PRESET_HELP),
+) -> None:
+    """Fetch every hub model of a preset into the Hugging Face cache (resumable; local and tiny models skipped).
+
+    Offline, it says which models are missing and how large they are instead.
+    """
+    from autoalign.models import download as downloader
+
+    config = load_config(preset)
+    console = Console(width=None if sys.stdout.isatty() else 200)
+    hub = [m for m in catalog.preset_models(config) if m.repo]
+    for model in catalog.preset_models(config):
+        if not model.repo:
+            console.print(f"skipping {model.role} model {model.model_id!r}: not a hub model (local or tiny)")
+    if not hub:
+        console.print(f"preset {config.name!r} has no hub models to download")
+        return
+    if not loading.hub_reachable():
+        missing = catalog.missing_models(config)
+        if not missing:
+            console.print(f"every hub model of preset {config.name!r} is complete in the local Hugging Face cache")
+            return
+        raise AutoAlignError(catalog.missing_message(config, missing))
+    results = downloader.download_preset(config)
+    table = Table(title=f"preset {config.name}: models in the Hugging Face cache")
+    for column in ("role", "repo", "files", "size", "stored at / problem"):
+        table.add_column(column, overflow="fold")
+    for r in results:
+        table.add_row(r.role, r.repo, str(r.files), _human_bytes(r.bytes) if r.path else "-", r.path or f"FAILED: {r.error}")
+    console.print(table)
+    failed = [r for r in results if r.error]
+    if failed:
+        raise AutoAlignError(
+            f"{len(failed)} of {len(results)} model(s) of preset {config.name!r} could not be downloaded: "
+            + "; ".join(f"{r.repo}: {r.error}" for r in failed)
+        )

@@ -8,8 +8,10 @@ the output format, a few examples, then the caption; the model answers with JSON
 
 Backends (``[detection.options.vlm] backend = ...``):
 
-* ``"vqa"`` (default): the run's VQA model, ``models.vqa.answer([image], [instruction])`` - a
-  transformers VLM, or whatever the preset's VQA backend is;
+* ``"vqa"`` (default): the run's VQA model, ``models.vqa.respond([image], [instruction])`` - the
+  instruction goes to the model as it is, never wrapped in the short-answer prompt that ``answer``
+  adds ("Answer the question using a single word or phrase."), which would contradict the JSON
+  format the instruction asks for;
 * ``"openai"``: the run's ``llm`` role (an OpenAI-compatible server, see ``models/llm.py``) with
   the image attached as a data URL - it must be a vision model.
 
@@ -105,7 +107,14 @@ class VLMDetector:
                 }
             ]
             return self.models.llm.complete_text(messages, max_tokens=self.max_new_tokens)
-        return self.models.vqa.answer([image], [instruction], max_new_tokens=self.max_new_tokens)[0]
+        vqa = self.models.vqa
+        respond = getattr(vqa, "respond", None)
+        if not callable(respond):
+            raise ConfigError(
+                f"the vlm detector needs a VQA backend that takes instruction prompts (respond); "
+                f"{type(vqa).__name__} does not: use detection.options.vlm.backend = \"openai\" or drop \"vlm\""
+            )
+        return respond([image], [instruction], max_new_tokens=self.max_new_tokens)[0]
 
     def detect(self, image: Image.Image, prompt: str, card: ScoreCard | None = None) -> list[Mismatch]:
         raw = self.ask(image, prompt)

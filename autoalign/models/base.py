@@ -51,7 +51,11 @@ class VQA(Protocol):
         ...
 
     def answer(self, images: Sequence[Image.Image], questions: Sequence[str], max_new_tokens: int = 16) -> list[str]:
-        """Short free-form answers, per pair."""
+        """Short free-form answers, per pair (the question wrapped in a short-answer prompt)."""
+        ...
+
+    def respond(self, images: Sequence[Image.Image], prompts: Sequence[str], max_new_tokens: int = 256) -> list[str]:
+        """Free-form replies to instruction prompts sent as they are (no wrapper), per pair."""
         ...
 
 

@@ -2,10 +2,16 @@
 
 VQ2, VNLI and the detectors all ask ``models.vqa(config)`` and get the same instance (and so the
 same weights) as long as the role's spec and device are the same.
+
+``Models(config)`` resolves each role's device and dtype on its own (``[ROLE] device/dtype``, else the
+config's), checks once per role, offline, that the role's model is here (and if not, names every
+missing model of the preset at once, :func:`autoalign.models.catalog.missing_message`), and with
+``config.sequential`` drops the weights of the other weight-holding roles before handing one out.
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import threading
@@ -13,7 +19,8 @@ from typing import Any
 
 from autoalign import registry
 from autoalign.config import Config, RoleSpec
-from autoalign.models.loading import DeviceSpec, resolve_device
+from autoalign.models import catalog
+from autoalign.models.loading import DeviceSpec, ModelNotAvailable, role_device
 
 logger = logging.getLogger(__name__)
 
@@ -22,7 +29,11 @@ _instances: dict[str, Any] = {}
 
 
 def _key(role: str, spec: RoleSpec, device: DeviceSpec) -> str:
-    return json.dumps([role, spec.backend, spec.model, spec.options, device.device, device.dtype], sort_keys=True, default=str)
+    return json.dumps(
+        [role, spec.backend, spec.model, spec.options, spec.offload, device.device, device.dtype],
+        sort_keys=True,
+        default=str,
+    )
 
 
 def get_backend(role: str, spec: RoleSpec, device: DeviceSpec) -> Any:
@@ -48,15 +59,73 @@ def count() -> int:
     return len(_instances)
 
 
+def free_accelerator_memory() -> None:
+    """Collect garbage and return cached CUDA blocks to the driver (no-op without CUDA)."""
+    gc.collect()
+    try:
+        import torch
+
+        if torch.cuda.is_available():
+            torch.cuda.empty_cache()
+    except ImportError:  # pragma: no cover - torch is a dependency
+        pass
+
+
 class Models:
     """The run's view of the cache: ``models.generator``, ``models.vqa``, ... resolved from a config."""
 
+    #: Roles whose backends hold weights (the ones ``sequential`` unloads and the preflight checks).
+    WEIGHT_ROLES = catalog.WEIGHT_ROLES
+
     def __init__(self, config: Config):
         self.config = config
-        self.device = resolve_device(config.device, config.dtype)
+        self._devices: dict[str, DeviceSpec] = {}
+        self._checked: set[str] = set()
+        self._active: str | None = None
+
+    @property
+    def device(self) -> DeviceSpec:
+        """The config's default device and dtype (roles may override theirs: :meth:`device_of`)."""
+        from autoalign.models.loading import resolve_device
+
+        return resolve_device(self.config.device, self.config.dtype)
+
+    def device_of(self, role: str) -> DeviceSpec:
+        if role not in self._devices:
+            self._devices[role] = role_device(self.config, role)
+        return self._devices[role]
+
+    def _preflight(self, role: str) -> None:
+        """Offline, a missing model of ``role`` raises one error naming every missing model of the preset."""
+        if role in self._checked or role not in self.WEIGHT_ROLES:
+            return
+        missing = catalog.missing_models(self.config)
+        if any(m.role == role for m, _ in missing):
+            raise ModelNotAvailable(catalog.missing_message(self.config, missing))
+        self._checked.add(role)
 
     def _get(self, role: str) -> Any:
-        return get_backend(role, getattr(self.config, role), self.device)
+        self._preflight(role)
+        backend = get_backend(role, getattr(self.config, role), self.device_of(role))
+        if self.config.sequential and role in self.WEIGHT_ROLES and self._active != role:
+            self._release_others(role)
+            self._active = role
+        return backend
+
+    def _release_others(self, keep: str) -> None:
+        """Drop the loaded weights of every other weight-holding role (``sequential = true``)."""
+        released = []
+        for role in self.WEIGHT_ROLES:
+            if role == keep:
+                continue
+            with _lock:
+                inst = _instances.get(_key(role, getattr(self.config, role), self.device_of(role)))
+            release = getattr(inst, "release", None)
+            if callable(release) and release():
+                released.append(role)
+        if released:
+            free_accelerator_memory()
+            logger.info("sequential loading: released %s before using %s", ", ".join(released), keep)
 
     @property
     def generator(self):

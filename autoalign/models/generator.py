@@ -1,7 +1,7 @@
 """Text-to-image with a diffusers pipeline (role ``generator``, backend ``diffusers``).
 
-Any pipeline ``DiffusionPipeline.from_pretrained`` can load works (SD 1.5, SD-Turbo, SDXL, ...):
-the model id may be a hub id, a local directory, or ``tiny:sd``. Preset options::
+Any pipeline ``DiffusionPipeline.from_pretrained`` can load works (SD 1.5, SD-Turbo, SDXL(-Turbo),
+SD 3.5, FLUX.1 ...): the model id may be a hub id, a local directory, or ``tiny:NAME``. Preset options::
 
     [generator]
     backend = "diffusers"
@@ -10,13 +10,26 @@ the model id may be a hub id, a local directory, or ``tiny:sd``. Preset options:
     guidance_scale = 0.0
     height = 512
     width = 512
-    # optional: variant = "fp16"; batch_size = 4 (images per pipeline call);
+    variant = "fp16"          # load the repo's fp16 weight files (smaller download), when it has them
+    # scheduler = "EulerAncestralDiscreteScheduler"   # any diffusers scheduler class, from the model's config
+    # safety_checker = false  # research use: drop the pipeline's safety checker (SD 1.5, IP2P)
+    # pipeline = "StableDiffusion3Pipeline"            # a diffusers pipeline class; default: model_index.json's
+    # batch_size = 4 (images per pipeline call); offload = "model" (enable_model_cpu_offload)
     # and any other keyword the pipeline's __call__ takes (unknown names are a ConfigError)
 
 Candidate ``i`` of a call is drawn from its own CPU ``torch.Generator`` seeded with ``seed + i``, so the
 same seed gives the same images and candidate ``i``'s noise does not depend on how many were asked
 for. Images made in one batch can differ from the same image made alone by float rounding (at most a
 level or two of 255 on the tiny model); with ``batch_size = 1`` they are bit-identical.
+
+Safety checker. When the pipeline's checker blanks an image (SD 1.5, InstructPix2Pix keep one), that
+black image is never returned as a candidate: it is logged, recorded in ``backend.blanked`` (prompt
+and seed) and redrawn from a fresh seed (``seed + n * attempt + i``, recorded in the image's
+``info["seed"]``), up to ``safety_retries`` times (default 2); after that :class:`SafetyBlanked` is
+raised. ``safety_checker = false`` removes the checker for research use.
+
+Negative prompts. Models distilled to run without classifier-free guidance (SD-Turbo, SDXL-Turbo,
+FLUX.1-schnell; ``guidance_scale <= 1``) ignore a negative prompt: a warning says so, once.
 """
 
 from __future__ import annotations
@@ -30,16 +43,23 @@ from typing import Any, Iterator
 from PIL import Image
 
 from autoalign.config import ConfigError, RoleSpec
-from autoalign.errors import InputError
+from autoalign.errors import AutoAlignError, InputError
 from autoalign.models.loading import DeviceSpec, resolve_model
 from autoalign.registry import register
 
 logger = logging.getLogger(__name__)
 
 #: Options used when loading the pipeline (not passed to ``__call__``).
-LOAD_OPTIONS: frozenset[str] = frozenset({"variant", "use_safetensors"})
+LOAD_OPTIONS: frozenset[str] = frozenset(
+    {"variant", "use_safetensors", "scheduler", "safety_checker", "pipeline", "safety_retries"}
+)
 #: Options this module handles itself.
 OWN_OPTIONS: frozenset[str] = frozenset({"batch_size"})
+DEFAULT_SAFETY_RETRIES = 2
+
+
+class SafetyBlanked(AutoAlignError, RuntimeError):
+    """The pipeline's safety checker blanked every redraw of an image; the message says what to do."""
 #: ``__call__`` arguments the backend sets itself; a preset may not override them.
 RESERVED_CALL_ARGS: frozenset[str] = frozenset(
     {"prompt", "negative_prompt", "image", "num_images_per_prompt", "generator", "output_type", "return_dict",
@@ -81,26 +101,107 @@ def quiet_hf_progress() -> Iterator[None]:
                 lib.enable_progress_bar()
 
 
-def load_pipeline(pipeline_cls, model_id: str, role: str, device: DeviceSpec, options: dict[str, Any]):
+def pipeline_class(options: dict[str, Any], role: str, default: Any = None):
+    """The diffusers pipeline class named by ``options["pipeline"]`` (default: ``default``, else
+    ``DiffusionPipeline``, which reads the class from the model's ``model_index.json``)."""
+    import diffusers
+
+    name = options.get("pipeline")
+    if name is None:
+        return default or diffusers.DiffusionPipeline
+    cls = getattr(diffusers, str(name), None)
+    if not (isinstance(cls, type) and issubclass(cls, diffusers.DiffusionPipeline)):
+        raise ConfigError(
+            f"[{role}] pipeline {name!r} is not a diffusers pipeline class (e.g. FluxKontextPipeline, "
+            f"QwenImageEditPipeline, StableDiffusionInstructPix2PixPipeline)"
+        )
+    return cls
+
+
+def set_scheduler(pipe, name: Any, role: str) -> None:
+    """Swap the pipeline's scheduler for diffusers class ``name``, built from the current scheduler's config."""
+    import diffusers
+
+    cls = getattr(diffusers, str(name), None)
+    if not (isinstance(cls, type) and issubclass(cls, diffusers.SchedulerMixin)):
+        compatible = sorted(c.__name__ for c in getattr(pipe.scheduler, "compatibles", []))
+        raise ConfigError(
+            f"[{role}] scheduler {name!r} is not a diffusers scheduler class; compatible with this model: "
+            f"{', '.join(compatible) or '(unknown)'}"
+        )
+    compatible = {c.__name__ for c in getattr(pipe.scheduler, "compatibles", [])}
+    if compatible and cls.__name__ not in compatible and cls.__name__ != type(pipe.scheduler).__name__:
+        raise ConfigError(
+            f"[{role}] scheduler {name!r} does not fit {type(pipe.scheduler).__name__}'s model; "
+            f"compatible: {', '.join(sorted(compatible))}"
+        )
+    pipe.scheduler = cls.from_config(pipe.scheduler.config)
+
+
+def _has_safety_checker(pipeline_cls, path: str) -> bool:
+    """Whether the model's pipeline has a ``safety_checker`` component (read from model_index.json)."""
+    try:
+        config = pipeline_cls.load_config(path)
+    except Exception:  # noqa: BLE001 - an unreadable index: let from_pretrained report it
+        return False
+    return "safety_checker" in config
+
+
+def place_pipeline(pipe, device: DeviceSpec, offload: str, role: str):
+    """Move ``pipe`` to the device, or install diffusers' CPU offload hooks (``offload`` model/sequential)."""
+    if offload != "none" and device.device.startswith("cuda"):
+        logger.info("%s: %s CPU offload onto %s", role, offload, device.device)
+        if offload == "model":
+            pipe.enable_model_cpu_offload(device=device.device)
+        else:
+            pipe.enable_sequential_cpu_offload(device=device.device)
+        return pipe
+    if offload != "none":
+        logger.warning("%s: offload = %r needs a CUDA device; running on %s without it", role, offload, device.device)
+    return pipe.to(device.device)
+
+
+def load_pipeline(
+    pipeline_cls, model_id: str, role: str, device: DeviceSpec, options: dict[str, Any], offload: str = "none"
+):
     """Load a diffusers pipeline from a hub id, directory or ``tiny:NAME`` onto ``device``.
 
+    Handles the load options (``variant``, ``use_safetensors``, ``scheduler``, ``safety_checker``).
     The per-call progress bar is switched off: runs show their own progress.
     """
-    path = resolve_model(model_id, role)
-    kwargs = {k: options[k] for k in LOAD_OPTIONS if k in options}
+    variant = options.get("variant")
+    path = resolve_model(model_id, role, variant=variant)
+    kwargs = {k: options[k] for k in ("variant", "use_safetensors") if k in options}
+    safety = options.get("safety_checker", True)
+    if not isinstance(safety, bool):
+        raise ConfigError(f"[{role}] safety_checker must be true or false (got {safety!r})")
+    if not safety and _has_safety_checker(pipeline_cls, path):
+        kwargs.update(safety_checker=None, requires_safety_checker=False)
+        logger.warning("%s: the safety checker is OFF (safety_checker = false): research use only", role)
     logger.info("loading %s pipeline from %s (%s, %s)", role, path, device.device, device.dtype)
     kwargs[_dtype_keyword()] = device.torch_dtype
     with quiet_hf_progress():
         pipe = pipeline_cls.from_pretrained(path, **kwargs)
-    pipe = pipe.to(device.device)
+    if options.get("scheduler"):
+        set_scheduler(pipe, options["scheduler"], role)
+    pipe = place_pipeline(pipe, device, offload, role)
     pipe.set_progress_bar_config(disable=True)
     return pipe
 
 
-def call_options(pipe, options: dict[str, Any], role: str, handled: frozenset[str]) -> dict[str, Any]:
+def safety_retries(options: dict[str, Any], role: str) -> int:
+    value = options.get("safety_retries", DEFAULT_SAFETY_RETRIES)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ConfigError(f"[{role}] safety_retries must be an integer >= 0 (got {value!r})")
+    return value
+
+
+def call_options(
+    pipe, options: dict[str, Any], role: str, handled: frozenset[str], reserved: frozenset[str] = RESERVED_CALL_ARGS
+) -> dict[str, Any]:
     """The preset options that go to ``pipe.__call__``; unknown or reserved names raise ConfigError."""
     params = set(inspect.signature(pipe.__call__).parameters) - {"self", "kwargs"}
-    allowed = params - RESERVED_CALL_ARGS
+    allowed = params - reserved
     passed = {k: v for k, v in options.items() if k not in handled and k not in LOAD_OPTIONS}
     bad = sorted(k for k in passed if k not in allowed)
     if bad:
@@ -130,10 +231,73 @@ def seeded_generators(seed: int, n: int) -> list:
     return [torch.Generator("cpu").manual_seed(seed + i) for i in range(n)]
 
 
-def warn_if_flagged(output: Any, role: str) -> None:
+def blanked_flags(output: Any, count: int) -> list[bool]:
+    """Per image, whether the pipeline's safety checker blanked it (all False when it has none)."""
     flags = getattr(output, "nsfw_content_detected", None)
-    if flags and any(flags):
-        logger.warning("%s: the pipeline's safety checker blanked %d image(s)", role, sum(bool(f) for f in flags))
+    if not flags:
+        return [False] * count
+    return [bool(f) for f in flags]
+
+
+def redraw_blanked(
+    draw, images: list[Image.Image], flags: list[bool], seed: int, retries: int, role: str, what: str, record: list
+) -> list[Image.Image]:
+    """Replace every blanked image ``i`` by a redraw from seed ``seed + n * attempt + i``.
+
+    ``draw(seeds) -> (images, flags)`` makes one image per seed. Each blanked draw is appended to
+    ``record`` as ``{"what", "seed"}``; an image still blanked after ``retries`` redraws raises
+    :class:`SafetyBlanked`. Every returned image carries the seed it was drawn from in ``info["seed"]``.
+    """
+    n = len(images)
+    for i, image in enumerate(images):
+        image.info["seed"] = seed + i
+    pending = [i for i, f in enumerate(flags) if f]
+    for attempt in range(1, retries + 1):
+        if not pending:
+            break
+        for i in pending:
+            record.append({"what": what, "seed": images[i].info["seed"]})
+        logger.warning(
+            "%s: the safety checker blanked %d image(s) for %r; redrawing them with new seeds (attempt %d of %d)",
+            role, len(pending), what, attempt, retries,
+        )
+        seeds = [seed + n * attempt + i for i in pending]
+        redrawn, redrawn_flags = draw(seeds)
+        still = []
+        for i, new_seed, image, flag in zip(pending, seeds, redrawn, redrawn_flags):
+            image.info["seed"] = new_seed
+            images[i] = image
+            if flag:
+                still.append(i)
+        pending = still
+    if pending:
+        for i in pending:
+            record.append({"what": what, "seed": images[i].info["seed"]})
+        raise SafetyBlanked(
+            f"{role}: the pipeline's safety checker blanked {len(pending)} image(s) for {what!r} even after "
+            f"{retries} redraw(s); a black image is never scored. Rephrase, or for research use set "
+            f"[{role}] safety_checker = false"
+        )
+    return images
+
+
+def negative_prompt_ignored(pipe, call_kwargs: dict[str, Any]) -> str | None:
+    """Why ``pipe`` would ignore a negative prompt with these settings, or None when it uses it."""
+    params = inspect.signature(pipe.__call__).parameters
+    if "negative_prompt" not in params:
+        return f"{type(pipe).__name__} takes no negative prompt"
+    if "true_cfg_scale" in params:  # FLUX, Qwen-Image: a negative prompt needs true CFG
+        true_cfg = call_kwargs.get("true_cfg_scale", params["true_cfg_scale"].default)
+        if isinstance(true_cfg, (int, float)) and true_cfg <= 1:
+            return f"true_cfg_scale = {true_cfg} (> 1 turns true classifier-free guidance on)"
+        return None
+    guidance = call_kwargs.get("guidance_scale", params["guidance_scale"].default if "guidance_scale" in params else None)
+    if isinstance(guidance, (int, float)) and guidance <= 1:
+        return (
+            f"guidance_scale = {guidance} turns classifier-free guidance off (as SD-Turbo and SDXL-Turbo run), "
+            "and only guidance reads a negative prompt"
+        )
+    return None
 
 
 @register("generator", "diffusers")
@@ -147,8 +311,12 @@ class DiffusersGenerator:
         self.device = device
         self.options = dict(spec.options)
         self.batch_size = check_count(self.options.get("batch_size", 4), "[generator] batch_size")
+        self.safety_retries = safety_retries(self.options, self.role)
+        self.blanked: list[dict[str, Any]] = []  # every image the safety checker blanked: {"what", "seed"}
         self._pipe = None
         self._call_kwargs: dict[str, Any] = {}
+        self._negative_ignored: str | None = None
+        self._warned_negative = False
         self._lock = threading.Lock()
         self._call_lock = threading.Lock()
 
@@ -157,38 +325,60 @@ class DiffusersGenerator:
         """The loaded pipeline (loaded on first access, once)."""
         with self._lock:
             if self._pipe is None:
-                from diffusers import DiffusionPipeline
-
                 if not self.spec.model:
                     raise ConfigError("[generator] model is not set; give a hub id, a directory or tiny:sd")
-                pipe = load_pipeline(DiffusionPipeline, self.spec.model, self.role, self.device, self.options)
+                cls = pipeline_class(self.options, self.role)
+                pipe = load_pipeline(cls, self.spec.model, self.role, self.device, self.options, self.spec.offload)
                 self._call_kwargs = call_options(pipe, self.options, self.role, OWN_OPTIONS)
+                self._negative_ignored = negative_prompt_ignored(pipe, self._call_kwargs)
                 self._pipe = pipe
             return self._pipe
+
+    def release(self) -> bool:
+        """Drop the loaded weights (sequential loading); they load again on next use. True if any were held."""
+        with self._lock:
+            held, self._pipe = self._pipe is not None, None
+            return held
+
+    def _draw(self, prompt: str, seeds: list[int], negative_prompt: str | None) -> tuple[list[Image.Image], list[bool]]:
+        import torch
+
+        kwargs = dict(self._call_kwargs)
+        if negative_prompt and self._negative_ignored is None:
+            kwargs["negative_prompt"] = negative_prompt
+        generators = [torch.Generator("cpu").manual_seed(s) for s in seeds]
+        with self._call_lock:  # a pipeline call mutates its scheduler: one call at a time
+            output = self.pipe(
+                prompt=prompt, num_images_per_prompt=len(seeds), generator=generators, output_type="pil", **kwargs
+            )
+        return list(output.images), blanked_flags(output, len(seeds))
 
     def generate(self, prompt: str, n: int, seed: int, negative_prompt: str | None = None) -> list[Image.Image]:
         """``n`` images for ``prompt``; image ``i`` depends only on (prompt, seed + i, options)."""
         if not isinstance(prompt, str) or not prompt.strip():
             raise InputError("prompt must be a non-empty string")
         n, seed = check_count(n), check_seed(seed)
-        pipe = self.pipe
+        self.pipe  # noqa: B018 - load (and learn whether a negative prompt is read) before drawing
+        if negative_prompt and self._negative_ignored and not self._warned_negative:
+            logger.warning("generator: the negative prompt is ignored: %s", self._negative_ignored)
+            self._warned_negative = True
         images: list[Image.Image] = []
+        flags: list[bool] = []
         for start in range(0, n, self.batch_size):
             count = min(self.batch_size, n - start)
-            kwargs = dict(self._call_kwargs)
-            if negative_prompt:
-                kwargs["negative_prompt"] = negative_prompt
-            with self._call_lock:  # a pipeline call mutates its scheduler: one call at a time
-                output = pipe(
-                    prompt=prompt,
-                    num_images_per_prompt=count,
-                    generator=seeded_generators(seed + start, count),
-                    output_type="pil",
-                    **kwargs,
-                )
-            warn_if_flagged(output, self.role)
-            images.extend(output.images)
-        return images
+            batch, batch_flags = self._draw(prompt, list(range(seed + start, seed + start + count)), negative_prompt)
+            images.extend(batch)
+            flags.extend(batch_flags)
+
+        def draw(seeds: list[int]):
+            drawn, drawn_flags = [], []
+            for start in range(0, len(seeds), self.batch_size):
+                batch, batch_flags = self._draw(prompt, seeds[start : start + self.batch_size], negative_prompt)
+                drawn.extend(batch)
+                drawn_flags.extend(batch_flags)
+            return drawn, drawn_flags
+
+        return redraw_blanked(draw, images, flags, seed, self.safety_retries, self.role, prompt, self.blanked)
 
     def _tokenizer(self):
         return getattr(self.pipe, "tokenizer", None)

@@ -13,6 +13,11 @@ name       what                                                         loaded b
 ``blip2``  tiny BLIP-2 (built by :mod:`autoalign.models.tiny_vlm`)      vqa ``blip2``
 =========  ===========================================================  ======================
 
+and the current families, each through the backend its real preset uses: ``sdxl``, ``sd3``, ``flux``
+(generator ``diffusers``), ``flux-kontext`` and ``qwen-image-edit`` (editor ``diffusers-edit``), built
+by :mod:`autoalign.models.tiny_pipelines`; ``qwen2_5_vl`` and ``internvl`` (vqa
+``image-text-to-text``), built by :mod:`autoalign.models.tiny_vlm`.
+
 Nothing is downloaded. The diffusion pipelines' tokenizer is a real CLIP BPE tokenizer made from
 the merges file that open_clip ships inside its package, cut to its first
 :data:`TOKENIZER_MERGES` merges so the vocabulary (and the text encoder's embedding) stays small.
@@ -242,13 +247,34 @@ def build_blip2(out_dir: Path) -> None:
     tiny_vlm.build_blip2(Path(out_dir))
 
 
+def _family(module: str, name: str) -> Callable[[Path], None]:
+    """A builder from :mod:`autoalign.models.tiny_pipelines` or :mod:`autoalign.models.tiny_vlm` (imported on use)."""
+
+    def build(out_dir: Path) -> None:
+        import importlib
+
+        importlib.import_module(f"autoalign.models.{module}").BUILDERS[name](Path(out_dir))
+
+    build.__doc__ = f"The tiny {name} model of :mod:`autoalign.models.{module}`."
+    return build
+
+
 TINY_MODELS: dict[str, Callable[[Path], None]] = {
     "sd": build_sd,
     "ip2p": build_ip2p,
     "clip": build_clip,
     "llava": build_llava,
     "blip2": build_blip2,
+    "sdxl": _family("tiny_pipelines", "sdxl"),
+    "sd3": _family("tiny_pipelines", "sd3"),
+    "flux": _family("tiny_pipelines", "flux"),
+    "flux-kontext": _family("tiny_pipelines", "flux-kontext"),
+    "qwen-image-edit": _family("tiny_pipelines", "qwen-image-edit"),
+    "qwen2_5_vl": _family("tiny_vlm", "qwen2_5_vl"),
+    "internvl": _family("tiny_vlm", "internvl"),
 }
+#: The tiny models of the ``tiny`` preset: what ``make-tiny`` builds when no name is given.
+DEFAULT_TINY: tuple[str, ...] = ("sd", "ip2p", "clip", "llava", "blip2")
 
 
 # --------------------------------------------------------------------------------------------
@@ -323,12 +349,30 @@ def ensure(name: str) -> Path:
 # make_all: build, then load back through the normal backends
 
 
-def _check_sd(path: Path) -> None:
-    from autoalign.models.generator import DiffusersGenerator
+def _check_generator(extra: dict | None = None) -> Callable[[Path], None]:
+    def check(path: Path) -> None:
+        from autoalign.models.generator import DiffusersGenerator
 
-    _load_back(DiffusersGenerator, "diffusers", path, {"num_inference_steps": 1, "height": 32, "width": 32}).generate(
-        "a red cube", n=1, seed=0
-    )
+        options = {"num_inference_steps": 1, "height": 32, "width": 32, **(extra or {})}
+        _load_back(DiffusersGenerator, "diffusers", path, options).generate("a red cube", n=1, seed=0)
+
+    return check
+
+
+_check_sd = _check_generator()
+
+
+def _check_editor(extra: dict) -> Callable[[Path], None]:
+    def check(path: Path) -> None:
+        from PIL import Image
+
+        from autoalign.models.editor import DiffusersEditor
+
+        options = {"num_inference_steps": 1, "resolution": 32, **extra}
+        editor = _load_back(DiffusersEditor, "diffusers-edit", path, options)
+        editor.edit(Image.new("RGB", (32, 32), (200, 30, 30)), "make it blue", n=1, seed=0)
+
+    return check
 
 
 def _check_ip2p(path: Path) -> None:
@@ -375,16 +419,24 @@ LOAD_CHECKS: dict[str, Callable[[Path], None]] = {
     "clip": _check_clip,
     "llava": _check_vqa("ImageTextToTextVQA", "image-text-to-text"),
     "blip2": _check_vqa("Blip2VQA", "blip2"),
+    "sdxl": _check_generator({"guidance_scale": 0.0}),
+    "sd3": _check_generator(),
+    "flux": _check_generator({"guidance_scale": 0.0, "max_sequence_length": 32}),
+    "flux-kontext": _check_editor({"_auto_resize": False, "max_area": 32 * 32}),
+    "qwen-image-edit": _check_editor({}),
+    "qwen2_5_vl": _check_vqa("ImageTextToTextVQA", "image-text-to-text"),
+    "internvl": _check_vqa("ImageTextToTextVQA", "image-text-to-text"),
 }
 
 
 def make_all(out_dir: Path, names: list[str] | None = None, force: bool = False, check: bool = True) -> dict[str, Path]:
-    """Build the named tiny models (default: all) into ``out_dir/NAME``, then load each back.
+    """Build the named tiny models (default: the tiny preset's, :data:`DEFAULT_TINY`) into ``out_dir/NAME``,
+    then load each back.
 
     The check loads each model through the backend a preset would use and makes one tiny call, so
     a model that builds but does not load fails here rather than in the middle of a run.
     """
-    names = list(TINY_MODELS) if not names else list(dict.fromkeys(names))
+    names = list(DEFAULT_TINY) if not names else list(dict.fromkeys(names))
     for name in names:
         _check_name(name)
     built: dict[str, Path] = {}

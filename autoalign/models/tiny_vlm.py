@@ -292,24 +292,70 @@ QWEN_SPECIAL_TOKENS = (
     "<|video_pad|>",
 )
 
-# Qwen2-VL's conversation format: an image part becomes <|vision_start|><|image_pad|><|vision_end|>,
-# which the processor expands to one <|image_pad|> per merged patch.
+# Qwen2-VL-Instruct's chat template exactly as its hub repo ships it (Qwen2.5-VL-Instruct uses the same):
+# a default system message, and an image part becomes <|vision_start|><|image_pad|><|vision_end|>, which the
+# processor expands to one <|image_pad|> per merged patch. Tests render it to check the final prompt text.
 QWEN2_VL_CHAT_TEMPLATE = (
-    "{% for message in messages %}<|im_start|>{{ message['role'] }}\n"
-    "{% if message['content'] is string %}{{ message['content'] }}"
-    "{% else %}{% for part in message['content'] %}"
-    "{% if part['type'] == 'image' %}<|vision_start|><|image_pad|><|vision_end|>"
-    "{% elif part['type'] == 'text' %}{{ part['text'] }}{% endif %}"
-    "{% endfor %}{% endif %}<|im_end|>\n{% endfor %}"
+    "{% set image_count = namespace(value=0) %}{% set video_count = namespace(value=0) %}"
+    "{% for message in messages %}{% if loop.first and message['role'] != 'system' %}"
+    "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n{% endif %}"
+    "<|im_start|>{{ message['role'] }}\n"
+    "{% if message['content'] is string %}{{ message['content'] }}<|im_end|>\n"
+    "{% else %}{% for content in message['content'] %}"
+    "{% if content['type'] == 'image' or 'image' in content or 'image_url' in content %}"
+    "{% set image_count.value = image_count.value + 1 %}"
+    "{% if add_vision_id %}Picture {{ image_count.value }}: {% endif %}"
+    "<|vision_start|><|image_pad|><|vision_end|>"
+    "{% elif content['type'] == 'video' or 'video' in content %}"
+    "{% set video_count.value = video_count.value + 1 %}"
+    "{% if add_vision_id %}Video {{ video_count.value }}: {% endif %}"
+    "<|vision_start|><|video_pad|><|vision_end|>"
+    "{% elif 'text' in content %}{{ content['text'] }}{% endif %}"
+    "{% endfor %}<|im_end|>\n{% endif %}{% endfor %}"
     "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
 )
+
+
+def _qwen_tokenizer():
+    """The tiny BPE tokenizer with Qwen's vision special tokens, and their ids."""
+    tokenizer = build_tokenizer(image_token=False)
+    tokenizer.add_special_tokens({"extra_special_tokens": list(QWEN_SPECIAL_TOKENS)})
+    return tokenizer, {t: tokenizer.convert_tokens_to_ids(t) for t in QWEN_SPECIAL_TOKENS}
+
+
+def _qwen_text_config(tokenizer) -> dict:
+    return dict(
+        vocab_size=len(tokenizer),
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=512,
+        # head_dim 16 -> 8 rotary frequencies split over (time, height, width)
+        rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 3, 3]},
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+    )
+
+
+def _qwen_pixels() -> dict:
+    return dict(
+        patch_size=PATCH_SIZE,
+        merge_size=2,
+        temporal_patch_size=2,
+        min_pixels=32 * 32,
+        max_pixels=IMAGE_SIZE * IMAGE_SIZE,
+    )
 
 
 def build_qwen2_vl(out_dir: Path) -> None:
     """Write a tiny random Qwen2-VL (dynamic-resolution vision tower, M-RoPE text model) into ``out_dir``.
 
-    Not used by a preset: it checks that the ``image-text-to-text`` backend handles an architecture
-    whose image-token count depends on the image size and whose positions are 3-D (M-RoPE).
+    Used by tests: it checks that the ``image-text-to-text`` backend handles an architecture whose
+    image-token count depends on the image size and whose positions are 3-D (M-RoPE), and it
+    carries Qwen2-VL's real chat template.
     """
     from transformers import (
         Qwen2VLConfig,
@@ -321,9 +367,7 @@ def build_qwen2_vl(out_dir: Path) -> None:
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    tokenizer = build_tokenizer(image_token=False)
-    tokenizer.add_special_tokens({"extra_special_tokens": list(QWEN_SPECIAL_TOKENS)})
-    ids = {t: tokenizer.convert_tokens_to_ids(t) for t in QWEN_SPECIAL_TOKENS}
+    tokenizer, ids = _qwen_tokenizer()
     config = Qwen2VLConfig(
         vision_config=dict(
             depth=2,
@@ -335,20 +379,7 @@ def build_qwen2_vl(out_dir: Path) -> None:
             spatial_merge_size=2,
             temporal_patch_size=2,
         ),
-        text_config=dict(
-            vocab_size=len(tokenizer),
-            hidden_size=64,
-            intermediate_size=128,
-            num_hidden_layers=2,
-            num_attention_heads=4,
-            num_key_value_heads=2,
-            max_position_embeddings=512,
-            # head_dim 16 -> 8 rotary frequencies split over (time, height, width)
-            rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 3, 3]},
-            bos_token_id=tokenizer.bos_token_id,
-            eos_token_id=tokenizer.eos_token_id,
-            pad_token_id=tokenizer.pad_token_id,
-        ),
+        text_config=_qwen_text_config(tokenizer),
         image_token_id=ids["<|image_pad|>"],
         video_token_id=ids["<|video_pad|>"],
         vision_start_token_id=ids["<|vision_start|>"],
@@ -356,20 +387,158 @@ def build_qwen2_vl(out_dir: Path) -> None:
     )
     with _seeded(2):
         model = Qwen2VLForConditionalGeneration(config).eval()
-    pixels = dict(
-        patch_size=PATCH_SIZE,
-        merge_size=2,
-        temporal_patch_size=2,
-        min_pixels=32 * 32,
-        max_pixels=IMAGE_SIZE * IMAGE_SIZE,
-    )
     processor = Qwen2VLProcessor(
-        image_processor=Qwen2VLImageProcessor(**pixels),
+        image_processor=Qwen2VLImageProcessor(**_qwen_pixels()),
         tokenizer=tokenizer,
-        video_processor=Qwen2VLVideoProcessor(**pixels),
+        video_processor=Qwen2VLVideoProcessor(**_qwen_pixels()),
         chat_template=QWEN2_VL_CHAT_TEMPLATE,
     )
     _save(model, processor, tokenizer, out_dir, "qwen2-vl", bos=False)
 
 
-BUILDERS = {"llava": build_llava, "blip2": build_blip2, "blip2_t5": build_blip2_t5, "qwen2_vl": build_qwen2_vl}
+def build_qwen2_5_vl(out_dir: Path) -> None:
+    """Write a tiny random Qwen2.5-VL (windowed-attention vision tower with an MLP merger, M-RoPE text).
+
+    The ``qwen2_5_vl`` preset judges' architecture (``Qwen/Qwen2.5-VL-3B/7B-Instruct``) with their real
+    chat template; loads with ``AutoProcessor`` + ``AutoModelForImageTextToText``.
+    """
+    from transformers import (
+        Qwen2_5_VLConfig,
+        Qwen2_5_VLForConditionalGeneration,
+        Qwen2_5_VLProcessor,
+        Qwen2VLImageProcessor,
+        Qwen2VLVideoProcessor,
+    )
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    tokenizer, ids = _qwen_tokenizer()
+    config = Qwen2_5_VLConfig(
+        vision_config=dict(
+            depth=2,
+            hidden_size=32,
+            intermediate_size=64,
+            num_heads=2,
+            out_hidden_size=64,  # = the text model's hidden size
+            patch_size=PATCH_SIZE,
+            spatial_merge_size=2,
+            temporal_patch_size=2,
+            window_size=PATCH_SIZE * 2 * 2,  # windows of 2x2 merged patches
+            fullatt_block_indexes=[1],
+        ),
+        text_config=_qwen_text_config(tokenizer),
+        image_token_id=ids["<|image_pad|>"],
+        video_token_id=ids["<|video_pad|>"],
+        vision_start_token_id=ids["<|vision_start|>"],
+        vision_end_token_id=ids["<|vision_end|>"],
+    )
+    with _seeded(4):
+        model = Qwen2_5_VLForConditionalGeneration(config).eval()
+    processor = Qwen2_5_VLProcessor(
+        image_processor=Qwen2VLImageProcessor(**_qwen_pixels()),
+        tokenizer=tokenizer,
+        video_processor=Qwen2VLVideoProcessor(**_qwen_pixels()),
+        chat_template=QWEN2_VL_CHAT_TEMPLATE,
+    )
+    _save(model, processor, tokenizer, out_dir, "qwen2.5-vl", bos=False)
+
+
+INTERNVL_TOKENS = {
+    "start_image_token": "<img>",
+    "end_image_token": "</img>",
+    "context_image_token": "<IMG_CONTEXT>",
+    "video_token": "<video>",
+}
+
+# InternVL3's conversation format (ChatML); an image part becomes <IMG_CONTEXT>, which the processor
+# expands to <img>, image_seq_length x <IMG_CONTEXT> per tile, </img>.
+INTERNVL_CHAT_TEMPLATE = (
+    "{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\n' }}"
+    "{% if message['content'] is string %}{{ message['content'] }}"
+    "{% else %}{% for content in message['content'] %}"
+    "{% if content['type'] == 'image' %}{{ '<IMG_CONTEXT>\n' }}"
+    "{% elif content['type'] == 'video' %}{{ '<video>\n' }}"
+    "{% elif content['type'] == 'text' %}{{ content['text'] }}{% endif %}"
+    "{% endfor %}{% endif %}{{ '<|im_end|>\n' }}{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
+)
+
+
+def build_internvl(out_dir: Path) -> None:
+    """Write a tiny random InternVL3 (InternViT vision tower, pixel-shuffle projector, Qwen2 language model).
+
+    The architecture of ``OpenGVLab/InternVL3-*-hf`` (transformers' ``InternVLForConditionalGeneration``);
+    one 64x64 tile per image (``crop_to_patches = false``), 16 image tokens after the 0.5 pixel shuffle.
+    """
+    from transformers import (
+        GotOcr2ImageProcessor,
+        InternVLConfig,
+        InternVLForConditionalGeneration,
+        InternVLProcessor,
+        InternVLVideoProcessor,
+        PreTrainedTokenizerFast,
+    )
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    base = build_tokenizer(image_token=False)
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=base.backend_tokenizer,
+        bos_token="<s>",
+        eos_token="</s>",
+        pad_token="<pad>",
+        unk_token="<unk>",
+        padding_side="left",
+        extra_special_tokens=dict(INTERNVL_TOKENS),
+    )
+    tokenizer.add_special_tokens({"additional_special_tokens": ["<|im_start|>", "<|im_end|>"]})
+    config = InternVLConfig(
+        vision_config=dict(
+            hidden_size=64,
+            intermediate_size=128,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            image_size=[IMAGE_SIZE, IMAGE_SIZE],
+            patch_size=[PATCH_SIZE, PATCH_SIZE],
+        ),
+        text_config=dict(
+            model_type="qwen2",
+            vocab_size=len(tokenizer),
+            hidden_size=64,
+            intermediate_size=128,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            max_position_embeddings=512,
+            bos_token_id=tokenizer.bos_token_id,
+            eos_token_id=tokenizer.eos_token_id,
+            pad_token_id=tokenizer.pad_token_id,
+        ),
+        image_token_id=tokenizer.convert_tokens_to_ids("<IMG_CONTEXT>"),
+        downsample_ratio=0.5,
+        vision_feature_layer=-1,
+    )
+    with _seeded(5):
+        model = InternVLForConditionalGeneration(config).eval()
+    image_seq_length = int((IMAGE_SIZE // PATCH_SIZE) ** 2 * 0.5**2)
+    image_processor = GotOcr2ImageProcessor(
+        size={"height": IMAGE_SIZE, "width": IMAGE_SIZE}, crop_to_patches=False, max_patches=1
+    )
+    processor = InternVLProcessor(
+        image_processor=image_processor,
+        tokenizer=tokenizer,
+        video_processor=InternVLVideoProcessor(size={"height": IMAGE_SIZE, "width": IMAGE_SIZE}),
+        image_seq_length=image_seq_length,
+        chat_template=INTERNVL_CHAT_TEMPLATE,
+    )
+    _save(model, processor, tokenizer, out_dir, "internvl", bos=False)
+
+
+BUILDERS = {
+    "llava": build_llava,
+    "blip2": build_blip2,
+    "blip2_t5": build_blip2_t5,
+    "qwen2_vl": build_qwen2_vl,
+    "qwen2_5_vl": build_qwen2_5_vl,
+    "internvl": build_internvl,
+}

@@ -31,6 +31,20 @@ Image reuse
     fall back to plain batching (logged once). ``options.reuse_images = false`` turns reuse off.
     ``benchmarks/vqa_batching.py`` measures what batching and reuse save.
 
+Instruction prompts (``respond``)
+    ``answer`` wraps a question in ``vqa_answer.txt`` ("... Answer the question using a single word
+    or phrase."); ``respond`` sends an instruction as it is (through the chat template, with the
+    image), for callers that ask for a format of their own, such as the FineMatch detector's JSON.
+
+Image size (Qwen2-VL family)
+    Qwen2-VL-style processors turn every 28x28 pixels into an image token, so a 12-megapixel photo
+    would be ~15,000 tokens per question. ``options.max_pixels`` (default :data:`DEFAULT_MAX_PIXELS`,
+    and never above the processor's own) and ``options.min_pixels`` cap that.
+
+Numbers, never NaN
+    Non-finite logits (a model run in a dtype it overflows in, e.g. Qwen2-VL in float16) raise
+    :class:`NonFiniteScores`: they never become a score.
+
 Weights load lazily, on the first call, from :func:`~autoalign.models.loading.resolve_model`.
 """
 
@@ -58,10 +72,16 @@ NO_WORDS: tuple[str, ...] = ("no", "No", "NO")
 #: Word-start markers that tokenizers put in front of a token (byte-level BPE, SentencePiece).
 _WORD_START = "Ġ▁ "
 DEFAULT_BATCH_SIZE = 16
+#: Pixel cap per image for Qwen2-VL-style processors: 1024 image tokens of 28x28 pixels (~896x896).
+DEFAULT_MAX_PIXELS = 1024 * 28 * 28
 
 
 class VQAServiceError(AutoAlignError, RuntimeError):
     """A remote VQA model (OpenAI-compatible server) failed; the message says which and why."""
+
+
+class NonFiniteScores(AutoAlignError, RuntimeError):
+    """The VQA model produced NaN or infinite logits/probabilities: a broken run, never a score."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -84,7 +104,14 @@ def check_pairs(images: Sequence[Image.Image], questions: Sequence[str]) -> None
 
 
 def normalise(p_yes: float, p_no: float) -> float:
-    """P(yes) / (P(yes) + P(no)); 0.5 when both are zero (the model put no mass on either)."""
+    """P(yes) / (P(yes) + P(no)); 0.5 when both are zero (the model put no mass on either).
+
+    Non-finite input raises :class:`NonFiniteScores` (a NaN is a failure, never an undecided 0.5).
+    """
+    import math
+
+    if not (math.isfinite(p_yes) and math.isfinite(p_no)):
+        raise NonFiniteScores(f"P(yes) = {p_yes}, P(no) = {p_no} are not finite numbers; the VQA model failed")
     total = p_yes + p_no
     return p_yes / total if total > 0 else 0.5
 
@@ -212,7 +239,7 @@ class TransformersVQA:
         raise NotImplementedError
 
     def _format(self, question: str, kind: str) -> str:
-        """The processor text for one question; ``kind`` is ``"yes_no"`` or ``"answer"``."""
+        """The processor text for one question; ``kind`` is ``"yes_no"``, ``"answer"`` or ``"raw"`` (as is)."""
         raise NotImplementedError
 
     def _ensure_loaded(self) -> None:
@@ -288,6 +315,8 @@ class TransformersVQA:
     # --- text -----------------------------------------------------------------------------------
 
     def _text(self, question: str, kind: str) -> str:
+        if kind == "raw":  # instructions are long and asked once: not cached
+            return self._format(question, kind)
         key = (kind, question)
         text = self._text_cache.get(key)
         if text is None:
@@ -457,6 +486,12 @@ class TransformersVQA:
             inputs.update(self._forward_extras(inputs.get("attention_mask")))
             with torch.inference_mode():
                 logits = self._model(**inputs).logits[:, -1, :].float()
+            if not torch.isfinite(logits).all():
+                raise NonFiniteScores(
+                    f"the VQA model {self.spec.model!r} produced non-finite logits in {self.device.dtype} on "
+                    f"{self.device.device}; no score is given. Models trained in bfloat16 (Qwen2-VL, Qwen2.5-VL) "
+                    "overflow in float16: set [vqa] dtype = \"bfloat16\" (or \"float32\" on GPUs without bf16)"
+                )
             probs = torch.softmax(logits, dim=-1)
             p_yes = probs.index_select(-1, yes_ids).sum(-1).tolist()
             p_no = probs.index_select(-1, no_ids).sum(-1).tolist()
@@ -468,11 +503,18 @@ class TransformersVQA:
         return [normalise(y, n) for y, n in self.yes_no_probs(images, questions)]
 
     def answer(self, images: Sequence[Image.Image], questions: Sequence[str], max_new_tokens: int = 16) -> list[str]:
-        """Greedy short answers, per (image, question) pair."""
+        """Greedy short answers, per (image, question) pair (each question wrapped in the answer prompt)."""
+        return self._generate(images, questions, "answer", max_new_tokens)
+
+    def respond(self, images: Sequence[Image.Image], prompts: Sequence[str], max_new_tokens: int = 256) -> list[str]:
+        """Greedy free-form replies to instruction prompts sent as they are, per (image, prompt) pair."""
+        return self._generate(images, prompts, "raw", max_new_tokens)
+
+    def _generate(self, images: Sequence[Image.Image], questions: Sequence[str], kind: str, max_new_tokens: int) -> list[str]:
         import torch
 
         check_pairs(images, questions)
-        if not isinstance(max_new_tokens, int) or max_new_tokens < 1:
+        if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int) or max_new_tokens < 1:
             raise InputError(f"max_new_tokens must be an integer >= 1 (got {max_new_tokens!r})")
         if not images:
             return []
@@ -481,7 +523,7 @@ class TransformersVQA:
         tokenizer = self._processor.tokenizer
         answers: list[str] = []
         for batch in _progress(_batches(len(questions), self.batch_size), "VQA answers"):
-            texts = [self._text(questions[i], "answer") for i in batch]
+            texts = [self._text(questions[i], kind) for i in batch]
             inputs = self._batch_inputs(texts, [index[i] for i in batch], unique, encoded, generate=True)
             with torch.inference_mode():
                 out = self._model.generate(
@@ -495,13 +537,62 @@ class TransformersVQA:
             answers.extend(t.strip() for t in tokenizer.batch_decode(new_tokens, skip_special_tokens=True))
         return answers
 
+    def release(self) -> bool:
+        """Drop the loaded weights (sequential loading); they load again on next use. True if any were held."""
+        with self._lock:
+            held = self._model is not None
+            self._model = self._processor = None
+            self._expand_ok = None
+            return held
+
+
+def cap_image_pixels(processor: Any, options: dict[str, Any]) -> dict[str, int] | None:
+    """Apply ``min_pixels`` / ``max_pixels`` to a Qwen2-VL-style image processor; return the bounds set.
+
+    The default cap is :data:`DEFAULT_MAX_PIXELS`, never above the processor's own maximum. Options
+    for a processor without pixel bounds are a :class:`ConfigError`.
+    """
+    image_processor = getattr(processor, "image_processor", None)
+    size = getattr(image_processor, "size", None)
+    pixel_bounds = (
+        hasattr(image_processor, "merge_size")
+        and size is not None
+        and "shortest_edge" in size
+        and "longest_edge" in size
+    )
+    asked = {k: options[k] for k in ("min_pixels", "max_pixels") if k in options}
+    for key, value in asked.items():
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ConfigError(f"[vqa] {key} must be a positive integer (got {value!r})")
+    if not pixel_bounds:
+        if asked:
+            raise ConfigError(
+                f"[vqa] {', '.join(asked)}: {type(image_processor).__name__} has no pixel bounds "
+                "(they apply to Qwen2-VL-style processors)"
+            )
+        return None
+    low = int(asked.get("min_pixels", size["shortest_edge"]))
+    high = int(asked.get("max_pixels", min(int(size["longest_edge"]), DEFAULT_MAX_PIXELS)))
+    if low > high:
+        raise ConfigError(f"[vqa] min_pixels ({low}) must not exceed max_pixels ({high})")
+    new_size = {"shortest_edge": low, "longest_edge": high}
+    try:
+        image_processor.size = type(size)(**new_size)
+    except TypeError:
+        image_processor.size = new_size
+    for key, value in (("min_pixels", low), ("max_pixels", high)):
+        if hasattr(image_processor, key):
+            setattr(image_processor, key, value)
+    return {"min_pixels": low, "max_pixels": high}
+
 
 @register("vqa", "image-text-to-text")
 class ImageTextToTextVQA(TransformersVQA):
     """Any ``AutoModelForImageTextToText`` (LLaVA, Qwen2-VL, PaliGemma ...) with its processor's chat template.
 
     Options: ``batch_size`` (16), ``reuse_images`` (true), ``yes_no_prompt`` / ``answer_prompt``
-    (prompt files wrapping the question; defaults ``vqa_yes_no.txt`` / ``vqa_answer.txt``).
+    (prompt files wrapping the question; defaults ``vqa_yes_no.txt`` / ``vqa_answer.txt``),
+    ``min_pixels`` / ``max_pixels`` (Qwen2-VL family: pixels per image, module docstring).
     """
 
     name = "image-text-to-text"
@@ -517,11 +608,14 @@ class ImageTextToTextVQA(TransformersVQA):
         from transformers import AutoModelForImageTextToText, AutoProcessor
 
         processor = AutoProcessor.from_pretrained(path)
+        bounds = cap_image_pixels(processor, self.spec.options)
+        if bounds:
+            logger.info("VQA image pixels bounded to %s", bounds)
         model = AutoModelForImageTextToText.from_pretrained(path, dtype=self.device.torch_dtype)
         return processor, model.to(self.device.device).eval()
 
     def _format(self, question: str, kind: str) -> str:
-        text = self._templates[kind].format(question=question)
+        text = question if kind == "raw" else self._templates[kind].format(question=question)
         if getattr(self._processor, "chat_template", None) is None:
             return text  # e.g. PaliGemma: the processor places the image tokens itself
         messages = [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": text}]}]
@@ -552,7 +646,7 @@ class Blip2VQA(TransformersVQA):
         return processor, model.to(self.device.device).eval()
 
     def _format(self, question: str, kind: str) -> str:
-        return self._template.format(question=question)
+        return question if kind == "raw" else self._template.format(question=question)
 
 
 # --------------------------------------------------------------------------------------------

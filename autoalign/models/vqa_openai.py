@@ -33,6 +33,17 @@ from autoalign.registry import register
 #: Probability given to "yes" or "no" when it is not among the returned top log-probabilities.
 LOGPROB_FLOOR = 1e-6
 TOP_LOGPROBS = 20
+#: Model-name prefixes of OpenAI reasoning models: they take ``max_completion_tokens`` (not
+#: ``max_tokens``), only the default temperature, and return no logprobs.
+REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5")
+#: Extra completion tokens a reasoning model gets for its hidden reasoning before a short answer.
+REASONING_TOKENS = 1024
+
+
+def is_reasoning_model(name: str | None) -> bool:
+    """Whether ``name`` is an OpenAI reasoning model (o-series, GPT-5 family), by its name."""
+    base = (name or "").lower().rsplit("/", 1)[-1]
+    return any(base == p or base.startswith(p + "-") or base.startswith(p + ".") for p in REASONING_PREFIXES)
 
 
 def png_data_url(image: Image.Image) -> str:
@@ -60,9 +71,13 @@ class OpenAIVQA:
 
     Settings (``[vqa]`` table, else environment): ``model`` (or ``AUTOALIGN_VQA_MODEL``),
     ``base_url`` (or ``OPENAI_BASE_URL``), ``api_key`` (or ``OPENAI_API_KEY``), ``timeout`` (30 s),
-    ``max_retries`` (2), ``yes_no_prompt`` / ``answer_prompt`` as for ``image-text-to-text``.
+    ``max_retries`` (2), ``yes_no_prompt`` / ``answer_prompt`` as for ``image-text-to-text``,
+    ``reasoning`` (default: guessed from the model name, :func:`is_reasoning_model`).
     Each pair is one request: the image as a base64 PNG data URL, ``max_tokens=1``,
-    ``logprobs=True``, ``top_logprobs=20``.
+    ``logprobs=True``, ``top_logprobs=20``. Reasoning models (o-series, GPT-5) reject ``max_tokens``
+    and offer no logprobs: ``answer``/``respond`` send ``max_completion_tokens`` (plus
+    :data:`REASONING_TOKENS` for the hidden reasoning) and no temperature, and P(yes) fails at once
+    with a message saying why, before any request.
     """
 
     name = "openai"
@@ -73,6 +88,10 @@ class OpenAIVQA:
         self.model_name = opts.get("model") or spec.model or os.environ.get("AUTOALIGN_VQA_MODEL")
         self.base_url = opts.get("base_url") or os.environ.get("OPENAI_BASE_URL")
         self._api_key = opts.get("api_key") or os.environ.get("OPENAI_API_KEY")
+        reasoning = opts.get("reasoning")
+        if reasoning is not None and not isinstance(reasoning, bool):
+            raise ConfigError(f"[vqa] reasoning must be true or false (got {reasoning!r})")
+        self.reasoning = is_reasoning_model(self.model_name) if reasoning is None else reasoning
         self.timeout = float(opts.get("timeout", 30.0))
         self.max_retries = int(opts.get("max_retries", 2))
         self._templates = {
@@ -111,7 +130,7 @@ class OpenAIVQA:
         return self._client
 
     def _messages(self, url: str, question: str, kind: str) -> list[dict[str, Any]]:
-        text = self._templates[kind].format(question=question)
+        text = question if kind == "raw" else self._templates[kind].format(question=question)
         return [
             {
                 "role": "user",
@@ -143,6 +162,12 @@ class OpenAIVQA:
     def yes_no_probs(self, images: Sequence[Image.Image], questions: Sequence[str]) -> list[tuple[float, float]]:
         """(P(yes), P(no)) from the first answer token's top log-probabilities, per pair."""
         check_pairs(images, questions)
+        if self.reasoning and images:
+            raise VQAServiceError(
+                f"the VQA model {self.model_name!r} is a reasoning model (o-series / GPT-5): it returns no "
+                "logprobs, so P(yes) cannot be read. Use a vision model that returns logprobs (gpt-4o, "
+                "gpt-4.1, or a vLLM/SGLang server) for [vqa]; set [vqa] reasoning = false if this one does"
+            )
         results = []
         for url, question in zip(self._urls(images), questions):
             response = self._create(
@@ -161,12 +186,23 @@ class OpenAIVQA:
 
     def answer(self, images: Sequence[Image.Image], questions: Sequence[str], max_new_tokens: int = 16) -> list[str]:
         """Short answers (temperature 0), per pair."""
+        return self._complete(images, questions, "answer", max_new_tokens)
+
+    def respond(self, images: Sequence[Image.Image], prompts: Sequence[str], max_new_tokens: int = 256) -> list[str]:
+        """Replies to instruction prompts sent as they are, per pair."""
+        return self._complete(images, prompts, "raw", max_new_tokens)
+
+    def _limits(self, max_new_tokens: int) -> dict[str, Any]:
+        """The token limit (and temperature) in the form the model accepts."""
+        if self.reasoning:
+            return {"max_completion_tokens": max_new_tokens + REASONING_TOKENS}
+        return {"max_tokens": max_new_tokens, "temperature": 0}
+
+    def _complete(self, images: Sequence[Image.Image], questions: Sequence[str], kind: str, max_new_tokens: int):
         check_pairs(images, questions)
         answers = []
         for url, question in zip(self._urls(images), questions):
-            response = self._create(
-                messages=self._messages(url, question, "answer"), max_tokens=max_new_tokens, temperature=0
-            )
+            response = self._create(messages=self._messages(url, question, kind), **self._limits(max_new_tokens))
             answers.append((response.choices[0].message.content or "").strip())
         return answers
 

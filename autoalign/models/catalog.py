@@ -1,0 +1,210 @@
+"""What the presets' hub checkpoints weigh: parameters, download size, licence (``catalog.toml``).
+
+One home for these facts. From them:
+
+* :func:`size_note` - "(about 4.4 GB)" in a missing-model message;
+* :func:`preset_models` - every (role, model id, hub repo) of a preset with weights to fetch;
+* :func:`missing_models` - which of them cannot be had here, all at once (offline);
+* :func:`memory_estimate` - a preset's GPU memory, **estimated** as parameters x bytes per parameter
+  of the role's dtype, times :data:`OVERHEAD` for activations and the CUDA context. A role with
+  ``offload = "model"`` or ``"sequential"`` counts its largest component only (diffusers moves one
+  component to the GPU at a time); with ``sequential = true`` the peak is the largest role, else the
+  sum of the roles. Roles on the CPU count nothing.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from autoalign.config import Config, RoleSpec
+
+#: Roles whose model is weights to load (``questions`` is a spaCy package, ``llm`` an API).
+WEIGHT_ROLES: tuple[str, ...] = ("generator", "editor", "vqa", "clip")
+#: Bytes per parameter of each dtype (``auto`` on a GPU is bf16 or fp16: 2 bytes).
+DTYPE_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2, "auto": 2}
+#: Activations, CUDA context and allocator slack on top of the weights (a rule of thumb, not measured).
+OVERHEAD = 1.2
+
+
+@lru_cache(maxsize=1)
+def entries() -> dict[str, dict[str, Any]]:
+    """The catalog: hub repo id -> facts."""
+    text = resources.files("autoalign.models").joinpath("catalog.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+def entry(repo_id: str | None) -> dict[str, Any] | None:
+    return entries().get(repo_id or "")
+
+
+def size_note(repo_id: str) -> str:
+    """`` (about 4.4 GB)`` when the download size is known, else ``""``."""
+    info = entry(repo_id)
+    return f" (about {info['download_gb']:g} GB)" if info and "download_gb" in info else ""
+
+
+def model_id_for(role: str, spec: RoleSpec) -> str | None:
+    """The model a role loads: the preset's id, or the backend's default model when it names none."""
+    if spec.model or role not in ("editor", "clip"):
+        return spec.model
+    if role == "editor":
+        from autoalign import registry
+
+        try:
+            return getattr(registry.get("editor", spec.backend), "default_model", None)
+        except KeyError:
+            return None
+    from autoalign.models.clip import DEFAULT_MODEL
+
+    return DEFAULT_MODEL if spec.backend == "open_clip" else None
+
+
+def hub_repo(role: str, model_id: str | None) -> str | None:
+    """The hub repo a model id downloads from; None for tiny and world models, local paths and API models."""
+    from autoalign.models.loading import TINY_PREFIX, WORLD_PREFIX
+
+    if not model_id or model_id.startswith((TINY_PREFIX, WORLD_PREFIX)) or model_id.startswith(("/", "./", "../", "~")):
+        return None
+    if Path(model_id).expanduser().exists():
+        return None
+    if role == "clip":
+        from autoalign.models.clip import hub_repo_for
+
+        return hub_repo_for(model_id) or model_id.removeprefix("hf-hub:")
+    return model_id.removeprefix("hf-hub:") if model_id.count("/") == 1 or model_id.startswith("hf-hub:") else None
+
+
+@dataclass(frozen=True)
+class PresetModel:
+    role: str
+    model_id: str
+    repo: str | None  # None: not a hub model (tiny, local directory)
+    variant: str | None = None
+
+
+def preset_models(config: Config) -> list[PresetModel]:
+    """Every weight-holding role's model, in role order; double entries of one repo are kept once."""
+    out: list[PresetModel] = []
+    seen: set[str] = set()
+    for role in WEIGHT_ROLES:
+        spec: RoleSpec = getattr(config, role)
+        if spec.backend in ("openai", "scene-double"):
+            continue
+        model_id = model_id_for(role, spec)
+        if not model_id:
+            continue
+        repo = hub_repo(role, model_id)
+        if repo and repo in seen:
+            continue
+        seen.add(repo or model_id)
+        out.append(PresetModel(role, model_id, repo, spec.options.get("variant")))
+    return out
+
+
+def missing_models(config: Config) -> list[tuple[PresetModel, list[str]]]:
+    """Hub models of the preset that cannot be loaded here right now (offline and not fully cached),
+    each with what its snapshot lacks (empty list: nothing cached at all). Empty when the hub is reachable."""
+    from autoalign.models import loading
+
+    hub_models = [m for m in preset_models(config) if m.repo]
+    if not hub_models or loading.hub_reachable():
+        return []
+    missing = []
+    for model in hub_models:
+        snapshot = loading.local_snapshot(model.repo)
+        problems = loading.snapshot_problems(snapshot, model.variant) if snapshot else ["everything"]
+        if problems:
+            missing.append((model, [] if problems == ["everything"] else problems))
+    return missing
+
+
+def missing_message(config: Config, missing: list[tuple[PresetModel, list[str]]]) -> str:
+    """One line naming every missing model of the preset with its size where known, and how to get them."""
+    from autoalign.models import loading
+
+    parts = []
+    total = 0.0
+    for model, problems in missing:
+        info = entry(model.repo) or {}
+        total += float(info.get("download_gb", 0.0))
+        partly = f", partly cached: lacks {', '.join(problems[:3])}" if problems else ""
+        parts.append(f"{model.role} {model.repo}{size_note(model.repo or '')}{partly}")
+    known = f"; about {total:g} GB in all" if total else ""
+    offline = " (HF_HUB_OFFLINE=1)" if loading.hub_offline() else ""
+    return (
+        f"preset {config.name!r} needs {len(missing)} model(s) that are not here and the hub cannot be reached"
+        f"{offline}: {'; '.join(parts)}{known}. {loading.how_to_get([m.repo for m, _ in missing], config.name)}"
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# GPU memory
+
+
+def params_billion(role: str, spec: RoleSpec) -> float | None:
+    """Parameters (billions) the role holds on its GPU at once, when the catalog knows its repo:
+    all of them, or the largest component under CPU offload."""
+    info = entry(hub_repo(role, model_id_for(role, spec)))
+    if not info or "params" not in info:
+        return None
+    if spec.offload != "none" and "largest" in info:
+        return float(info["largest"])
+    return float(info["params"])
+
+
+@dataclass(frozen=True)
+class MemoryEstimate:
+    """An estimate, not a measurement: parameters x bytes per parameter x :data:`OVERHEAD`."""
+
+    per_role_gb: dict[str, float]  # weights x OVERHEAD, per role on a GPU
+    all_resident_gb: float  # every role loaded at once
+    peak_gb: float  # what the preset's own settings need (the largest role when sequential)
+    unknown: list[str]  # roles whose size the catalog does not know
+    download_gb: float  # hub downloads of the preset (known ones)
+
+
+def memory_estimate(config: Config) -> MemoryEstimate:
+    per_role: dict[str, float] = {}
+    unknown: list[str] = []
+    for role in WEIGHT_ROLES:
+        spec: RoleSpec = getattr(config, role)
+        if spec.backend in ("openai", "scene-double"):
+            continue
+        device = spec.device or config.device
+        if device == "cpu":
+            continue
+        params = params_billion(role, spec)
+        if params is None:
+            unknown.append(role)
+            continue
+        per_role[role] = round(params * DTYPE_BYTES[spec.dtype or config.dtype] * OVERHEAD, 1)
+    total = round(sum(per_role.values()), 1)
+    peak = max(per_role.values(), default=0.0) if config.sequential else total
+    download = sum(float((entry(m.repo) or {}).get("download_gb", 0.0)) for m in preset_models(config) if m.repo)
+    return MemoryEstimate(per_role, total, peak, unknown, round(download, 1))
+
+
+def preset_row(config: Config) -> dict[str, str]:
+    """A preset's line in the README table: estimated GPU memory, download size, licences."""
+    est = memory_estimate(config)
+    licences = []
+    for model in preset_models(config):
+        info = entry(model.repo) or {}
+        if info.get("licence") and info["licence"] not in licences:
+            licences.append(info["licence"])
+    gated = any((entry(m.repo) or {}).get("gated") for m in preset_models(config))
+    if est.peak_gb:
+        memory = f"~{est.peak_gb:g} GB" + (f" (~{est.all_resident_gb:g} GB without `sequential`)" if config.sequential else "")
+    else:
+        memory = "CPU"
+    return {
+        "preset": config.name,
+        "gpu_memory": memory,
+        "download": f"~{est.download_gb:g} GB" if est.download_gb else "none",
+        "licences": "; ".join(licences) + (" (gated: accept on the hub first)" if gated else "") if licences else "-",
+    }
