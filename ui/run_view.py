@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from autoalign.wording import clean_text, mismatch_words
+
 # One colour per FineMatch aspect (autoalign.types.ASPECTS), plus rendered text.
 ASPECT_COLORS: dict[str, str] = {
     "entity": "#f97316",  # orange
@@ -294,20 +296,14 @@ class RunView:
                     lines.append("")
                 lines.append(f"**Edit round {current_round}**")
                 lines.append("")
-            fixes = ", ".join(
-                f"{m.get('aspect', '?')} “{m.get('phrase', '')}” → “{m.get('correction', '')}”"
-                for m in ins.get("mismatches") or []
-                if isinstance(m, dict)
+            fixes = "; ".join(
+                mismatch_words(m, aspect=True) for m in ins.get("mismatches") or [] if isinstance(m, dict)
             )
-            writer = f" _({ins['writer']})_" if ins.get("writer") else ""
-            lines.append(f"- {ins.get('text', '')}{writer}" + (f" — fixes {fixes}" if fixes else ""))
+            writer = f" _({clean_text(ins['writer'])})_" if ins.get("writer") else ""
+            lines.append(f"- {clean_text(ins.get('text', ''))}{writer}" + (f" — fixes {fixes}" if fixes else ""))
         if self.mismatches:
             lines.append("")
-            lines.append("**Still mismatched:** " + "; ".join(
-                f"{m.get('aspect', '?')} “{m.get('phrase', '')}”"
-                + (f" (image shows: {m['correction']})" if m.get("correction") else "")
-                for m in self.mismatches
-            ))
+            lines.append("**Still mismatched:** " + "; ".join(mismatch_words(m, aspect=True) for m in self.mismatches))
         return "\n".join(lines)
 
     def latest_edit(self) -> str | None:
