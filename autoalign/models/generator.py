@@ -38,8 +38,8 @@ logger = logging.getLogger(__name__)
 
 #: Options used when loading the pipeline (not passed to ``__call__``).
 LOAD_OPTIONS: frozenset[str] = frozenset({"variant", "use_safetensors"})
-#: Options this module handles itself.
-OWN_OPTIONS: frozenset[str] = frozenset({"batch_size"})
+#: Options this module handles itself (``negative_prompt``: the default when a run gives none).
+OWN_OPTIONS: frozenset[str] = frozenset({"batch_size", "negative_prompt"})
 #: ``__call__`` arguments the backend sets itself; a preset may not override them.
 RESERVED_CALL_ARGS: frozenset[str] = frozenset(
     {"prompt", "negative_prompt", "image", "num_images_per_prompt", "generator", "output_type", "return_dict",
@@ -176,6 +176,7 @@ class DiffusersGenerator:
         for start in range(0, n, self.batch_size):
             count = min(self.batch_size, n - start)
             kwargs = dict(self._call_kwargs)
+            negative_prompt = negative_prompt or self.options.get("negative_prompt") or None
             if negative_prompt:
                 kwargs["negative_prompt"] = negative_prompt
             with self._call_lock:  # a pipeline call mutates its scheduler: one call at a time
