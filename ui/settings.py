@@ -12,7 +12,14 @@ seed                   ``loop.seed``
 editor strength        ``editor.image_guidance_scale``
 writer                 ``writer`` (template | llm)
 config file            a TOML/YAML/JSON file of overrides
+device, dtype          ``device``, ``dtype``
+steps, guidance scale  ``generator.num_inference_steps``, ``generator.guidance_scale``
+negative prompt        ``generator.negative_prompt``
+width, height          ``generator.width``, ``generator.height``
 =====================  ==================================
+
+The last four rows are the diffusers knobs of the command line (:mod:`autoalign.knobs`, one
+mapping for both); left empty, a knob keeps the value of the preset (or of the config file).
 
 Everything else comes from the chosen preset (and the optional config file). Bad values raise
 :class:`autoalign.config.ConfigError` naming the field, exactly as on the command line.
@@ -23,7 +30,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from autoalign.config import Config, ConfigError, LoopSettings, load_config, load_preset_dict
+from autoalign.config import Config, ConfigError, LoopSettings, deep_merge, load_config, load_preset_dict
+from autoalign.knobs import diffusers_overrides
 
 WRITERS: tuple[str, ...] = ("template", "llm")
 DEFAULT_EDITOR_STRENGTH = 1.5  # InstructPix2Pix's usual image_guidance_scale
@@ -41,6 +49,14 @@ class StudioSettings:
     editor_strength: float = DEFAULT_EDITOR_STRENGTH
     writer: str = "template"
     config_file: str = ""  # "" = none
+    # diffusers knobs; None / "" = the preset's value
+    device: str | None = None
+    dtype: str | None = None
+    steps: int | float | None = None
+    guidance_scale: float | None = None
+    negative_prompt: str | None = None
+    width: int | float | None = None
+    height: int | float | None = None
 
     def overrides(self) -> dict[str, Any]:
         """The config overrides these settings stand for (applied after the preset and the file)."""
@@ -58,7 +74,11 @@ class StudioSettings:
             raise ConfigError(f"candidates, rounds and seed must be whole numbers, threshold a number ({exc})") from exc
         if strength <= 0:
             raise ConfigError(f"editor strength (editor.image_guidance_scale) must be > 0 (got {strength})")
-        return {"loop": loop, "editor": {"image_guidance_scale": strength}, "writer": self.writer}
+        knobs = diffusers_overrides(
+            device=self.device or None, dtype=self.dtype or None, steps=self.steps, guidance_scale=self.guidance_scale,
+            negative_prompt=self.negative_prompt or None, width=self.width, height=self.height,
+        )
+        return deep_merge({"loop": loop, "editor": {"image_guidance_scale": strength}, "writer": self.writer}, knobs)
 
     def to_config(self) -> Config:
         """Preset, then the config file, then these settings; validated."""
