@@ -269,7 +269,8 @@ def run_batch(
     report = BatchReport(out_dir=str(out_dir), selected=len(selected), engine=engine)
     report.bad_rows = [dataclasses.asdict(b) for b in parsed.bad_rows]
     for bad in parsed.bad_rows:
-        logger.warning("%s line %d skipped: %s", Path(prompts_file).name, bad.line, bad.error)
+        # info, not warning: the report carries them and ``autoalign batch`` prints each one once
+        logger.info("%s line %d skipped: %s", Path(prompts_file).name, bad.line, bad.error)
 
     started = time.perf_counter()
     with batch_lock(out_dir):

@@ -180,6 +180,10 @@ class Config:
     dtype: str = "auto"  # default dtype of every role; [ROLE] dtype overrides it
     sequential: bool = False  # one weight-holding role loaded at a time (module docstring)
     description: str = ""
+    # Honesty flags of a preset: its judges are random-weight models / test doubles, so its scores
+    # mean nothing. Every command and the studio say so (autoalign.wording.scores_warning).
+    random_weights: bool = False
+    test_double: bool = False
     loop: LoopSettings = field(default_factory=LoopSettings)
     scoring: ScoringSettings = field(default_factory=ScoringSettings)
     detection: DetectionSettings = field(default_factory=DetectionSettings)
@@ -194,6 +198,9 @@ class Config:
             raise ConfigError(f"dtype must be one of {', '.join(DTYPES)} (got {self.dtype!r})")
         if not isinstance(self.sequential, bool):
             raise ConfigError(f"sequential must be true or false (got {self.sequential!r})")
+        for flag in ("random_weights", "test_double"):
+            if not isinstance(getattr(self, flag), bool):
+                raise ConfigError(f"{flag} must be true or false (got {getattr(self, flag)!r})")
         return self
 
     def to_dict(self) -> dict[str, Any]:
@@ -289,7 +296,7 @@ def from_dict(data: dict[str, Any]) -> Config:
     loop = _section(LoopSettings, "loop", data.pop("loop", None))
     scoring = _section(ScoringSettings, "scoring", data.pop("scoring", None))
     detection = _section(DetectionSettings, "detection", data.pop("detection", None))
-    known_top = {"name", "writer", "device", "dtype", "sequential", "description"}
+    known_top = {"name", "writer", "device", "dtype", "sequential", "description", "random_weights", "test_double"}
     unknown = sorted(set(data) - known_top)
     if unknown:
         raise ConfigError(f"unknown top-level field(s): {', '.join(unknown)}")

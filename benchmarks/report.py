@@ -37,6 +37,7 @@ from autoalign.benchmarks.metrics import (
     directions,
     to_jsonable,
 )
+from autoalign.wording import clean_text, mismatch_words, scores_warning
 
 logger = logging.getLogger(__name__)
 
@@ -58,30 +59,11 @@ def package_versions(names: Sequence[str] = PACKAGES) -> dict[str, str | None]:
 
 
 def machinery_note(config: dict[str, Any] | None) -> str:
-    """A plain warning when the config uses test doubles or tiny random models; '' for real models."""
-    if not config:
-        return ""
-    doubles, tiny = [], []
-    for role in ("generator", "editor", "vqa", "clip", "questions", "llm"):
-        spec = config.get(role) or {}
-        if "double" in str(spec.get("backend", "")).lower() or "double" in str(spec.get("model", "")).lower():
-            doubles.append(role)
-        elif str(spec.get("model") or "").startswith("tiny:"):
-            tiny.append(role)
-    if "double" in str(config.get("name", "")).lower() and not doubles:
-        doubles.append("preset")
-    parts = []
-    if doubles:
-        parts.append(f"test doubles ({', '.join(doubles)}) that read a known scene and judge nothing")
-    if tiny:
-        parts.append(f"tiny random-weight models ({', '.join(tiny)})")
-    if not parts:
-        return ""
-    return (
-        f"This benchmark ran on preset {config.get('name')!r} with " + " and ".join(parts) + ". "
-        "Its scores demonstrate the machinery (generation, scoring, detection, editing, bookkeeping), "
-        "not the quality of any model."
-    )
+    """A plain warning when the config uses test doubles or tiny random models; '' for real models.
+
+    The wording and the test live in one place, :func:`autoalign.wording.scores_warning`.
+    """
+    return scores_warning(config)
 
 
 # --------------------------------------------------------------------------- loading
@@ -225,6 +207,12 @@ def category_bar_chart(metrics: dict[str, Any], key: str = "overall", measure: s
 
     ``measure="score"`` plots the mean ``key`` score; ``"hallucination"`` the share with >= 1 mismatch.
     """
+    fig = category_figure(metrics, key, measure)
+    return None if fig is None else _figure_png(fig)
+
+
+def category_figure(metrics: dict[str, Any], key: str = "overall", measure: str = "score"):
+    """The matplotlib Figure of :func:`category_bar_chart`; the legend sits right of the axes, off the bars."""
     from matplotlib.figure import Figure  # no pyplot: no global backend state
 
     stages = metrics["stages"]
@@ -249,8 +237,8 @@ def category_bar_chart(metrics: dict[str, Any], key: str = "overall", measure: s
     ax.set_xticklabels(cats, rotation=30, ha="right", fontsize=8)
     ax.set_ylabel(f"mean {key}" if measure == "score" else "share with >= 1 mismatch")
     ax.set_title(f"{'Mean ' + key if measure == 'score' else 'Hallucination rate'} per category (95% CI)")
-    ax.legend(fontsize=8)
-    return _figure_png(fig)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+    return fig
 
 
 # --------------------------------------------------------------------------- html
@@ -262,7 +250,7 @@ table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;p
 th{background:#f3f3f3}.note{background:#fff4d6;border:1px solid #e0b84d;padding:.7em;margin:1em 0}
 .grid{display:flex;flex-wrap:wrap;gap:12px}.item{border:1px solid #ddd;padding:6px;width:300px;font-size:12px}
 .pair{display:flex;gap:4px;align-items:center}.pair figure{margin:0;text-align:center}
-.pair img{width:128px;height:128px;object-fit:contain;background:#eee}.mm{color:#a33}.ins{color:#236}
+.pair img{width:128px;height:128px;object-fit:contain;background:#eee;image-rendering:pixelated}.mm{color:#a33}.ins{color:#236}
 .missing{width:128px;height:128px;background:#eee;display:flex;align-items:center;justify-content:center}
 """
 
@@ -287,12 +275,7 @@ def _mismatch_list(stage: dict[str, Any] | None) -> str:
     mms = stage.get("mismatches") or []
     if not mms:
         return "<div>no mismatch detected</div>"
-    items = "".join(
-        f"<li class=mm>{html.escape(str(m.get('aspect')))}: “{html.escape(str(m.get('phrase')))}”"
-        + (f" → {html.escape(str(m.get('correction')))}" if m.get("correction") else "")
-        + "</li>"
-        for m in mms
-    )
+    items = "".join(f"<li class=mm>{html.escape(mismatch_words(m, aspect=True))}</li>" for m in mms)
     return f"<ul>{items}</ul>"
 
 
@@ -316,7 +299,7 @@ def _image_grid(out: Path, records: Sequence[dict[str, Any]]) -> str:
             base, final = stages.get("baseline"), stages.get(final_stage)
             instructions = r.get("instructions") or []
             ins = "".join(
-                f"<li class=ins>{html.escape(str(i.get('text', i) if isinstance(i, dict) else i))}"
+                f"<li class=ins>{html.escape(clean_text(i.get('text', i) if isinstance(i, dict) else i))}"
                 f"{' (' + html.escape(str(i.get('writer'))) + ')' if isinstance(i, dict) and i.get('writer') else ''}</li>"
                 for i in instructions
             )

@@ -90,9 +90,12 @@ class Suite:
         return list(dict.fromkeys(item.category for item in self.items))
 
     def select(self, *, categories: Iterable[str] | None = None, limit: int | None = None) -> "Suite":
-        """The items of the given categories (all if None), then the first ``limit`` of them.
+        """The items of the given categories (all if None), then ``limit`` of them spread over the categories.
 
-        An unknown category is an :class:`InputError` listing the suite's categories.
+        ``limit`` takes the first item of each category in turn (categories in first-seen order),
+        then the second of each, and so on, and returns them in file order: ``--limit 3`` on
+        DrawBench is three prompts of three categories, the same three every time. An unknown
+        category is an :class:`InputError` listing the suite's categories.
         """
         items = self.items
         if categories:
@@ -108,8 +111,23 @@ class Suite:
         if limit is not None:
             if limit < 1:
                 raise InputError(f"--limit must be >= 1 (got {limit})")
-            items = items[:limit]
+            items = _spread(items, limit)
         return Suite(self.name, list(items), self.source, self.sha256)
+
+
+def _spread(items: list[SuiteItem], limit: int) -> list[SuiteItem]:
+    """``limit`` items taken round-robin over the categories (first-seen order), kept in file order."""
+    by_category: dict[str, list[int]] = {}
+    for index, item in enumerate(items):
+        by_category.setdefault(item.category, []).append(index)
+    picked: list[int] = []
+    depth = 0
+    while len(picked) < min(limit, len(items)):
+        for indices in by_category.values():
+            if depth < len(indices) and len(picked) < limit:
+                picked.append(indices[depth])
+        depth += 1
+    return [items[i] for i in sorted(picked)]
 
 
 # --------------------------------------------------------------------------- ids and small helpers

@@ -47,6 +47,9 @@ def test_detect_json_on_the_tiny_preset(misspelled_sign):
     assert 1 <= len(data["mismatches"]) <= 3
     text = [m for m in data["mismatches"] if m["source"] == "text"]
     assert [(m["aspect"], m["phrase"], m["correction"]) for m in text] == [("attribute", "OPEN", "OPNE")]
+    assert text[0]["words"] == "asked for OPEN, image shows OPNE"
+    assert result.stderr.count("mean nothing") == 1
+    assert "\ufffd" not in result.output
     for m in data["mismatches"]:
         assert m["aspect"] in ("entity", "attribute", "relation", "number")
         assert m["phrase"] in 'a red sign that says "OPEN"'
@@ -58,6 +61,8 @@ def test_detect_table_on_the_tiny_preset(misspelled_sign):
     result = runner.invoke(app, ["detect", str(misspelled_sign), "--text", 'a sign that says "OPEN"'], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     assert "OPNE" in result.stdout and "confidence" in result.stdout and "similarity=" in result.stdout
+    assert "asked for OPEN, image shows OPNE" in result.stdout  # the mismatch in words, not an arrow
+    assert "\ufffd" not in result.output and "random-weight" in result.stderr
 
 
 def test_detect_missing_image_is_a_one_line_error(tmp_path):

@@ -26,9 +26,12 @@ def cli(capsys, *args: str) -> tuple[int, str, str]:
 @pytest.mark.slow
 def test_tiny_preset_run_writes_a_complete_run_directory(tmp_path, capsys):
     out = tmp_path / "run"
-    code, stdout, _ = cli(capsys, "run", PROMPT, "--preset", "tiny", "--out", str(out), "--candidates", "2", "--max-rounds", "1", "--json")
+    code, stdout, err = cli(capsys, "run", PROMPT, "--preset", "tiny", "--out", str(out), "--candidates", "2", "--max-rounds", "1", "--json")
     assert code == 0
-    summary = json.loads(stdout)
+    summary = json.loads(stdout)  # stdout holds the JSON alone: progress and the warning are on stderr
+    assert "Loading weights" not in err  # transformers' load bar is silenced
+    assert err.count("random-weight") == 1 and "mean nothing" in err  # said once, plainly
+    assert "\ufffd" not in stdout + err
     assert summary == json.loads((out / "summary.json").read_text())
     assert summary["preset"] == "tiny" and summary["max_rounds"] == 1 and summary["rounds"] <= 1
     # the stop reason is the one the run's own numbers call for (patience 2 > 1 round: never no_improvement)
@@ -112,3 +115,63 @@ def test_non_empty_out_without_resume_is_refused(tmp_path, capsys):
     code, _, err = cli(capsys, "run", PROMPT, "--preset", "scene-double", "--out", str(out))
     assert code == 2 and "--resume" in err
     assert [p.name for p in out.iterdir()] == ["keep.txt"]
+
+
+def test_progress_shows_loading_candidates_scoring_and_each_round_on_stderr(tmp_path, capsys):
+    out = tmp_path / "run"
+    code, stdout, err = cli(capsys, "run", PROMPT, "--preset", "scene-double", "--out", str(out), "--candidates", "2", "--seed", "0")
+    assert code == 0
+    lines = [ln for ln in err.splitlines() if "✓" in ln]
+    assert "models loaded; 2 candidate(s) ready" in lines[0]
+    assert "scored the candidates; best" in lines[1]
+    assert "mismatch(es) found" in lines[2]
+    assert any("round 1/3: 1 instruction(s)" in ln for ln in lines)
+    assert any("round 1/3: edit kept" in ln for ln in lines)
+    assert "stopping: aligned" in lines[-1]
+    assert "✓" not in stdout  # the result table alone on stdout
+    assert err.count("test doubles") == 1  # the scene double's warning, once
+
+
+def test_quiet_shows_no_progress_but_still_the_warning(tmp_path, capsys):
+    code, stdout, err = cli(capsys, "run", PROMPT, "--preset", "scene-double", "--out", str(tmp_path / "run"), "--quiet")
+    assert code == 0 and "✓" not in err and "stop reason" in stdout
+    assert "judge nothing" in err
+
+
+def test_mismatches_are_said_in_words_in_the_table(tmp_path, capsys):
+    # seed 0 of the scene double draws a wrong count: "two red apples" shows one
+    code, stdout, _ = cli(capsys, "run", PROMPT, "--preset", "scene-double", "--out", str(tmp_path / "run"), "--candidates", "1", "--seed", "0")
+    assert code == 0
+    flat = " ".join(stdout.split())
+    assert "number: asked for two red apples, image shows" in flat
+    assert "->" not in stdout
+
+
+def test_run_writes_a_contact_sheet_of_candidates_rounds_and_final(tmp_path, capsys):
+    from PIL import Image
+
+    from autoalign.agents.contact_sheet import NAME, TILE
+
+    out = tmp_path / "run"
+    code, stdout, _ = cli(capsys, "run", PROMPT, "--preset", "scene-double", "--out", str(out), "--candidates", "2", "--seed", "0")
+    assert code == 0 and NAME in "".join(ln.strip(" │") for ln in stdout.splitlines())
+    summary = json.loads((out / "summary.json").read_text())
+    rows = 1 + summary["rounds"] + 1  # candidates, each edit round, final
+    with Image.open(out / NAME) as sheet:
+        assert sheet.height >= rows * TILE
+        widest = max(2, max(len(list(p.glob("*.png"))) for p in (out / "rounds").iterdir()))
+        assert sheet.width >= widest * TILE
+        # the final tile is the final image, enlarged (128 px scene -> one 128 px tile)
+        with Image.open(out / "final.png") as final:
+            assert final.size == (128, 128)
+
+
+def test_offline_real_preset_stops_before_writing_anything(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "empty-hf-home"))  # no cached weights
+    out = tmp_path / "run"
+    code, _, err = cli(capsys, "run", PROMPT, "--preset", "sd-turbo", "--out", str(out))
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "stabilityai/sd-turbo" in lines[0] and "Nothing was written" in lines[0]
+    assert not out.exists()

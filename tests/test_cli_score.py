@@ -41,6 +41,8 @@ def test_score_json_on_tiny_models(two_images):
         assert card["overall"] == card["vq2"]
         assert 0.0 <= card["vnli"] <= 1.0 and 0.0 <= card["clip"] <= 2.5
     assert data["calls"]["vqa_yes_prob"] == 1 and data["calls"]["vqa_pairs"] == 12
+    assert result.stderr.count("mean nothing") == 1 and "mean nothing" not in result.stdout  # said once, on stderr
+    assert "Loading weights" not in result.output
 
 
 def test_score_table_on_tiny_models(two_images):

@@ -15,7 +15,19 @@ from autoalign.config import RoleSpec, load_config
 from autoalign.errors import InputError
 from autoalign.scoring.questions import SpacyQuestions
 
-SEETRUE = Path("/work/shared/data/seetrue/SeeTRUE.csv")
+SEETRUE_COLUMNS = ["image", "text", "label", "original_dataset_id", "dataset_source"]
+# Eight rows in SeeTRUE's format (written here): two per source and label where possible, in the order
+# the tests index them: drawbench +/-, coco_t2i +/-, editbench +/-, two more coco_t2i positives.
+SEETRUE_ROWS = [
+    ("id_1_Colors_sd_0.png", "A green apple on a wooden table.", "1", "drawbench"),
+    ("id_2_Positional_sd_0.png", "A dog to the left of a red bicycle.", "0", "drawbench"),
+    ("id_3_coco_val_0.png", "Two people waiting at a bus stop.", "1", "coco_t2i"),
+    ("id_4_sd_1_4_1.png", "A small boat on a calm lake at dawn.", "0", "coco_t2i"),
+    ("1_a=few_o=cat_s=indoor.png", "a few cats sitting on a sofa.", "1", "editbench"),
+    ("0_a=few_o=cat_s=indoor.png", "a few cats sitting on a sofa.", "0", "editbench"),
+    ("id_5_sd_2_1_0.png", "A kitchen with a white fridge.", "1", "coco_t2i"),
+    ("id_6_sd_2_1_0.png", "A train next to a brick station.", "1", "coco_t2i"),
+]
 
 
 class PixelClipDouble:
@@ -64,29 +76,48 @@ def test_winoground_text_image_group(s00, s01, s10, s11, text, image):
     assert (item.text, item.image, item.group) == (text, image, text and image)
 
 
+def _write_labels(tmp_path: Path, rows: list[dict[str, str]]) -> tuple[Path, Path, list[dict[str, str]]]:
+    labels_csv = tmp_path / "labels.csv"
+    with labels_csv.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    images = tmp_path / "images"
+    images.mkdir()
+    return labels_csv, images, rows
+
+
 @pytest.fixture
 def seetrue_subset(tmp_path):
-    """Eight real SeeTRUE rows (two per source and label where possible) and placeholder images for six."""
-    if not SEETRUE.exists():
-        pytest.skip(f"SeeTRUE labels not found at {SEETRUE} (the project's shared data folder)")
-    rows = list(csv.DictReader(SEETRUE.open(newline="", encoding="utf-8")))
+    """Eight rows in SeeTRUE's format (drawbench, coco_t2i, editbench) and an empty image folder."""
+    rows = [dict(zip(SEETRUE_COLUMNS, (image, text, label, f"text_{i}", source)))
+            for i, (image, text, label, source) in enumerate(SEETRUE_ROWS)]
+    return _write_labels(tmp_path, rows)
+
+
+@pytest.fixture
+def shared_seetrue_subset(tmp_path, shared_data):
+    """The same selection from the real SeeTRUE.csv (the shared copy)."""
+    rows = list(csv.DictReader((shared_data / "seetrue" / "SeeTRUE.csv").open(newline="", encoding="utf-8")))
     picked = []
     for source in ("drawbench", "coco_t2i", "editbench"):
         for label in ("1", "0"):
             picked += [r for r in rows if r["dataset_source"] == source and r["label"] == label][:1]
     picked += [r for r in rows if r["dataset_source"] == "coco_t2i" and r["label"] == "1"][1:3]
-    labels_csv = tmp_path / "labels.csv"
-    with labels_csv.open("w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(picked)
-    images = tmp_path / "images"
-    images.mkdir()
-    return labels_csv, images, picked
+    return _write_labels(tmp_path, picked)
 
 
-def test_run_labels_auc_per_source_and_missing_counted(seetrue_subset, tmp_path):
-    labels_csv, images, rows = seetrue_subset
+def test_run_labels_auc_per_source_and_missing_counted(seetrue_subset):
+    _check_auc_per_source(*seetrue_subset)
+
+
+@pytest.mark.slow
+@pytest.mark.shared_data
+def test_shared_seetrue_rows_auc_per_source_and_missing_counted(shared_seetrue_subset):
+    _check_auc_per_source(*shared_seetrue_subset)
+
+
+def _check_auc_per_source(labels_csv, images, rows) -> None:
     # drawbench: positive brighter than negative (AUC 1); coco: negative brighter (AUC 0 when both exist)
     reds = {0: 200, 1: 50, 2: 40, 3: 220}
     for i, red in reds.items():

@@ -113,8 +113,10 @@ def test_run_streams_each_step_then_offers_final_image_and_trace(studio):
     assert sum(c.startswith("★ best") for c in captions) == 1 and all("overall" in c for c in captions)
     assert "**Edit round 1**" in last[OUT["log"]] and "make it car" in last[OUT["log"]]
     assert last[OUT["edited"]] and len(last[OUT["before_after"]]) == 2
-    assert Image.open(last[OUT["final"]]).size == (32, 32)
     assert Path(last[OUT["final_file"]]).name == "final.png"
+    real, shown = Image.open(last[OUT["final_file"]]), Image.open(last[OUT["final"]])
+    assert real.size == (32, 32) and shown.size == (256, 256)  # shown enlarged, downloaded as made
+    assert list(shown.resize((32, 32), Image.Resampling.NEAREST).getdata()) == list(real.convert("RGB").getdata())
     trace = Path(last[OUT["trace_file"]]).read_text().splitlines()
     assert [json.loads(line)["node"] for line in trace][0] == "generate"
 
@@ -127,7 +129,7 @@ def test_uploaded_image_is_corrected_instead_of_generating(client, studio, tmp_p
     assert prompt == "a green field" and init_image is not None
     assert Image.open(init_image).size == (40, 30)  # the upload reached the runner unchanged
     before, after = outputs[-1][OUT["before_after"]]
-    assert Image.open(path_of(before)).size == (40, 30)
+    assert Image.open(path_of(before)).size == (240, 180)  # the upload, shown 6x with nearest-neighbour
     assert outputs[-1][OUT["gallery"]][0]["caption"].split(" · ")[0] == "#1 upload r0"
 
 
@@ -267,5 +269,70 @@ def test_runs_from_two_sessions_take_turns_on_the_one_gpu(tmp_path_factory):
         for job in jobs:
             job.result()
         assert len(probe.calls) == 2 and probe.max_active == 1
+    finally:
+        demo.close()
+
+
+def test_api_parameters_are_named_and_optional_and_outputs_are_labelled(client):
+    endpoints = client.view_api(print_info=False, return_format="dict")["named_endpoints"]
+    run = endpoints["/run"]
+    names = [p["parameter_name"] for p in run["parameters"]]
+    assert names[:2] == ["prompt", "init_image"] and "config_file" in names and "negative_prompt" in names
+    required = [p["parameter_name"] for p in run["parameters"] if not p["parameter_has_default"]]
+    assert required == ["prompt"]  # init_image, config_file and every setting are optional
+    for name, endpoint in endpoints.items():
+        labels = [r["label"] for r in endpoint["returns"]]
+        assert all(label and not label.startswith("value_") for label in labels), (name, labels)
+        assert all(p["parameter_has_default"] for p in endpoint["parameters"] if p["parameter_name"] != "prompt")
+
+
+def test_run_by_keyword_with_only_a_prompt_uses_the_defaults(client):
+    job = client.submit(prompt="a red car", api_name="/run")
+    final = job.result()
+    assert final[OUT["status"]].startswith("Done")
+
+
+def test_small_images_are_shown_enlarged_with_nearest_neighbour(tmp_path):
+    from autoalign.ui.app import display_copy
+
+    small = tmp_path / "small.png"
+    img = Image.new("RGB", (64, 64), (255, 255, 255))
+    img.putpixel((0, 0), (255, 0, 0))
+    img.save(small)
+    shown = Image.open(display_copy(str(small), tmp_path / "cache"))
+    assert shown.size == (256, 256)
+    # nearest-neighbour: the one red pixel becomes a sharp 4x4 block, no blend with its neighbours
+    assert {shown.getpixel((x, y)) for x in range(4) for y in range(4)} == {(255, 0, 0)}
+    assert shown.getpixel((4, 0)) == (255, 255, 255)
+    big = tmp_path / "big.png"
+    Image.new("RGB", (512, 512)).save(big)
+    assert display_copy(str(big), tmp_path / "cache") == str(big)  # large images are shown as they are
+    assert display_copy(str(small), tmp_path / "cache") == display_copy(str(small), tmp_path / "cache")
+
+
+def test_the_studio_warns_when_the_preset_cannot_judge():
+    from autoalign.ui.app import preset_warning
+
+    assert "mean nothing" in preset_warning("tiny") and "random-weight" in preset_warning("tiny")
+    assert "test doubles" in preset_warning("scene-double")
+    assert preset_warning("sd-turbo") == ""
+
+
+def test_the_warning_follows_the_preset_choice(client):
+    assert "mean nothing" in client.predict("tiny", api_name="/preset_warning")
+    assert client.predict("sd-turbo", api_name="/preset_warning") == ""
+
+
+def test_an_offline_real_preset_is_refused_before_a_run_folder_exists(tmp_path_factory, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path_factory.mktemp("empty-hf")))
+    runs = tmp_path_factory.mktemp("runs")
+    demo = build_app("tiny", runs, stream_fn=StreamDouble())
+    port = free_port()
+    launch(demo, port=port, prevent_thread_lock=True, quiet=True)
+    try:
+        with pytest.raises(AppError, match="stabilityai/sd-turbo"):
+            fast_client(f"http://127.0.0.1:{port}/").predict("a red car", preset_name="sd-turbo", api_name="/run")
+        assert [p.name for p in runs.iterdir() if not p.name.startswith(".")] == []
     finally:
         demo.close()

@@ -82,7 +82,7 @@ def test_highlight_is_case_insensitive_and_the_log_lists_phrases_it_cannot_place
     view = RunView(prompt="A Red car")
     view.apply(step("detect", mismatches=[MM_RED, {"aspect": "entity", "phrase": "a dog"}]))
     assert view.highlighted_prompt() == [("A ", None), ("Red", "attribute"), (" car", None)]
-    assert "entity “a dog”" in view.instruction_log()
+    assert "entity: asked for a dog, image does not show it" in view.instruction_log()
 
 
 def test_fixed_mismatches_stop_being_highlighted():
@@ -101,8 +101,9 @@ def test_instruction_log_groups_instructions_by_the_edit_round_they_were_written
     log = view.instruction_log()
     assert log.count("make the car red") == 1  # written, then tried: one line
     assert "**Edit round 1**" in log and "_(template)_" in log
-    assert "attribute “red” → “blue”" in log
-    assert "Still mismatched" in log and "image shows: blue" in log
+    assert "fixes attribute: asked for red, image shows blue" in log  # in words, not an arrow
+    assert "→" not in log
+    assert "Still mismatched:** attribute: asked for red, image shows blue" in log
 
 
 def test_round_records_add_edited_samples_and_count_rounds():

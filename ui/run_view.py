@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from autoalign.types import Attempt, Candidate, Instruction, Mismatch, Round, RunResult, StreamUpdate
+from autoalign.wording import clean_text, mismatch_words
 
 logger = logging.getLogger(__name__)
 
@@ -233,15 +234,12 @@ class RunView:
                 lines.append(f"**Edit round {current_round}**")
                 lines.append("")
             fixed = [Mismatch.from_dict(m) for m in ins.mismatches]
-            fixes = ", ".join(f"{m.aspect} “{m.phrase}” → “{m.correction}”" for m in fixed)
-            writer = f" _({ins.writer})_" if ins.writer else ""
-            lines.append(f"- {ins.text}{writer}" + (f" — fixes {fixes}" if fixes else ""))
+            fixes = "; ".join(mismatch_words(m, aspect=True) for m in fixed)
+            writer = f" _({clean_text(ins.writer)})_" if ins.writer else ""
+            lines.append(f"- {clean_text(ins.text)}{writer}" + (f" — fixes {fixes}" if fixes else ""))
         if self.mismatches:
             lines.append("")
-            lines.append("**Still mismatched:** " + "; ".join(
-                f"{m.aspect} “{m.phrase}”" + (f" (image shows: {m.correction})" if m.correction else "")
-                for m in self.mismatches
-            ))
+            lines.append("**Still mismatched:** " + "; ".join(mismatch_words(m, aspect=True) for m in self.mismatches))
         return "\n".join(lines)
 
     def latest_edit(self) -> str | None:

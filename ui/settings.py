@@ -12,7 +12,14 @@ seed                   ``loop.seed``
 editor strength        ``editor.image_guidance_scale``
 writer                 ``writer`` (template | llm)
 config file            a TOML/YAML/JSON file of overrides
+device, dtype          ``device``, ``dtype``
+steps, guidance scale  ``generator.num_inference_steps``, ``generator.guidance_scale``
+negative prompt        ``generator.negative_prompt``
+width, height          ``generator.width``, ``generator.height``
 =====================  ==================================
+
+The last four rows are the diffusers knobs of the command line (:mod:`autoalign.knobs`, one
+mapping for both); left empty, a knob keeps the value of the preset (or of the config file).
 
 A knob the artist leaves at the value shown for the preset is not sent (:meth:`StudioSettings.changed_from`):
 the preset, then the optional config file, decide it; only what the artist changed overrides them.
@@ -26,7 +33,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from autoalign.config import Config, ConfigError, load_config
+from autoalign.config import Config, ConfigError, deep_merge, load_config
+from autoalign.knobs import diffusers_overrides
 
 WRITERS: tuple[str, ...] = ("template", "llm")
 # What the editor-strength slider shows for a preset that does not set editor.image_guidance_scale
@@ -47,6 +55,14 @@ class StudioSettings:
     editor_strength: float | None = None
     writer: str | None = None
     config_file: str = ""  # "" = none
+    # diffusers knobs; None / "" = the preset's value
+    device: str | None = None
+    dtype: str | None = None
+    steps: int | float | None = None
+    guidance_scale: float | None = None
+    negative_prompt: str | None = None
+    width: int | float | None = None
+    height: int | float | None = None
 
     def overrides(self) -> dict[str, Any]:
         """The config overrides the set knobs stand for (applied after the preset and the file)."""
@@ -65,7 +81,11 @@ class StudioSettings:
             out["editor"] = {"image_guidance_scale": strength}
         if self.writer is not None:
             out["writer"] = self.writer
-        return out
+        knobs = diffusers_overrides(
+            device=self.device or None, dtype=self.dtype or None, steps=self.steps, guidance_scale=self.guidance_scale,
+            negative_prompt=self.negative_prompt or None, width=self.width, height=self.height,
+        )
+        return deep_merge(out, knobs)
 
     def to_config(self) -> Config:
         """Preset, then the config file, then the set knobs; validated."""

@@ -16,23 +16,37 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from autoalign.cli_apps import CONFIG_HELP, PRESET_HELP, bench_app, flag_overrides
+from autoalign.cli_apps import (
+    CONFIG_HELP,
+    DEVICE_OPT,
+    DTYPE_OPT,
+    GUIDANCE_OPT,
+    HEIGHT_OPT,
+    NEGATIVE_OPT,
+    PRESET_HELP,
+    STEPS_OPT,
+    WIDTH_OPT,
+    bench_app,
+    flag_overrides,
+    quiet_model_bars,
+)
 
-SUITE_HELP = "drawbench | editbench | geneval | t2i-compbench | shapes, or a .csv/.jsonl file with a `prompt` column."
+SUITE_HELP = "drawbench | editbench | geneval | t2i-compbench | shapes, or a .csv/.jsonl file with a 'prompt' column."
 SUITE_FILE_HELP = "A local copy of the suite's file (e.g. ../shared/data/drawbench/DrawBench.csv); no download."
 
 
 def _bench(
     *, correct: bool, suite: str, preset: str, out: Path, suite_file: Optional[Path], limit: Optional[int],
     categories: Optional[str], seeds: int, config: Optional[Path], candidates: Optional[int],
-    max_rounds: Optional[int], no_progress: bool,
+    max_rounds: Optional[int], no_progress: bool, knobs: dict,
 ) -> None:
     from autoalign.benchmarks.bench_runner import bench_run
     from autoalign.benchmarks.report import write_reports
     from autoalign.benchmarks.suites import load_suite
     from autoalign.config import load_config
 
-    cfg = load_config(preset, config, flag_overrides(candidates=candidates, max_rounds=max_rounds))
+    cfg = load_config(preset, config, flag_overrides(candidates=candidates, max_rounds=max_rounds, **knobs))
+    quiet_model_bars()
     the_suite = load_suite(suite, suite_file)
     cats = [c for c in categories.split(",")] if categories else None
     records = bench_run(the_suite, cfg, out, limit=limit, categories=cats, seeds=seeds, correct=correct,
@@ -77,8 +91,10 @@ def _print_summary(out: Path, correct: bool) -> None:
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     metrics = summary["metrics"]
     console = Console()
-    if summary.get("note"):
-        console.print(f"[yellow]note:[/] {summary['note']}")
+    if summary.get("note"):  # the preset's warning (autoalign.wording.scores_warning), said once
+        from rich.text import Text
+
+        console.print(Text("note: ", style="yellow") + Text(summary["note"]))
     table = Table(title=f"bench {'run' if correct else 'audit'}: {summary.get('suite')} · {metrics['n_ok']} ok, "
                         f"{metrics['n_errors']} errors")
     table.add_column("measure")
@@ -108,17 +124,28 @@ def _common(correct: bool):
         preset: str = typer.Option("tiny", "--preset", "-p", help=PRESET_HELP),
         out: Path = typer.Option(..., "--out", "-o", help="Bench directory (results.jsonl, reports, images). Rerun to resume."),
         suite_file: Optional[Path] = typer.Option(None, "--suite-file", help=SUITE_FILE_HELP),
-        limit: Optional[int] = typer.Option(None, "--limit", help="Only the first N prompts (after --categories)."),
+        limit: Optional[int] = typer.Option(
+            None, "--limit", help="Only N prompts (after --categories), taken in turn from each category, in file order."
+        ),
         categories: Optional[str] = typer.Option(None, "--categories", help="Comma-separated categories to keep."),
         seeds: int = typer.Option(1, "--seeds", help="Seeds per prompt (loop.seed, loop.seed+1, ...)."),
         config: Optional[Path] = typer.Option(None, "--config", "-c", help=CONFIG_HELP),
         candidates: Optional[int] = typer.Option(None, "--candidates", help="Override loop.candidates."),
         max_rounds: Optional[int] = typer.Option(None, "--max-rounds", help="Override loop.max_rounds."),
+        device: Optional[str] = DEVICE_OPT,
+        dtype: Optional[str] = DTYPE_OPT,
+        steps: Optional[int] = STEPS_OPT,
+        guidance_scale: Optional[float] = GUIDANCE_OPT,
+        negative_prompt: Optional[str] = NEGATIVE_OPT,
+        width: Optional[int] = WIDTH_OPT,
+        height: Optional[int] = HEIGHT_OPT,
         no_progress: bool = typer.Option(False, "--no-progress", help="No progress bar."),
     ) -> None:
+        knobs = {"device": device, "dtype": dtype, "steps": steps, "guidance_scale": guidance_scale,
+                 "negative_prompt": negative_prompt, "width": width, "height": height}
         _bench(correct=correct, suite=suite, preset=preset, out=out, suite_file=suite_file, limit=limit,
                categories=categories, seeds=seeds, config=config, candidates=candidates, max_rounds=max_rounds,
-               no_progress=no_progress)
+               no_progress=no_progress, knobs=knobs)
 
     return command
 

@@ -13,7 +13,8 @@ from typing import Optional
 
 import typer
 
-from autoalign.cli_apps import CONFIG_HELP, PRESET_HELP, app
+from autoalign.cli_apps import CONFIG_HELP, PRESET_HELP, app, quiet_model_bars, say_scores_warning
+from autoalign.wording import clean_text, mismatch_words
 
 
 def _evidence_summary(evidence: dict) -> str:
@@ -24,9 +25,9 @@ def _evidence_summary(evidence: dict) -> str:
     for key in ("question", "p_yes", "open_question", "open_answer", "requested", "read", "similarity", "backend"):
         if key in evidence and evidence[key] not in ("", None):
             value = evidence[key]
-            parts.append(f"{key}={value:.3f}" if isinstance(value, float) else f"{key}={value}")
+            parts.append(f"{key}={value:.3f}" if isinstance(value, float) else f"{key}={clean_text(value, 80)}")
     if "ocr" in evidence:
-        parts.append("ocr=" + (" | ".join(line["text"] for line in evidence["ocr"]) or "(nothing)"))
+        parts.append("ocr=" + (" | ".join(clean_text(line["text"], 40) for line in evidence["ocr"]) or "(nothing)"))
     return ", ".join(parts)
 
 
@@ -47,6 +48,7 @@ def detect_command(
 
     cfg = load_config(preset, config)
     pil_image = load_images([image])[0]
+    quiet_model_bars()
     models = Models(cfg)
     card = Scorer(models, cfg).score([pil_image], text)[0]
     mismatches = detect(pil_image, text, card, models, cfg)
@@ -57,22 +59,27 @@ def detect_command(
             "preset": cfg.name,
             "detectors": list(cfg.detection.detectors),
             "overall": card.overall,
-            "mismatches": [m.to_dict() for m in mismatches],
+            "mismatches": [{**m.to_dict(), "words": mismatch_words(m)} for m in mismatches],
         }
+        say_scores_warning(cfg)
         typer.echo(json.dumps(payload, indent=2, default=str))
         return
 
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
+    say_scores_warning(cfg)
     console = Console()
-    console.print(f"[bold]{image}[/]  overall ({cfg.scoring.primary}) [bold]{card.overall:.3f}[/]  detectors: {', '.join(cfg.detection.detectors)}")
+    console.print(Text(str(image), style="bold") + Text(f"  overall ({cfg.scoring.primary}) {card.overall:.3f}  "
+                                                        f"detectors: {', '.join(cfg.detection.detectors)}"))
     if not mismatches:
         console.print("no mismatch found")
         return
     table = Table(show_header=True, header_style="bold")
-    for col in ("aspect", "phrase", "correction", "confidence", "source", "evidence"):
+    for col in ("aspect", "mismatch", "confidence", "source", "evidence"):
         table.add_column(col)
     for m in mismatches:
-        table.add_row(m.aspect, m.phrase, m.correction or "-", f"{m.confidence:.3f}", m.source, _evidence_summary(m.evidence))
+        table.add_row(clean_text(m.aspect), Text(mismatch_words(m)), f"{m.confidence:.3f}", clean_text(m.source),
+                      Text(_evidence_summary(m.evidence)))
     console.print(table)

@@ -69,6 +69,8 @@ class _SourceFinder:
 
     def source(self, role: str, spec: RoleSpec) -> str:
         model_id = self.model_id(role, spec)
+        if "double" in spec.backend.lower():
+            return "test double in code (no weights; judges nothing)"
         if role == "llm" or spec.backend == "openai":
             return "API (OpenAI-compatible endpoint; OPENAI_BASE_URL, AUTOALIGN_LLM_MODEL)"
         if role == "questions":
@@ -117,6 +119,27 @@ class _SourceFinder:
         return f"missing{size}: {state} and the hub is unreachable{offline}"
 
 
+def _clip_used(config) -> bool:
+    """Whether a run of ``config`` asks the CLIP role for a score (the Scorer's ``scoring.clip``)."""
+    return bool(config.scoring.clip) or config.scoring.primary == "clip"
+
+
+def missing_models(config, roles: tuple[str, ...] = WEIGHT_ROLES + ("questions",)) -> list[str]:
+    """``"role: why"`` for each of ``roles`` whose model cannot be had now (loads nothing).
+
+    Commands call this before they create anything, so an offline run of a real preset stops with
+    one line instead of leaving a half-made run directory behind.
+    """
+    finder = _SourceFinder()
+    missing = []
+    for role in roles:
+        source = finder.source(role, getattr(config, role))
+        if source.startswith("missing:"):
+            model = finder.model_id(role, getattr(config, role)) or "(none)"
+            missing.append(f"{role} model {model}: {source.removeprefix('missing:').strip()}")
+    return missing
+
+
 @models_app.command("list")
 def list_models(
     preset: Optional[list[str]] = typer.Option(None, "--preset", "-p", help=PRESET_HELP + " Repeatable; default: all."),
@@ -133,12 +156,15 @@ def list_models(
         config = load_config(name)
         for i, role in enumerate(MODEL_ROLES):
             spec: RoleSpec = getattr(config, role)
+            source = finder.source(role, spec)
+            if role == "clip" and not _clip_used(config):
+                source += "; unused by this preset (scoring.clip = false)"
             table.add_row(
                 config.name if i == 0 else "",
                 role,
                 spec.backend,
                 finder.model_id(role, spec) or "-",
-                finder.source(role, spec),
+                source,
             )
         table.add_section()
         rows.append(catalog.preset_row(config))

@@ -12,7 +12,7 @@ from typing import Optional
 
 import typer
 
-from autoalign.cli_apps import CONFIG_HELP, PRESET_HELP, app
+from autoalign.cli_apps import CONFIG_HELP, PRESET_HELP, app, quiet_model_bars, say_scores_warning
 
 
 def load_images(paths: list[Path]):
@@ -42,6 +42,7 @@ def score(
 
     cfg = load_config(preset, config)
     pil_images = load_images(images)
+    quiet_model_bars()
     scorer = Scorer(Models(cfg), cfg)
     cards = scorer.score(pil_images, text)
     if as_json:
@@ -52,17 +53,23 @@ def score(
             "images": [{"image": str(p), **c.to_dict()} for p, c in zip(images, cards)],
             "calls": dict(scorer.calls),
         }
+        say_scores_warning(cfg)
         typer.echo(json.dumps(payload, indent=2))
         return
 
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
+    from autoalign.wording import clean_text
+
+    say_scores_warning(cfg)
     console = Console()
     for path, card in zip(images, cards):
         console.print(
-            f"[bold]{path}[/]  overall ({cfg.scoring.primary}) [bold]{_fmt(card.overall)}[/]  "
-            f"VQ2 {_fmt(card.vq2)}  VNLI {_fmt(card.vnli)}  CLIP {_fmt(card.clip)}"
+            Text(str(path), style="bold")
+            + Text(f"  overall ({cfg.scoring.primary}) {_fmt(card.overall)}  "
+                   f"VQ2 {_fmt(card.vq2)}  VNLI {_fmt(card.vnli)}  CLIP {_fmt(card.clip)}")
         )
         if card.questions:
             table = Table(show_header=True, header_style="bold")
@@ -70,7 +77,7 @@ def score(
                 table.add_column(col)
             for q in card.questions:
                 score_text = _fmt(q.get("score", q["p_yes"])) + (" (parent no)" if q.get("zeroed") else "")
-                table.add_row(q["id"], q["aspect"], q["text"], q["answer"], _fmt(q["p_yes"]), score_text)
+                table.add_row(*(Text(clean_text(q[k])) for k in ("id", "aspect", "text", "answer")), _fmt(q["p_yes"]), score_text)
             console.print(table)
         else:
             console.print("  (the text gave no questions: VQ2 undefined)")

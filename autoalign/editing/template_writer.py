@@ -42,6 +42,7 @@ from autoalign.editing.policy import by_confidence
 from autoalign.inflect import plural
 from autoalign.registry import register
 from autoalign.types import Instruction, Mismatch
+from autoalign.wording import ABSENT_CORRECTIONS
 
 logger = logging.getLogger(__name__)
 
@@ -54,10 +55,15 @@ NUMBER_WORDS: dict[str, int] = {
     "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20,
 }
 _COUNT_WORDS = {v: k for k, v in NUMBER_WORDS.items() if k not in ("no", "none", "a", "an", "single", "pair", "couple", "dozen")}
-_ABSENT = {"", "no", "none", "nothing", "missing", "absent", "not present", "not shown", "n/a"}
+_ABSENT = ABSENT_CORRECTIONS
 _NEGATIONS = ("no ", "without ", "not ", "none of ")
 _EXTRA = ("extra ", "an extra ", "additional ", "an additional ")
 _ARTICLES = ("a ", "an ", "the ")
+# Words that start a phrase in lower case inside an instruction, however the prompt capitalised them
+# ("A red colored car." -> "add a red colored car").
+_LOWER_LEADS = {"a", "an", "the", "some", "several", "many", "few", "this", "that", "these", "those", "his", "her",
+                "their", "its", "my", "your", "our", "no", "one", "two", "three", "four", "five", "six", "seven",
+                "eight", "nine", "ten"}
 MAX_SWAP_WORDS = 3  # a longer correction describes a scene, not the one thing to replace
 # Nouns that are part of a relation, not one of its sides ("to the left of", "on top of").
 _RELATION_NOUNS = {"left", "right", "top", "front", "back", "side", "middle", "bottom", "center", "centre", "edge", "behind", "rear"}
@@ -125,9 +131,19 @@ def _is_plural_phrase(phrase: str) -> bool:
     return bool(nouns) and nouns[-1].tag_ in ("NNS", "NNPS")
 
 
+def lower_lead(phrase: str) -> str:
+    """``phrase`` with a leading article, determiner or number word in lower case: the prompt's
+    sentence capital does not belong in the middle of an instruction ("A red car" -> "a red car")."""
+    phrase = phrase.strip()
+    first, sep, rest = phrase.partition(" ")
+    if first.lower() in _LOWER_LEADS and first != first.lower():
+        return first.lower() + sep + rest
+    return phrase
+
+
 def with_article(phrase: str) -> str:
     """``phrase`` as an object of "add": keeps a determiner or number, else adds "a"/"an"."""
-    phrase = phrase.strip()
+    phrase = lower_lead(phrase)
     if not phrase:
         return phrase
     first = phrase.split()[0].lower()
@@ -382,7 +398,7 @@ def _fallback_subject(prompt: str, phrase: str) -> str:
     """What the generic fallback asks for: the phrase when it names a thing, else the whole prompt."""
     if any(_is_noun(t) for t in _parse(phrase)):
         return with_article(phrase.strip())
-    return prompt.strip().rstrip(".")
+    return lower_lead(prompt.strip().rstrip("."))
 
 
 def instruction_texts(prompt: str, mismatch: Mismatch) -> list[str]:

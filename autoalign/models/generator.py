@@ -53,8 +53,8 @@ logger = logging.getLogger(__name__)
 LOAD_OPTIONS: frozenset[str] = frozenset(
     {"variant", "use_safetensors", "scheduler", "safety_checker", "pipeline", "safety_retries"}
 )
-#: Options this module handles itself.
-OWN_OPTIONS: frozenset[str] = frozenset({"batch_size"})
+#: Options this module handles itself (``negative_prompt``: the default when a run gives none).
+OWN_OPTIONS: frozenset[str] = frozenset({"batch_size", "negative_prompt"})
 DEFAULT_SAFETY_RETRIES = 2
 
 
@@ -358,6 +358,7 @@ class DiffusersGenerator:
         if not isinstance(prompt, str) or not prompt.strip():
             raise InputError("prompt must be a non-empty string")
         n, seed = check_count(n), check_seed(seed)
+        negative_prompt = negative_prompt or self.options.get("negative_prompt") or None
         self.pipe  # noqa: B018 - load (and learn whether a negative prompt is read) before drawing
         if negative_prompt and self._negative_ignored and not self._warned_negative:
             logger.warning("generator: the negative prompt is ignored: %s", self._negative_ignored)

@@ -1,0 +1,116 @@
+"""The knobs a diffusers user expects (--device, --dtype, --steps, --guidance-scale, --negative-prompt,
+--width, --height) map onto one set of config fields for run, batch, bench and the studio; batch --seed."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import autoalign.doubles.scene  # noqa: F401 - registers the scene-double backends
+from autoalign.cli import main
+from autoalign.cli_apps import flag_overrides
+from autoalign.config import ConfigError, load_config
+from autoalign.knobs import FIELDS, diffusers_overrides
+from autoalign.ui.settings import StudioSettings
+
+ALL_KNOBS = {"device": "cpu", "dtype": "float32", "steps": 3, "guidance_scale": 2.5,
+             "negative_prompt": "blurry", "width": 96, "height": 64}
+EXPECTED = {"device": "cpu", "dtype": "float32",
+            "generator": {"num_inference_steps": 3, "guidance_scale": 2.5, "negative_prompt": "blurry",
+                          "width": 96, "height": 64}}
+FLAGS = ["--device", "cpu", "--dtype", "float32", "--steps", "3", "--guidance-scale", "2.5",
+         "--negative-prompt", "blurry", "--width", "96", "--height", "64"]
+
+
+def cli(capsys, *args: str) -> tuple[int, str, str]:
+    try:
+        main(list(args))
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_each_knob_maps_to_one_config_field():
+    assert diffusers_overrides(**ALL_KNOBS) == EXPECTED
+    assert diffusers_overrides() == {}
+    assert set(FIELDS) == set(ALL_KNOBS)
+    assert flag_overrides(seed=4, **ALL_KNOBS) == {"loop": {"seed": 4}, **EXPECTED}
+
+
+def test_the_studio_uses_the_same_mapping():
+    cfg = StudioSettings(preset="tiny", **ALL_KNOBS).to_config()
+    assert (cfg.device, cfg.dtype) == ("cpu", "float32")
+    assert {k: cfg.generator.options[k] for k in EXPECTED["generator"]} == EXPECTED["generator"]
+    untouched = StudioSettings(preset="tiny").to_config()  # empty knobs keep the preset's values
+    assert untouched.generator.options == load_config("tiny").generator.options
+
+
+@pytest.mark.parametrize(
+    ("knob", "value", "message"),
+    [
+        ("width", 100, "--width must be a multiple of 8"),
+        ("height", 0, "--height must be a multiple of 8"),
+        ("steps", 0, "--steps must be >= 1"),
+        ("steps", 2.5, "--steps must be a whole number"),
+        ("guidance_scale", -1, "--guidance-scale must be a number >= 0"),
+        ("dtype", "float8", "--dtype must be one of auto, float32, float16, bfloat16"),
+        ("device", "gpu0", "--device must be auto, cpu, cuda, cuda:N or mps"),
+    ],
+)
+def test_bad_knob_values_are_refused_naming_the_flag(knob, value, message):
+    with pytest.raises(ConfigError, match=message):
+        diffusers_overrides(**{knob: value})
+
+
+def test_run_flags_reach_the_run_configuration(tmp_path, capsys):
+    out = tmp_path / "run"
+    code, stdout, _ = cli(capsys, "run", "two red apples", "--preset", "scene-double", "--out", str(out),
+                          "--candidates", "1", "--quiet", "--json", *FLAGS)
+    assert code == 0
+    stored = json.loads((out / "config.json").read_text())["config"]
+    assert (stored["device"], stored["dtype"]) == ("cpu", "float32")
+    assert {k: stored["generator"]["options"][k] for k in EXPECTED["generator"]} == EXPECTED["generator"]
+    from PIL import Image
+
+    with Image.open(out / "candidates" / "cand_00.png") as im:
+        assert im.size == (96, 64)  # the scene double draws at the configured size
+    assert json.loads(stdout)["preset"] == "scene-double"
+
+
+def test_a_bad_run_flag_is_a_one_line_error_and_writes_nothing(tmp_path, capsys):
+    out = tmp_path / "run"
+    code, _, err = cli(capsys, "run", "two red apples", "--preset", "scene-double", "--out", str(out), "--width", "100")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "--width" in err
+    assert not out.exists()
+
+
+def test_batch_takes_the_knobs_and_a_seed(tmp_path, capsys):
+    prompts = tmp_path / "prompts.csv"
+    prompts.write_text("prompt,seed\ntwo red apples,\nthree blue cups,5\n", encoding="utf-8")
+    out = tmp_path / "batch"
+    code, _, err = cli(capsys, "batch", str(prompts), "--out", str(out), "--preset", "scene-double", "--seed", "11",
+                       "--candidates", "1", "--max-rounds", "1", "--no-progress", "--no-report", *FLAGS)
+    assert code == 0, err
+    rows = [json.loads(line) for line in (out / "manifest.jsonl").read_text().splitlines() if line.strip()]
+    seeds = {r["prompt"]: r["seed"] for r in rows}
+    assert seeds == {"two red apples": 11, "three blue cups": 5}  # a row's own seed wins over --seed
+    run_configs = list(out.rglob("config.json"))
+    assert run_configs
+    for path in run_configs:
+        stored = json.loads(path.read_text())["config"]
+        assert stored["generator"]["options"]["width"] == 96 and stored["device"] == "cpu"
+
+
+def test_bench_run_takes_the_knobs(tmp_path, capsys):
+    suite = tmp_path / "suite.csv"
+    suite.write_text("prompt,category\ntwo red apples,count\n", encoding="utf-8")
+    out = tmp_path / "bench"
+    code, _, err = cli(capsys, "bench", "run", "--suite", str(suite), "--preset", "scene-double", "--out", str(out),
+                       "--candidates", "1", "--max-rounds", "1", "--no-progress", *FLAGS)
+    assert code == 0, err
+    meta = json.loads((out / "bench.json").read_text())
+    assert meta["config"]["generator"]["options"]["num_inference_steps"] == 3
+    assert meta["config"]["generator"]["options"]["negative_prompt"] == "blurry"
