@@ -29,6 +29,7 @@ from typing import Any, Sequence
 
 from autoalign.benchmarks.metrics import mean_metric, paired_gain, rate_metric
 from autoalign.files import atomic_save_image, atomic_write_json, atomic_write_text
+from autoalign.types import RunResult
 from autoalign.world import oracle
 from autoalign.world.scene import CATEGORIES, parse_caption, spec_for
 
@@ -88,15 +89,14 @@ def oracle_view(path: Path, spec) -> dict[str, Any]:
     }
 
 
-def _round_images(summary: dict[str, Any], run_dir: Path) -> list[Path]:
+def _round_images(result: RunResult, run_dir: Path) -> list[Path]:
     """The best image after each round 0..R (round 0: the reranked candidate), from the round records."""
-    first = summary.get("first_best") or {}
-    current = run_dir / (first.get("path") if isinstance(first, dict) else "candidates/cand_00.png")
+    current = run_dir / (result.first_best.path if result.first_best is not None else "candidates/cand_00.png")
     out = [current]
-    for rec in summary.get("round_records") or []:
-        for attempt in rec.get("attempts") or []:
-            if (attempt.get("decision") or {}).get("accepted") and attempt.get("chosen"):
-                current = run_dir / attempt["chosen"]
+    for rec in result.round_records:
+        for attempt in rec.attempts:
+            if attempt.decision.accepted and attempt.chosen:
+                current = run_dir / attempt.chosen
         out.append(current)
     return out
 
@@ -111,12 +111,12 @@ def analyse_item(record: dict[str, Any], out: Path, models: Any, config: Any, ma
         except ValueError:
             pass
     spec = parse_caption(record["prompt"])
-    summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
+    result = RunResult.load(run_dir)
     stages = {s: oracle_view(out / record["stages"][s]["image"], spec) for s in STAGE_NAMES if s in record["stages"]}
-    rounds = [oracle_view(p, spec)["aligned"] for p in _round_images(summary, run_dir)]
-    calls = summary.get("model_calls") or {}
+    rounds = [oracle_view(p, spec)["aligned"] for p in _round_images(result, run_dir)]
+    calls = result.model_calls
     n_loop = len(list((run_dir / "candidates").glob("cand_*.png")))
-    edited = sum(len(a.get("samples") or []) for r in summary.get("round_records") or [] for a in r.get("attempts") or [])
+    edited = sum(len(a.samples) for r in result.round_records for a in r.attempts)
     budget = min(max_candidates, n_loop + edited)
     cands = _candidates(record, run_dir, models, config, max(8, budget))
     data = {
@@ -126,15 +126,15 @@ def analyse_item(record: dict[str, Any], out: Path, models: Any, config: Any, ma
         "loop_calls": {"generator_images": n_loop, "editor_images": edited, "raw": calls},
         "budget": budget,
         "candidates": cands,
-        "judge_aligned": _judge_says_aligned(summary, config),
+        "judge_aligned": _judge_says_aligned(result, config),
     }
     atomic_write_json(cache, data)
     return data
 
 
-def _judge_says_aligned(summary: dict[str, Any], config: Any) -> bool:
+def _judge_says_aligned(result: RunResult, config: Any) -> bool:
     """The loop's own verdict on its final image: it stopped because the judge found it aligned."""
-    return str(summary.get("stop_reason")) == "aligned"
+    return result.stop_reason == "aligned"
 
 
 def _candidates(record: dict[str, Any], run_dir: Path, models: Any, config: Any, n: int) -> list[dict[str, Any]]:
@@ -170,7 +170,8 @@ def _candidates(record: dict[str, Any], run_dir: Path, models: Any, config: Any,
 
 
 def summary_seed(run_dir: Path) -> int:
-    return int(json.loads((run_dir / "summary.json").read_text(encoding="utf-8")).get("seed") or 0)
+    """The seed of the run in ``run_dir`` (its ``summary.json``, read as a RunResult)."""
+    return RunResult.load(run_dir).seed
 
 
 # --------------------------------------------------------------------------------------------- figures
@@ -253,8 +254,7 @@ def figures(items: Sequence[dict[str, Any]]) -> dict[str, Any]:
 def analyse(out: Path, config: Any, models: Any = None, progress: bool = True) -> dict[str, Any]:
     """Oracle figures of a finished (or partial) ``bench run`` on the shapes suite; writes ``oracle.json``
     and ``oracle.md`` into ``out``."""
-    from autoalign.benchmarks.bench_runner import latest_results
-    from autoalign.benchmarks.bench_runner import bench_config
+    from autoalign.benchmarks.bench_runner import bench_config, latest_results
 
     out = Path(out)
     cfg = bench_config(config, correct=True)
