@@ -124,7 +124,7 @@ def _clip_used(config) -> bool:
     return bool(config.scoring.clip) or config.scoring.primary == "clip"
 
 
-def missing_models(config, roles: tuple[str, ...] = WEIGHT_ROLES + ("questions",)) -> list[str]:
+def missing_models(config, roles: tuple[str, ...] = catalog.WEIGHT_ROLES + ("questions",)) -> list[str]:
     """``"role: why"`` for each of ``roles`` whose model cannot be had now (loads nothing).
 
     Commands call this before they create anything, so an offline run of a real preset stops with

@@ -150,7 +150,8 @@ class RunProgress:
 
 def _preflight(cfg: Any, from_image: bool) -> None:
     """Stop before anything is written when a model the run needs cannot be had (offline, not cached)."""
-    from autoalign.commands.models import WEIGHT_ROLES, missing_models
+    from autoalign.commands.models import missing_models
+    from autoalign.models.catalog import WEIGHT_ROLES
 
     roles = tuple(r for r in WEIGHT_ROLES if not (r == "generator" and from_image and not cfg.loop.regenerate_on_stall)
                   and not (r == "editor" and cfg.loop.max_rounds == 0)) + ("questions",)
