@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from autoalign.benchmarks.bench_runner import META_FILE, RESULTS_FILE, latest_results
-from autoalign.files import atomic_write_text, directory_lock
 from autoalign.benchmarks.metrics import (
     SCORE_KEYS,
     Metric,
@@ -37,6 +36,7 @@ from autoalign.benchmarks.metrics import (
     directions,
     to_jsonable,
 )
+from autoalign.files import atomic_write_text, directory_lock
 from autoalign.wording import clean_text, mismatch_words, scores_warning
 
 logger = logging.getLogger(__name__)

@@ -29,7 +29,7 @@ from autoalign.world import facts, oracle
 from autoalign.world.data import questions as caption_questions
 from autoalign.world.data import world_scenes
 from autoalign.world.render import draw, scene_for
-from autoalign.world.scene import Group, Obj, Scene, Spec, colors, spec_for
+from autoalign.world.scene import Group, Scene, Spec, spec_for
 
 SPLITS = ("test", "compositional")
 PARTS = ("oracle", "vlm", "vq2", "clip")
@@ -80,7 +80,7 @@ def eval_oracle(n: int) -> dict[str, Any]:
     out = {}
     for split in SPLITS:
         ok = 0
-        for i, (spec, scene) in enumerate(world_scenes(split, n)):
+        for _spec, scene in world_scenes(split, n):
             reading = oracle.read(draw(scene))
             key = lambda s: sorted((o.shape, o.color, o.size) for o in s.objects)  # noqa: E731
             ok += bool(reading.readable and key(reading.scene) == key(scene))

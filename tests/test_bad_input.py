@@ -9,10 +9,10 @@ import os
 
 import pytest
 from PIL import Image
+from test_ui_uploads import png_claiming_size
 
 import autoalign.doubles.scene  # noqa: F401 - registers the scene-double backends
 from autoalign.cli import main
-from test_ui_uploads import png_claiming_size
 
 PROMPT = "two red apples and a blue plate"
 

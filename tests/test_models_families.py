@@ -75,4 +75,4 @@ def test_the_editor_loads_the_pipeline_class_a_preset_names():
     )
     assert type(editor.pipe).__name__ == "FluxKontextPipeline"
     with pytest.raises(ConfigError, match="not a diffusers pipeline"):
-        DiffusersEditor(RoleSpec("diffusers-edit", "tiny:flux-kontext", {"pipeline": "NoSuchPipeline"}), CPU).pipe
+        DiffusersEditor(RoleSpec("diffusers-edit", "tiny:flux-kontext", {"pipeline": "NoSuchPipeline"}), CPU).pipe  # noqa: B018 - loading raises

@@ -15,7 +15,6 @@ from autoalign.config import ConfigError, load_config
 from autoalign.models import cache, catalog, loading
 from autoalign.models.loading import ModelNotAvailable, resolve_device, resolve_model, role_device, snapshot_problems
 
-
 # --- dtype and device ----------------------------------------------------------------------------
 
 

@@ -25,8 +25,8 @@ from autoalign.benchmarks.bench_runner import bench_run, latest_results
 from autoalign.benchmarks.suites import Suite, SuiteItem
 from autoalign.cli import main
 from autoalign.config import load_config
-from autoalign.files import read_jsonl
 from autoalign.doubles.bench import EvaluatorDouble, LoopRunnerDouble
+from autoalign.files import read_jsonl
 
 HOSTILE_IDS = ["../../escaped", "/tmp/absolute-escape", "sub/dir/name", "a" * 300, "a/b", "a_b", "~", "..", "CON",
                "\\windows\\path", "ｅｓｃ／ａｐｅ"]

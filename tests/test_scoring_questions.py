@@ -278,8 +278,9 @@ def test_offline_generator_is_deterministic_and_fast():
 
 
 def test_not_a_thing_words_are_data_in_prompts():
-    from autoalign import prompts as prompt_files
     import json
+
+    from autoalign import prompts as prompt_files
 
     words = json.loads(prompt_files.load("question_words.json"))
     assert {"meta", "frame", "style", "flag"} <= set(words["not_things"])

@@ -33,8 +33,8 @@ def train_command(
     steps: Optional[int] = typer.Option(None, "--steps", help="Override each recipe's number of steps (smoke tests)."),
 ) -> None:
     """Train the world's models (seeded, resumable) and write their weights."""
-    from autoalign.world.train import MODELS, WEIGHTS_DIR
     from autoalign.world import recipes
+    from autoalign.world.train import MODELS, WEIGHTS_DIR
 
     names = list(dict.fromkeys(only or MODELS))
     bad = [n for n in names if n not in MODELS]

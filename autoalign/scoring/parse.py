@@ -389,7 +389,6 @@ class _Reader:
         self.frames.add(tok.i)
         countable = _lemma(tok) not in self.not_things["frame_mass"] and tok.tag_ not in ("NNS", "NNPS")
         mods = [c for c in tok.children if c.dep_ in ("amod", "compound", "nmod") and c.i < tok.i]
-        head_words = [c.lower_ for c in sorted(_compounds(tok), key=lambda t: t.i)] + [tok.lower_]
         if not countable:  # "digital art": one value, asked as "is this digital art?"
             words = sorted({t.i for m in mods for t in m.subtree} | {tok.i})
             self._add_global(" ".join(self.doc[i].lower_ for i in words), "frame", tok.i, countable=False)

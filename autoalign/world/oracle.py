@@ -25,7 +25,7 @@ import numpy as np
 from PIL import Image
 
 from autoalign.world.render import relation_holds
-from autoalign.world.scene import IMAGE_SIZE, Obj, Scene, Spec, background, colors, sizes
+from autoalign.world.scene import IMAGE_SIZE, Obj, Scene, Spec, background, colors
 
 COLOR_TOLERANCE = 95.0
 MIN_AREA = 24

@@ -90,11 +90,9 @@ def examples(n_scenes: int, split: str = "train", seed: int = 0) -> list[wdata.E
 
 def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, n_scenes: int = N_SCENES, resume: bool = True, progress: bool = True) -> dict:
     import torch
-
-    from autoalign.models.tiny_vlm import build_tokenizer
-
     from transformers import PreTrainedTokenizerFast
 
+    from autoalign.models.tiny_vlm import build_tokenizer
     from autoalign.world.train import work_dir
 
     pool = examples(n_scenes, seed=seed)
