@@ -300,8 +300,9 @@ def from_dict(data: dict[str, Any]) -> Config:
     unknown = sorted(set(data) - known_top)
     if unknown:
         raise ConfigError(f"unknown top-level field(s): {', '.join(unknown)}")
+    top_types = {f.name: str(f.type) for f in fields(Config)}  # "str" or "bool" for these fields
     for key in list(data):
-        data[key] = _check_type(key, "str", data[key])
+        data[key] = _check_type(key, top_types[key], data[key])
     cfg = Config(**roles, loop=loop, scoring=scoring, detection=detection, **data)
     return cfg.validate()
 
