@@ -265,16 +265,13 @@ def test_offline_generator_reads_the_failure_classes_of_issue_17(prompt, expecte
         assert not any(bad in t for t in texts), (bad, texts)
 
 
-def test_offline_generator_is_deterministic_and_fast():
-    import time
-
+def test_offline_generator_is_deterministic():
+    # speed is measured by the benchmark (python -m autoalign.benchmarks.dsg_questions), not asserted
+    # here: a shared CI box makes wall-clock bounds flaky
     prompt = "a small green triangle to the left of a yellow circle, and two red apples on a blue plate"
-    gen = spacy_gen()
-    first = gen.generate(prompt)
-    t0 = time.perf_counter()
-    for _ in range(5):
-        assert gen.generate(prompt) == first
-    assert (time.perf_counter() - t0) / 5 < 0.5  # ~5-10 ms on a quiet CPU; generous for a loaded CI box
+    first = spacy_gen().generate(prompt)
+    for _ in range(3):
+        assert spacy_gen().generate(prompt) == first
 
 
 def test_not_a_thing_words_are_data_in_prompts():

@@ -512,7 +512,8 @@ class _Reader:
             if c.dep_ in ("nummod",) or (c.like_num and c.dep_ in ("amod", "quantmod", "det")):
                 noun.numbers.append(c.lower_)
                 noun.modifier_start[c.lower_] = c.i
-        noun.bare = not noun.plural and not _determined(tok, parts)
+        first = doc[start]
+        noun.bare = not noun.plural and not (first.pos_ in ("DET", "NUM") or first.tag_ == "PRP$") and not _determined(tok, parts)
         for c in parts:  # "wood table", "denim jacket": a material written as a compound
             if _in(c, self.lex["attribute_kinds"]["material"]) or c.lower_ in self.lex["colors"]:
                 self.add_attr(noun, c.lower_, _kind(c, self.lex), c.i)
@@ -710,7 +711,8 @@ class _Reader:
                 own = own.head
             if own.dep_ != "relcl" and not any(c.dep_ in ("nsubj", "nsubjpass") and _is_noun(c) for c in own.children):
                 return None  # ("a flag that has ...": the relative clause's subject is the flag)
-        if verb.dep_ == "acl" and verb.tag_ == "VBG" and subject.dep_ in ("pobj", "dobj") and (subject.dep_ == "dobj" or subject.head.lower_ in ("in", "with", "at", "on")):
+        participle = verb.tag_ == "VBG" and (verb.dep_ == "acl" or verb.dep_ in ("advcl", "conj") and verb.head.dep_ == "acl")
+        if participle and subject.dep_ in ("pobj", "dobj") and (subject.dep_ == "dobj" or subject.head.lower_ in ("in", "with", "at", "on")):
             outer = subject.head if subject.dep_ == "dobj" else subject.head.head  # "a man wearing a hat holding ..."
             if outer.pos_ == "VERB" and outer.dep_ == "acl":  # "a man sitting on a motorcycle smoking ..."
                 outer = outer.head
