@@ -134,9 +134,10 @@ def missing_models(config, roles: tuple[str, ...] = catalog.WEIGHT_ROLES + ("que
     missing = []
     for role in roles:
         source = finder.source(role, getattr(config, role))
-        if source.startswith("missing:"):
+        if source.startswith("missing") and ":" in source:  # "missing: why" or "missing (about N GB): why"
+            head, why = source.split(":", 1)
             model = finder.model_id(role, getattr(config, role)) or "(none)"
-            missing.append(f"{role} model {model}: {source.removeprefix('missing:').strip()}")
+            missing.append(f"{role} model {model}{head.removeprefix('missing')}: {why.strip()}")
     return missing
 
 
