@@ -138,7 +138,7 @@ def test_bad_upload_is_refused_readably_and_the_next_run_works(client, tmp_path,
     bad = tmp_path / "bad.png"
     if kind == "text-renamed-png":
         bad.write_text("definitely not an image\n")
-        expected = "image: the uploaded file is not an image"
+        expected = "image: not a readable image file"
     else:
         png_claiming_size(bad, 200_000, 200_000)
         expected = "looks like a decompression bomb and was refused"
