@@ -155,13 +155,17 @@ def test_run_labels_resumes_from_its_rows_file(seetrue_subset, tmp_path):
 
 
 class TableClipDouble:
-    """A CLIP test double: cosine looked up by (text, red channel of the image)."""
+    """A CLIP test double: cosine looked up by (caption, red channel of the image).
+
+    CLIPScore embeds "A photo depicts {caption}" (the reference's prefix); the table is keyed by the caption.
+    """
 
     def __init__(self, table: dict[tuple[str, int], float]):
         self.table = table
 
     def cosine(self, images, text):
-        return [self.table[(text, img.getpixel((0, 0))[0])] for img in images]
+        caption = text.removeprefix("A photo depicts ")
+        return [self.table[(caption, img.getpixel((0, 0))[0])] for img in images]
 
 
 def test_run_pairs_winoground_scores(tmp_path):
