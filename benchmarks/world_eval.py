@@ -332,3 +332,27 @@ def print_table(result: dict[str, Any]) -> None:
                 else:
                     table.add_row(where, name, str(m))
         console.print(table)
+
+
+def calibrate_threshold(n: int = 100, split: str = "val", weights: Path | None = None) -> dict[str, Any]:
+    """The VQ2 threshold that best separates a caption's own image from one edit away on the
+    *validation* split (the development set: the shapes preset's ``loop.threshold`` is tuned here,
+    never on test or compositional scenes)."""
+    from autoalign.models.cache import Models
+    from autoalign.scoring.scorer import Scorer
+
+    config = config_for(weights, scoring={"clip": False, "vnli": False})
+    scorer = Scorer(Models(config), config)
+    rng = random.Random(3)
+    pos, neg = [], []
+    for spec, scene in world_scenes(split, n):
+        other = one_edit_away(spec, scene, rng)
+        if other is None:
+            continue
+        own, edited = scorer.score([draw(scene), draw(other)], spec.caption())
+        pos.append(own.vq2)
+        neg.append(edited.vq2)
+    best = max(sorted(set(pos + neg)), key=lambda t: sum(p >= t for p in pos) + sum(q < t for q in neg))
+    acc = (sum(p >= best for p in pos) + sum(q < best for q in neg)) / (len(pos) + len(neg))
+    return {"split": split, "n_pairs": len(pos), "threshold": best, "accuracy": acc,
+            "mean_vq2_own": sum(pos) / len(pos), "mean_vq2_one_edit_away": sum(neg) / len(neg)}

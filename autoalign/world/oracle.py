@@ -8,8 +8,10 @@ Reading an image (:func:`read`):
    :data:`COLOR_TOLERANCE` of it, else it is unknown;
 2. the pixels of each colour are split into 8-connected components; components smaller than
    :data:`MIN_AREA` pixels are fragments (anti-aliased edges, blur);
-3. each component's shape comes from how much of its bounding box it fills (square ~1.0,
-   circle ~0.79, triangle ~0.5) and its size from the box's longer side;
+3. each component's shape comes from how much of its bounding box it fills (square ~1.0, circle
+   ~0.79, triangle ~0.5; generated squares have rounded corners and generated triangles soft edges,
+   hence the wide bands) and where its mass sits (a triangle's is low in its box: apex up); its
+   size comes from the box's longer side;
 4. relations come from the components' centres (:func:`autoalign.world.render.relation_holds`).
 
 It abstains (``Reading.scene is None`` with a reason) rather than guess: a component whose fill or
@@ -30,13 +32,15 @@ from autoalign.world.scene import IMAGE_SIZE, Obj, Scene, Spec, background, colo
 COLOR_TOLERANCE = 95.0
 MIN_AREA = 24
 MAX_OBJECTS = 6
-#: Fill ratio (component area / bounding-box area) bands per shape; between bands the oracle abstains.
-FILL_BANDS = {"triangle": (0.35, 0.66), "circle": (0.70, 0.89), "square": (0.91, 1.01)}
+#: Fill ratio (component area / bounding-box area) bands per shape; outside every band the oracle abstains.
+FILL_BANDS = {"triangle": (0.38, 0.76), "circle": (0.68, 0.845), "square": (0.85, 1.01)}
+#: A triangle's centre of mass sits below its box's centre by ~1/6 of the height; circles and squares ~0.
+TRIANGLE_DROP = 0.07
 ASPECT_MAX = 1.45
 #: Longest bounding-box side (pixels at 64x64) that separates small from big; sides outside
 #: [SIDE_MIN, SIDE_MAX] make the oracle abstain.
 SIZE_SPLIT = 15
-SIDE_MIN, SIDE_MAX = 7, 25
+SIDE_MIN, SIDE_MAX = 5, 25
 MAX_UNKNOWN = 0.08
 MAX_FRAGMENTS = 0.06
 
@@ -58,6 +62,19 @@ def _labels(arr: np.ndarray) -> tuple[np.ndarray, list[str]]:
     label = dist.argmin(-1)
     label[dist.min(-1) > COLOR_TOLERANCE] = -1
     return label, names
+
+
+def classify(fill: float, drop: float) -> str | None:
+    """The shape of a blob from its fill ratio and how far its mass sits below its box's centre
+    (a fraction of the height); None when no shape fits."""
+    lo, hi = FILL_BANDS["triangle"]
+    if drop >= TRIANGLE_DROP and lo <= fill < hi:
+        return "triangle"
+    for shape in ("circle", "square"):
+        lo, hi = FILL_BANDS[shape]
+        if lo <= fill < hi and abs(drop) < TRIANGLE_DROP:
+            return shape
+    return None
 
 
 def read(image: Image.Image) -> Reading:
@@ -90,7 +107,7 @@ def read(image: Image.Image) -> Reading:
             if max(w, h) / min(w, h) > ASPECT_MAX:
                 return Reading(None, f"a {name} blob of {w}x{h} pixels is too elongated for any shape")
             fill = area / float(w * h)
-            shape = next((s for s, (lo, hi) in FILL_BANDS.items() if lo <= fill < hi), None)
+            shape = classify(fill, (ys.mean() - (ys.min() + ys.max()) / 2) / h)
             if shape is None:
                 return Reading(None, f"a {name} blob fills {fill:.2f} of its box: no shape fits")
             size = "small" if side < SIZE_SPLIT else "big"

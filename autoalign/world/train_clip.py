@@ -21,7 +21,7 @@ from autoalign.world.train import Plan, augment, fit
 
 logger = logging.getLogger(__name__)
 
-PLAN = Plan(steps=1000, batch_size=96, lr=1e-3, warmup=100)
+PLAN = Plan(steps=700, batch_size=96, lr=1e-3, warmup=60)
 N_SCENES = 6000
 SMOKE_KWARGS = {"n_scenes": 16}
 MEAN, STD = (0.5, 0.5, 0.5), (0.5, 0.5, 0.5)

@@ -21,8 +21,8 @@ from autoalign.world.train import Plan, fit
 
 logger = logging.getLogger(__name__)
 
-PLAN = Plan(steps=1500, batch_size=48, lr=1e-3, warmup=100)
-N_SCENES = 8000
+PLAN = Plan(steps=1200, batch_size=48, lr=1e-3, warmup=60)
+N_SCENES = 6000
 SMOKE_KWARGS = {"n_scenes": 40}
 DROP = 0.05
 
