@@ -28,7 +28,7 @@ from PIL import Image
 
 from autoalign.config import ConfigError, RoleSpec
 from autoalign.errors import InputError
-from autoalign.models.loading import TINY_PREFIX, DeviceSpec, ModelNotAvailable, resolve_model
+from autoalign.models.loading import TINY_PREFIX, WORLD_PREFIX, DeviceSpec, ModelNotAvailable, resolve_model
 from autoalign.registry import register
 
 logger = logging.getLogger(__name__)
@@ -39,7 +39,7 @@ _PRECISION = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16"}
 
 def split_arch_tag(model_id: str) -> tuple[str, str] | None:
     """``("ViT-B-32", "laion2b_s34b_b79k")`` for an ``ARCH/TAG`` id whose ARCH open_clip knows, else None."""
-    if model_id.startswith(("hf-hub:", "local-dir:", TINY_PREFIX)) or model_id.count("/") != 1:
+    if model_id.startswith(("hf-hub:", "local-dir:", TINY_PREFIX, WORLD_PREFIX)) or model_id.count("/") != 1:
         return None
     arch, tag = model_id.split("/")
     import open_clip
@@ -78,7 +78,7 @@ def open_clip_name(model_id: str) -> tuple[str, str | None, bool]:
     Local directories (and ``tiny:clip``) become ``local-dir:PATH``; hub repos stay ``hf-hub:REPO``
     after :func:`resolve_model` has checked they can be had; ``ARCH/TAG`` stays a built-in name + tag.
     """
-    if model_id.startswith(TINY_PREFIX) or Path(model_id).expanduser().is_dir():
+    if model_id.startswith((TINY_PREFIX, WORLD_PREFIX)) or Path(model_id).expanduser().is_dir():
         return "local-dir:" + resolve_model(model_id, "clip"), None, False
     parts = split_arch_tag(model_id)
     if parts:
