@@ -39,7 +39,7 @@ SUITE_NAME = "shapes"
 PER_CATEGORY = 50
 UNSEEN = "unseen_combinations"
 ASPECTS = ("entity", "attribute", "number", "relation")
-MAX_CANDIDATES = 16
+MAX_CANDIDATES = 12
 STAGE_NAMES = ("baseline", "reranked", "corrected")
 JUDGES = ("vq2", "vnli", "clip", "oracle")
 
