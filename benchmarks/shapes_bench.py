@@ -299,6 +299,8 @@ def markdown(result: dict[str, Any]) -> str:
         if not isinstance(body, dict):
             continue
         lines += [f"## {section}", "", "| | value [95% CI] (n) | p (Wilcoxon) |", "|---|---|---|"]
+        if "value" in body:  # a single figure
+            body = {"": body}
         for key, m in body.items():
             if isinstance(m, dict) and "value" in m:
                 p = ((m.get("extra") or {}).get("wilcoxon") or {}).get("p")
