@@ -120,8 +120,10 @@ class LoopSettings:
             raise ConfigError(f"loop.candidates must be >= 1 (got {self.candidates})")
         if self.max_rounds < 0:
             raise ConfigError(f"loop.max_rounds must be >= 0 (got {self.max_rounds})")
-        if not 0.0 <= self.threshold <= 1.0:
-            raise ConfigError(f"loop.threshold must be in [0, 1] (got {self.threshold})")
+        if not 0.0 <= self.threshold <= 2.5:
+            raise ConfigError(
+                f"loop.threshold must be in [0, 1] for vq2/vnli, or up to 2.5 for clip (CLIPScore) (got {self.threshold})"
+            )
         if self.patience < 1:
             raise ConfigError(f"loop.patience must be >= 1 (got {self.patience})")
         if self.edit_samples < 1:

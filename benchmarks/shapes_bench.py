@@ -36,7 +36,6 @@ from autoalign.world.scene import CATEGORIES, parse_caption, spec_for
 logger = logging.getLogger(__name__)
 
 SUITE_NAME = "shapes"
-PER_CATEGORY = 50
 UNSEEN = "unseen_combinations"
 ASPECTS = ("entity", "attribute", "number", "relation")
 MAX_CANDIDATES = 12
@@ -44,23 +43,33 @@ STAGE_NAMES = ("baseline", "reranked", "corrected")
 JUDGES = ("vq2", "vnli", "clip", "oracle")
 
 
-def suite_items(per_category: int = PER_CATEGORY):
-    """The suite: ``per_category`` test prompts per category plus as many unseen combinations,
-    interleaved so that ``--limit`` takes every category."""
+#: Prompts per category; "shape" captions ("a red circle") have only 15 held-in colour-shape pairs.
+TARGETS = {"counting": 60, "colour_binding": 60, "shape": 15, "size": 60, "spatial": 60, UNSEEN: 60}
+
+
+def suite_items(targets: dict[str, int] | None = None):
+    """The suite: distinct held-out prompts per category (``test`` split; ``unseen_combinations`` from the
+    ``compositional`` split), interleaved so that ``--limit`` takes every category."""
     from autoalign.benchmarks.suites import SuiteItem
 
+    targets = targets or TARGETS
+    seen: set[str] = set()
     columns = []
-    for category in CATEGORIES:
-        columns.append([SuiteItem(f"shapes-{category}-{i:03d}", spec_for("test", i, category).caption(), category)
-                        for i in range(per_category)])
-    columns.append([SuiteItem(f"shapes-unseen-{i:03d}", spec_for("compositional", i).caption(), UNSEEN)
-                    for i in range(per_category)])
-    items, seen = [], set()
-    for row in zip(*columns):
-        for item in row:
-            if item.prompt not in seen:  # a caption drawn twice is asked once
-                seen.add(item.prompt)
-                items.append(item)
+    for category, want in targets.items():
+        column = []
+        for i in range(5000):
+            spec = spec_for("compositional", i) if category == UNSEEN else spec_for("test", i, category)
+            caption = spec.caption()
+            if caption in seen:
+                continue
+            seen.add(caption)
+            column.append(SuiteItem(f"shapes-{category}-{i:04d}", caption, category))
+            if len(column) == want:
+                break
+        columns.append(column)
+    items = []
+    for k in range(max(len(c) for c in columns)):
+        items.extend(c[k] for c in columns if k < len(c))
     return items
 
 
@@ -299,6 +308,8 @@ def markdown(result: dict[str, Any]) -> str:
         if not isinstance(body, dict):
             continue
         lines += [f"## {section}", "", "| | value [95% CI] (n) | p (Wilcoxon) |", "|---|---|---|"]
+        if "value" in body:  # a single figure
+            body = {"": body}
         for key, m in body.items():
             if isinstance(m, dict) and "value" in m:
                 p = ((m.get("extra") or {}).get("wilcoxon") or {}).get("p")

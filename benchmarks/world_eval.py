@@ -334,14 +334,14 @@ def print_table(result: dict[str, Any]) -> None:
         console.print(table)
 
 
-def calibrate_threshold(n: int = 100, split: str = "val", weights: Path | None = None) -> dict[str, Any]:
-    """The VQ2 threshold that best separates a caption's own image from one edit away on the
+def calibrate_threshold(n: int = 100, split: str = "val", weights: Path | None = None, key: str = "vq2") -> dict[str, Any]:
+    """The threshold of score ``key`` that best separates a caption's own image from one edit away on the
     *validation* split (the development set: the shapes preset's ``loop.threshold`` is tuned here,
     never on test or compositional scenes)."""
     from autoalign.models.cache import Models
     from autoalign.scoring.scorer import Scorer
 
-    config = config_for(weights, scoring={"clip": False, "vnli": False})
+    config = config_for(weights, scoring={"clip": key == "clip", "vnli": key == "vnli"})
     scorer = Scorer(Models(config), config)
     rng = random.Random(3)
     pos, neg = [], []
@@ -350,9 +350,9 @@ def calibrate_threshold(n: int = 100, split: str = "val", weights: Path | None =
         if other is None:
             continue
         own, edited = scorer.score([draw(scene), draw(other)], spec.caption())
-        pos.append(own.vq2)
-        neg.append(edited.vq2)
+        pos.append(getattr(own, key))
+        neg.append(getattr(edited, key))
     best = max(sorted(set(pos + neg)), key=lambda t: sum(p >= t for p in pos) + sum(q < t for q in neg))
     acc = (sum(p >= best for p in pos) + sum(q < best for q in neg)) / (len(pos) + len(neg))
-    return {"split": split, "n_pairs": len(pos), "threshold": best, "accuracy": acc,
-            "mean_vq2_own": sum(pos) / len(pos), "mean_vq2_one_edit_away": sum(neg) / len(neg)}
+    return {"split": split, "score": key, "n_pairs": len(pos), "threshold": best, "accuracy": acc,
+            "mean_own": sum(pos) / len(pos), "mean_one_edit_away": sum(neg) / len(neg)}

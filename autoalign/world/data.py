@@ -25,7 +25,7 @@ from autoalign import prompts
 from autoalign.world import facts
 from autoalign.world.oracle import check
 from autoalign.world.render import scene_for
-from autoalign.world.scene import Group, Scene, Spec, spec_for
+from autoalign.world.scene import Group, Scene, Spec, rng_for, spec_for
 
 
 @dataclass
@@ -123,7 +123,7 @@ def world_scenes(split: str, n: int, start: int = 0) -> list[tuple[Spec, Scene]]
     out = []
     for i in range(start, start + n):
         spec = spec_for(split, i)
-        out.append((spec, scene_for(spec, hash((split, i)) & 0xFFFFFFFF)))
+        out.append((spec, scene_for(spec, rng_for(split, i, "place").randrange(2**32))))
     return out
 
 
