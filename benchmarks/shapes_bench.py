@@ -31,7 +31,7 @@ from autoalign.benchmarks.metrics import mean_metric, paired_gain, rate_metric
 from autoalign.files import atomic_save_image, atomic_write_json, atomic_write_text
 from autoalign.types import RunResult
 from autoalign.world import oracle
-from autoalign.world.scene import CATEGORIES, parse_caption, spec_for
+from autoalign.world.scene import parse_caption, spec_for
 
 logger = logging.getLogger(__name__)
 
