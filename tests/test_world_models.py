@@ -16,7 +16,7 @@ from autoalign.world.scene import parse_caption
 from autoalign.world.train import WEIGHTS_DIR
 
 CPU = DeviceSpec("cpu", "float32")
-COMMITTED = ("vlm", "clip", "clip-plain", "generator", "editor")
+COMMITTED = ("vlm", "clip", "vae", "generator", "editor")
 
 
 @pytest.fixture(scope="module")
@@ -67,9 +67,11 @@ def test_training_resumes_from_its_checkpoint(tmp_path):
 
 
 def test_committed_weights_are_small_and_complete():
-    sizes = {name: sum(f.stat().st_size for f in (WEIGHTS_DIR / name).rglob("*") if f.is_file()) for name in COMMITTED}
+    present = [p.name for p in WEIGHTS_DIR.iterdir() if (p / "MODEL_CARD.json").is_file()]
+    assert set(COMMITTED) <= set(present)
+    sizes = {name: sum(f.stat().st_size for f in (WEIGHTS_DIR / name).rglob("*") if f.is_file()) for name in present}
     assert sum(sizes.values()) <= 30 * 1024 * 1024, sizes
-    for name in COMMITTED:
+    for name in present:
         card = json.loads((WEIGHTS_DIR / name / "MODEL_CARD.json").read_text())
         assert card["steps"] == card["plan"]["steps"], name  # finished, not an intermediate checkpoint
     assert not list(WEIGHTS_DIR.rglob("checkpoint.pt"))
