@@ -193,6 +193,11 @@ class Config:
     def validate(self) -> "Config":
         self.loop.validate()
         self.scoring.validate()
+        if self.scoring.primary != "clip" and self.loop.threshold > 1.0:  # CLIPScore runs to 2.5, the others to 1
+            raise ConfigError(
+                f"loop.threshold must be in [0, 1] when scoring.primary is {self.scoring.primary!r} "
+                f"(up to 2.5 only for clip) (got {self.loop.threshold})"
+            )
         if self.writer not in ("template", "llm"):
             raise ConfigError(f"writer must be 'template' or 'llm' (got {self.writer!r})")
         check_device(self.device)

@@ -142,7 +142,7 @@ def preset_warning(preset: str) -> str:
 
 
 def build_app(
-    preset: str = "tiny",
+    preset: str = "shapes",
     runs_dir: str | Path | None = None,
     *,
     stream_fn: StreamFn | None = None,

@@ -47,7 +47,7 @@ KNOBS: tuple[str, ...] = ("candidates", "max_rounds", "threshold", "seed", "edit
 class StudioSettings:
     """What the studio's controls hold for one run; None = leave the preset's (and config file's) value."""
 
-    preset: str = "tiny"
+    preset: str = "shapes"
     candidates: int | None = None
     max_rounds: int | None = None  # shown as "Rounds"
     threshold: float | None = None

@@ -15,7 +15,7 @@ from autoalign.cli_apps import PRESET_HELP, app
 def ui(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on; 0.0.0.0 exposes the studio to your network."),
     port: Optional[int] = typer.Option(None, "--port", help="Port (default: Gradio's, 7860 or the next free one)."),
-    preset: str = typer.Option("tiny", "--preset", help=PRESET_HELP),
+    preset: str = typer.Option("shapes", "--preset", help=PRESET_HELP),
     runs_dir: Optional[Path] = typer.Option(None, "--runs-dir", help="Where runs are written (default: a temp dir)."),
     share: bool = typer.Option(False, "--share", help="Also open a public gradio.live link (off by default)."),
 ) -> None:
