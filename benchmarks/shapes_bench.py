@@ -8,12 +8,13 @@ which the loop never sees, and reports with 95 % bootstrap intervals and paired 
 
 * full prompt alignment (every fact of the caption right) of baseline -> reranked -> corrected;
 * hallucination rate per aspect (entity / attribute / number / relation) before and after;
-* how often the loop made an image worse, and how often the judge (VQ2 >= threshold with no
+* how often the loop made an image worse, and how often the judge (primary score >= threshold with no
   mismatch, the loop's own "aligned") and the oracle disagree;
 * ablations from the same runs: the judge used to rerank the first N candidates (VQ2 / VNLI / CLIP /
   the oracle itself - an upper bound, not a method), the number of edit rounds (0-3, read from the
   run's round records), N candidates (1-8) and, at equal numbers of generator + editor calls,
-  correcting by edits vs simply drawing more candidates and keeping the best by VQ2 (best-of-M).
+  correcting by edits vs simply drawing more candidates and keeping the best by the preset's judge
+  (best-of-M).
 
 Extra candidates for the ablations are drawn with the loop's own seeds (candidate ``i`` uses seed
 ``seed + i``, so the first N are the loop's candidates) and cached per item in ``extra/``, so a
@@ -192,8 +193,9 @@ def _best(cands: Sequence[dict[str, Any]], judge: str) -> dict[str, Any]:
     return max(cands, key=lambda c: (c.get(judge) if c.get(judge) is not None else -1.0))
 
 
-def figures(items: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Every figure of the module docstring from the analysed items."""
+def figures(items: Sequence[dict[str, Any]], judge: str = "vq2") -> dict[str, Any]:
+    """Every figure of the module docstring from the analysed items; ``judge`` (the preset's
+    ``scoring.primary``) picks the best of N candidates in the N and best-of-M ablations, as the loop does."""
 
     def stage_flags(stage: str) -> list[bool]:
         return [it["stages"][stage]["aligned"] for it in items if stage in it["stages"]]
@@ -219,12 +221,12 @@ def figures(items: Sequence[dict[str, Any]]) -> dict[str, Any]:
     better = [not it["stages"]["reranked"]["aligned"] and it["stages"]["corrected"]["aligned"] for it in items if "corrected" in it["stages"]]
     out["loop made it worse (reranked aligned, corrected not)"] = rate_metric("worse", worse).to_dict()
     out["loop fixed it (reranked not aligned, corrected aligned)"] = rate_metric("fixed", better, higher_is_better=True).to_dict()
-    judge = [it["judge_aligned"] for it in items if "corrected" in it["stages"]]
+    verdicts = [it["judge_aligned"] for it in items if "corrected" in it["stages"]]
     truth = [it["stages"]["corrected"]["aligned"] for it in items if "corrected" in it["stages"]]
     out["judge vs oracle on the final image"] = {
-        "disagree": rate_metric("disagree", [j != t for j, t in zip(judge, truth)]).to_dict(),
-        "judge aligned, oracle not (false pass)": rate_metric("false pass", [j and not t for j, t in zip(judge, truth)]).to_dict(),
-        "oracle aligned, judge not (missed)": rate_metric("missed", [t and not j for j, t in zip(judge, truth)]).to_dict(),
+        "disagree": rate_metric("disagree", [j != t for j, t in zip(verdicts, truth)]).to_dict(),
+        "judge aligned, oracle not (false pass)": rate_metric("false pass", [j and not t for j, t in zip(verdicts, truth)]).to_dict(),
+        "oracle aligned, judge not (missed)": rate_metric("missed", [t and not j for j, t in zip(verdicts, truth)]).to_dict(),
     }
     # ablations
     n_loop = max((it["loop_calls"]["generator_images"] for it in items), default=4)
@@ -232,8 +234,8 @@ def figures(items: Sequence[dict[str, Any]]) -> dict[str, Any]:
         j: rate_metric(j, [_best(it["candidates"][:n_loop], j)["oracle"] for it in items], higher_is_better=True).to_dict()
         for j in JUDGES
     }
-    out["ablation: N candidates (best by VQ2)"] = {
-        str(n): rate_metric(str(n), [_best(it["candidates"][:n], "vq2")["oracle"] for it in items if len(it["candidates"]) >= n],
+    out[f"ablation: N candidates (best by {judge})"] = {
+        str(n): rate_metric(str(n), [_best(it["candidates"][:n], judge)["oracle"] for it in items if len(it["candidates"]) >= n],
                             higher_is_better=True).to_dict()
         for n in (1, 2, 4, 8)
     }
@@ -243,11 +245,11 @@ def figures(items: Sequence[dict[str, Any]]) -> dict[str, Any]:
                             higher_is_better=True).to_dict()
         for r in range(max_rounds)
     }
-    bom = [_best(it["candidates"][: max(1, min(it["budget"], len(it["candidates"])))], "vq2")["oracle"] for it in items]
+    bom = [_best(it["candidates"][: max(1, min(it["budget"], len(it["candidates"])))], judge)["oracle"] for it in items]
     edits = [it["stages"]["corrected"]["aligned"] for it in items if "corrected" in it["stages"]]
     out["ablation: edits vs best-of-M at equal generator+editor calls"] = {
         "edits (the loop)": rate_metric("edits", edits, higher_is_better=True).to_dict(),
-        "best-of-M by VQ2": rate_metric("best-of-M", bom, higher_is_better=True).to_dict(),
+        f"best-of-M by {judge}": rate_metric("best-of-M", bom, higher_is_better=True).to_dict(),
         "edits - best-of-M": paired_gain("edits - best-of-M", [float(x) for x in bom], [float(x) for x in edits]).to_dict(),
         "mean M": mean_metric("M", [it["budget"] for it in items], higher_is_better=None).to_dict(),
     }
@@ -280,7 +282,7 @@ def analyse(out: Path, config: Any, models: Any = None, progress: bool = True) -
         iterator = tqdm(records, desc="oracle + ablations", unit="prompt")
     for record in iterator:
         items.append(analyse_item(record, out, models, cfg))
-    result = figures(items)
+    result = figures(items, judge=cfg.scoring.primary)
     atomic_write_json(out / "oracle.json", result)
     atomic_write_text(out / "oracle.md", markdown(result))
     return result
