@@ -122,4 +122,4 @@ def test_a_preset_naming_the_diffusers_backend_gets_this_generator():
     from autoalign.models.cache import Models
 
     generator = Models(load_config("tiny", overrides={"generator": {"backend": "diffusers"}})).generator
-    assert type(generator) is DiffusersGenerator and generator._pipe is None  # built, weights not loaded yet
+    assert type(generator) is DiffusersGenerator

@@ -78,10 +78,12 @@ def test_chart_legend_sits_beside_the_bars_not_on_them():
 
 def _readme_presets() -> dict[str, list[str]]:
     table = {}
-    for line in README.read_text(encoding="utf-8").splitlines():
+    text = README.read_text(encoding="utf-8")
+    section = text.split("## Presets and models", 1)[1].split("\n## ", 1)[0]
+    for line in section.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if line.startswith("| `") and len(cells) == 5:
-            table[cells[0].strip("`")] = cells[1:]
+        if line.startswith("| `") and len(cells) >= 5:
+            table[cells[0].strip("`")] = cells[1:5]
     return table
 
 

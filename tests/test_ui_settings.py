@@ -58,7 +58,7 @@ def test_config_file_fields_apply_under_the_studio_settings(tmp_path):
         ({"writer": "poet"}, "writer must be one of template, llm"),
         ({"editor_strength": 0}, r"image_guidance_scale\) must be > 0"),
         ({"candidates": 0}, "candidates must be >= 1"),
-        ({"threshold": 1.5}, r"threshold must be in \[0, 1\]"),
+        ({"preset": "tiny", "threshold": 1.5}, r"threshold must be in \[0, 1\]"),
         ({"config_file": "/nonexistent/overrides.toml"}, "config file not found"),
         ({"preset": "no-such-preset"}, "unknown preset"),
     ],
