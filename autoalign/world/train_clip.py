@@ -18,6 +18,7 @@ from pathlib import Path
 from autoalign.world import data as wdata
 from autoalign.world.render import draw
 from autoalign.world.train import Plan, augment, fit
+from autoalign.world.train_vae import to_tensor
 
 logger = logging.getLogger(__name__)
 
@@ -38,15 +39,6 @@ def build():
     return CLIP(**json.loads(json.dumps(CONFIG)))
 
 
-def _pixels(images):
-    import numpy as np
-    import torch
-
-    arr = np.stack([np.asarray(im, dtype=np.float32) / 255.0 for im in images])
-    t = torch.from_numpy(arr).permute(0, 3, 1, 2)
-    return (t - 0.5) / 0.5
-
-
 def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, n_scenes: int = N_SCENES, resume: bool = True,
           progress: bool = True, hard_negatives: bool = True, name: str = "clip") -> dict:
     import open_clip
@@ -61,7 +53,7 @@ def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, n_scenes: int = N_SCE
 
     def batch_loss(step: int, rng: random.Random):
         batch = [pairs[rng.randrange(len(pairs))] for _ in range(plan.batch_size)]
-        images = _pixels([augment(draw(scene), rng) for _, scene, _, _ in batch])
+        images = to_tensor([augment(draw(scene), rng) for _, scene, _, _ in batch])
         texts = [cap for _, _, cap, _ in batch] + ([neg for _, _, _, neg in batch] if hard_negatives else [])
         img = F.normalize(model.encode_image(images), dim=-1)
         txt = F.normalize(model.encode_text(tokenizer(texts)), dim=-1)
