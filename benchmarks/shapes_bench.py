@@ -136,13 +136,13 @@ def analyse_item(record: dict[str, Any], out: Path, models: Any, config: Any, ma
         "loop_calls": {"generator_images": n_loop, "editor_images": edited, "raw": calls},
         "budget": budget,
         "candidates": cands,
-        "judge_aligned": _judge_says_aligned(result, config),
+        "judge_aligned": _judge_says_aligned(result),
     }
     atomic_write_json(cache, data)
     return data
 
 
-def _judge_says_aligned(result: RunResult, config: Any) -> bool:
+def _judge_says_aligned(result: RunResult) -> bool:
     """The loop's own verdict on its final image: it stopped because the judge found it aligned."""
     return result.stop_reason == "aligned"
 

@@ -26,7 +26,7 @@ def test_round_images_follow_the_accepted_edits(tmp_path):
     run = _run_dir(tmp_path)
     result = RunResult.load(run)
     assert shapes_bench._round_images(result, run) == [run / "candidates/cand_00.png", run / "rounds/r01/i0_s0.png"]
-    assert shapes_bench._judge_says_aligned(result, None) is True
+    assert shapes_bench._judge_says_aligned(result) is True
     assert shapes_bench.summary_seed(run) == 0
 
 
@@ -38,5 +38,5 @@ def test_a_rejected_edit_keeps_the_previous_image_and_max_rounds_is_not_aligned(
                               "first_best": {**data["first_best"], "path": "candidates/cand_01.png"}})
     result = RunResult.load(run)
     assert shapes_bench._round_images(result, run) == [run / "candidates/cand_01.png"] * 2
-    assert shapes_bench._judge_says_aligned(result, None) is False
+    assert shapes_bench._judge_says_aligned(result) is False
     assert shapes_bench.summary_seed(run) == 7

@@ -25,7 +25,6 @@ from autoalign.world.scene import (
     colors,
     count_words,
     parse_group,
-    plural,
     relations,
     shapes,
     sizes,
@@ -257,13 +256,3 @@ def canonical_questions(scene: Scene, rng: random.Random, k: int = 4) -> list[tu
         if truth is not None:
             out.append((text, truth))
     return out
-
-
-def count_word(n: int) -> str:
-    return count_words()[n - 1] if 1 <= n <= len(count_words()) else str(n)
-
-
-__all__ = [
-    "question_truth", "yes_no_truth", "open_answer", "describe", "perturb", "canonical_questions", "matching",
-    "relation_truth", "plural",
-]
