@@ -265,6 +265,49 @@ def test_offline_generator_reads_the_failure_classes_of_issue_17(prompt, expecte
         assert not any(bad in t for t in texts), (bad, texts)
 
 
+@pytest.mark.parametrize(
+    "prompt, expected, absent",
+    [
+        # the tagger reads "geese" as an adjective: the object of a preposition is a thing; the group hands its relations on
+        ("a flock of geese near a barn", ["are there geese?", "are the geese near the barn?"], ["flock"]),
+        ("a herd of cows are grazing in a field", ["are the cows grazing in the field?"], ["herd"]),
+        # "left to X" / "next to X" with X hung on "to" as an infinitive
+        ("a photo of a cat and a bench; cat is left to bench", ["is the cat to the left of bench?"], ["benching", "is the cat left?"]),
+        ("Man with red hat sitting next to lamp", ["is there man?", "is the man sitting next to lamp?"], ["Man", "lamping"]),
+        # a colour as the object: the relation after it is the wearer's
+        ("a girl dressed in red next to a horse", ["is the girl next to the horse?"], []),
+        # "trying to catch": the subject of "trying" catches; "trying" alone is no state
+        ("a dog is trying to catch a frisbee", ["does the dog catch the frisbee?"], ["is the dog trying?"]),
+        # a clause with its own subject ("you") is not about the thing; what it shows is in the thing
+        ("a kitchen where you can see a stove", ["is the stove in the kitchen?"], ["see"]),
+        # "it" is the thing the participle is not about
+        ("a cat with kittens sleeping on top of it", ["are the kittens sleeping on top of the cat?"], []),
+    ],
+)
+def test_offline_generator_repairs_common_misparses(prompt, expected, absent):
+    texts = [q.text for q in spacy_gen().generate(prompt)]
+    for want in expected:
+        assert want in texts, (want, texts)
+    for bad in absent:
+        assert not any(bad in t for t in texts), (bad, texts)
+
+
+def test_cache_key_follows_the_word_lists(monkeypatch):
+    from autoalign import prompts as prompt_files
+    from autoalign.scoring import questions as questions_module
+
+    spec = RoleSpec("spacy", None, {})
+    before = questions_module.cache_key("a cat", spec)
+    real_load = prompt_files.load
+
+    def edited_load(name):
+        text = real_load(name)
+        return text.replace('"next"', '"nearby"') if name == "question_words.json" else text
+
+    monkeypatch.setattr(prompt_files, "load", edited_load)
+    assert questions_module.cache_key("a cat", spec) != before
+
+
 def test_offline_generator_is_deterministic():
     # speed is measured by the benchmark (python -m autoalign.benchmarks.dsg_questions), not asserted
     # here: a shared CI box makes wall-clock bounds flaky

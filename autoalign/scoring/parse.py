@@ -37,6 +37,7 @@ from typing import Any
 
 from autoalign import prompts
 from autoalign.errors import AutoAlignError
+from autoalign.inflect import is_plural, singular
 
 logger = logging.getLogger(__name__)
 
@@ -64,6 +65,7 @@ def lexicon() -> dict[str, Any]:
     data["not_attributes"] = set(words["not_attributes"])  # "multiple skiers", "the left leg" is a name, not a look
     data["non_spatial_prepositions"] = set(words["non_spatial_prepositions"])
     data["placing_verbs"] = set(words["placing_verbs"])
+    data["to_prepositions"] = set(words["to_prepositions"])
     data["chain_prepositions"] = {k: set(v) for k, v in words["chain_prepositions"].items() if not k.startswith("_")}
     flags = sorted(not_things["flag"], key=len, reverse=True)
     data["flag_re"] = re.compile(r"(?<!\S)(?:" + "|".join(re.escape(f) for f in flags) + r")(?:\s+(?!-)[^\s,;]+)?(?=\s|$|[,;])", re.I)
@@ -182,6 +184,19 @@ def _is_noun(tok) -> bool:
         return True
     if tok.pos_ == "ADJ" and tok.dep_ == "conj" and tok.head.pos_ in ("NOUN", "PROPN") and not any(c.dep_ == "amod" for c in tok.children):
         return True
+    if _to_place(tok):
+        return True
+    # "a flock of geese" with "geese" tagged as an adjective: what a preposition governs is a thing
+    # (a colour there is the thing's colour, "dressed in green", read elsewhere)
+    if (
+        tok.pos_ == "ADJ"
+        and tok.tag_ == "JJ"
+        and tok.dep_ == "pobj"
+        and not tok.like_num
+        and tok.lower_ not in lexicon()["colors"]
+        and all(c.dep_ in ("det", "amod", "compound", "poss", "nummod", "prep") for c in tok.children)
+    ):
+        return True
     # "a white country home" with "home" tagged as an adverb: an article and a compound make it a noun
     return (
         tok.pos_ in ("ADV", "ADJ")
@@ -189,6 +204,15 @@ def _is_noun(tok) -> bool:
         and any(c.dep_ == "det" and c.lower_ in ("a", "an") for c in tok.children)
         and any(c.dep_ == "compound" for c in tok.children)
     )
+
+
+def _to_place(tok) -> bool:
+    """A thing after "next to" / "left to" that the parser hung on "to" as an infinitive ("next to vase",
+    "airplane is left to backpack": ``to`` is its ``aux``), not as a preposition's object."""
+    if tok.i < 2 or not (tok.tag_ == "VB" or tok.pos_ in ("NOUN", "PROPN") and tok.dep_ in ("acl", "xcomp", "advcl", "ccomp")):
+        return False
+    to, side = tok.doc[tok.i - 1], tok.doc[tok.i - 2]
+    return to.lower_ == "to" and to.dep_ == "aux" and to.head.i == tok.i and side.lower_ in lexicon()["to_prepositions"]
 
 
 def _low(tok) -> str:
@@ -212,9 +236,16 @@ def _compounds(tok) -> list[Any]:
     return out
 
 
+def _word(tok) -> str:
+    """The word as a question writes it: a common noun that only starts the sentence is lower case ("Woman with ...")."""
+    if tok.is_sent_start and tok.pos_ != "PROPN" and tok.text.istitle() and not tok.ent_type_:
+        return tok.lower_
+    return tok.text
+
+
 def _phrase(tok) -> str:
     parts = sorted(_compounds(tok), key=lambda t: t.i)
-    return " ".join([c.text for c in parts] + [tok.text])
+    return " ".join([_word(c) for c in parts] + [_word(tok)])
 
 
 def ing_form(lemma: str) -> str:
@@ -267,6 +298,8 @@ def _subject_of(tok):
         if _is_noun(head) and head is not tok:
             return head
         if head.pos_ in ("VERB", "AUX"):
+            if any(c.dep_ in ("nsubj", "nsubjpass") and c.tag_ == "PRP" for c in head.children):
+                return None  # "a house where you can see ...": about "you", not the house
             if head.dep_ in ("acl", "relcl") and _is_noun(head.head):
                 return head.head
             subjects = [c for c in head.children if c.dep_ in ("nsubj", "nsubjpass") and _is_noun(c)]
@@ -288,6 +321,12 @@ def _prep_relation(prep, lex) -> tuple[str, Any] | None:
         pobj = next((c for c in pcomp.children if c.dep_ == "pobj"), None) if pcomp is not None else None
         if pobj is None:
             return None
+    if _lemma(pobj) in lex["not_things"]["quantity"] and prep.lower_ not in ("in", "into", "inside", "within", "among", "of"):
+        # "across a vast expanse of land", "next to a pile of books": the thing after "of"
+        of = next((c for c in pobj.children if c.dep_ == "prep" and c.lower_ == "of"), None)
+        inner = next((c for c in of.children if c.dep_ == "pobj"), None) if of is not None else None
+        if inner is not None:
+            pobj = inner
     words = prep.lower_
     side = prep.head.lower_ if prep.head.i == prep.i - 1 else ""
     if side in ("left", "right") and words in ("to", "of"):  # "the human is right to the bed"
@@ -498,14 +537,17 @@ class _Reader:
         chunk = next((c for c in doc.noun_chunks if c.root.i == tok.i), None)
         start, end = (chunk.start, chunk.end) if chunk is not None else (tok.i, tok.i + 1)
         parts = _compounds(tok)
+        plural, lemma = tok.tag_ in ("NNS", "NNPS"), _lemma(tok)
+        if tok.pos_ not in ("NOUN", "PROPN") and is_plural(tok.text):  # "geese" tagged as an adjective
+            plural, lemma = True, singular(tok.text)
         self.nouns[tok.i] = Noun(
             index=tok.i,
             phrase=_phrase(tok),
-            plural=tok.tag_ in ("NNS", "NNPS"),
+            plural=plural,
             chunk=doc[start:end].text,
             start=start,
             end=end,
-            lemma=_lemma(tok),
+            lemma=lemma,
         )
         noun = self.nouns[tok.i]
         for c in tok.children:
@@ -562,7 +604,12 @@ class _Reader:
                 for c in tok.head.children:
                     if c.dep_ in ("acomp", "attr") and c.pos_ in ("ADJ", "VERB"):
                         self._describe(noun, c)
-            if tok.dep_ == "nsubjpass" and tok.head.tag_ == "VBN" and not self._verb_has_object(tok.head):
+            if (
+                tok.dep_ == "nsubjpass"
+                and tok.head.tag_ == "VBN"
+                and tok.head.lower_ not in self.lex["not_attributes"]
+                and not self._verb_has_object(tok.head)
+            ):
                 self.add_attr(noun, tok.head.lower_, "state", tok.head.i)
         # verbs: a colour as the object ("dressed in green"), "made of X", and actions without objects
         for verb in doc:
@@ -570,6 +617,8 @@ class _Reader:
                 continue
             if _in(verb, self.not_things["meta"]) or verb.lower_ in self.lex["not_attributes"]:
                 continue  # "trending on artstation", "the airplane is left to ..."
+            if verb.i in self.nouns:
+                continue  # "next to vase": a thing the tagger read as a verb
             subject = _subject_of(verb) if verb.dep_ not in ("amod",) else None
             if subject is None or subject.i not in self.nouns:
                 continue
@@ -601,6 +650,8 @@ class _Reader:
                 continue
             if verb.dep_ in ("amod", "aux", "auxpass", "prep"):
                 continue
+            if any(c.dep_ == "xcomp" and c.pos_ == "VERB" for c in verb.children):
+                continue  # "trying to pull off a trick": the action is the verb after "to"
             if verb.tag_ in ("VBG", "VBN") or verb.dep_ in ("ROOT", "conj", "relcl", "acl", "advcl"):
                 self.add_attr(noun, vwords, "state", verb.i)
 
@@ -610,7 +661,7 @@ class _Reader:
                 return True
             if c.dep_ in ("prep", "agent"):
                 rel = _prep_relation(c, self.lex)
-                if rel is not None and rel[1].i in self.nouns:
+                if rel is not None and (rel[1].i in self.nouns or rel[1].lower_ in ("it", "them")):
                     return True
         return False
 
@@ -629,6 +680,20 @@ class _Reader:
                     obj = self._verb_subject(anchor) if has_dobj else self._antecedent(anchor)
                     if obj is None:
                         continue
+                if anchor.lower_ in lex["colors"] and anchor.dep_ == "pobj" and anchor.i not in self.nouns:
+                    # "a man dressed in green next to a dog": next to the man, not to his colour
+                    anchor = anchor.head.head
+                    subject = self._verb_subject(anchor) if anchor.pos_ in ("VERB", "AUX") else None
+                    if subject is not None:
+                        for o in _conjuncts(obj) if obj.dep_ not in ("conj", "appos") else [obj]:
+                            self._relation(subject.i, words, o.i, "prep", "", "")
+                    continue
+                if anchor.pos_ == "ADP" and anchor.dep_ == "prep" and tok.lower_ != "of":
+                    # "with a beer in his hand": the beer is in the hand
+                    held = next((c for c in anchor.children if c.dep_ == "pobj"), None)
+                    if held is None or held.i not in self.nouns:
+                        continue
+                    anchor = held
                 if _is_noun(anchor) and anchor.i not in self.nouns:
                     # "a photograph of a bed with a laptop", "a flock of geese in front of ...": the thing after "of"
                     of = next((c for c in anchor.children if c.dep_ == "prep" and c.lower_ == "of"), None)
@@ -643,6 +708,8 @@ class _Reader:
                     subjects = self._group(anchor)
                 elif anchor.pos_ in ("VERB", "AUX"):
                     subject = self._verb_subject(anchor)
+                    if subject is not None and subject.i == obj.i and _subject_of(anchor) is not None:
+                        subject = _subject_of(anchor)  # "a toilet with seashells sitting on top of it": the seashells
                     if subject is None:
                         continue
                     subjects = self._group(subject)
@@ -664,10 +731,25 @@ class _Reader:
                 for s in subjects:
                     for o in _conjuncts(obj) if obj.dep_ not in ("conj", "appos") else [obj]:
                         self._relation(s.i, words, o.i, kind, tag, finite)
+            elif tok.i in self.nouns and _to_place(tok):  # "sitting next to vase", "airplane is left to backpack"
+                side = doc[tok.i - 2]
+                words = f"to the {side.lower_} of" if side.lower_ in ("left", "right") else f"{side.lower_} to"
+                subject = _subject_of(side)  # what is next to / left of it: the clause's subject
+                if subject is not None and subject.i not in self.nouns:
+                    subject = self._pictured(subject)
+                if subject is None or subject.i not in self.nouns:
+                    continue
+                subjects = self._group(subject)
+                for s in subjects:
+                    self._relation(s.i, words, tok.i, "prep", "", "")
             elif tok.dep_ in ("dobj", "dative") and _is_noun(tok) and tok.head.pos_ == "VERB" and tok.dep_ != "conj":
                 verb = tok.head
                 subject = self._verb_subject(verb)
                 if subject is None:
+                    where = verb.dep_ == "relcl" and any(c.lower_ == "where" for c in verb.children)
+                    if where and verb.head.i in self.nouns:  # "a house where you can see the bedroom": in the house
+                        for o in _conjuncts(tok):
+                            self._relation(o.i, "in", verb.head.i, "prep", "", "")
                     continue
                 vwords, finite = _verb_words(verb)
                 prt = _particle(verb)
@@ -703,12 +785,14 @@ class _Reader:
         at" another thing is about the outer thing ("a man at a food truck viewing the menu").
         """
         subject = _subject_of(verb)
+        if subject is not None and subject.i not in self.nouns:
+            subject = self._pictured(subject)  # "a group of giraffes are gathered ...": the giraffes
         if subject is None or subject.i not in self.nouns:
             return None
         if verb.tag_ not in ("VBG", "VBN") and verb.lemma_ != "be":
             own = verb
-            while own.dep_ == "conj" and own.head.pos_ in ("VERB", "AUX"):
-                own = own.head
+            while own.dep_ in ("conj", "xcomp") and own.head.pos_ in ("VERB", "AUX"):
+                own = own.head  # "is trying to pull off a trick": the subject of "trying"
             if own.dep_ != "relcl" and not any(c.dep_ in ("nsubj", "nsubjpass") and _is_noun(c) for c in own.children):
                 return None  # ("a flag that has ...": the relative clause's subject is the flag)
         participle = verb.tag_ == "VBG" and (verb.dep_ == "acl" or verb.dep_ in ("advcl", "conj") and verb.head.dep_ == "acl")
@@ -719,6 +803,14 @@ class _Reader:
             if _is_noun(outer) and outer.i in self.nouns:
                 return outer
         return subject
+
+    def _pictured(self, tok):
+        """The thing after "of" of a quantity noun that is not itself a thing ("a group of giraffes"), or None."""
+        if not _is_noun(tok) or tok.i in self.nouns or _lemma(tok) not in self.not_things["quantity"]:
+            return None
+        of = next((c for c in tok.children if c.dep_ == "prep" and c.lower_ == "of"), None)
+        inner = next((c for c in of.children if c.dep_ == "pobj"), None) if of is not None else None
+        return inner if inner is not None and inner.i in self.nouns else None
 
     def _antecedent(self, anchor):
         """What "it" / "them" stands for: the last thing named before the phrase it is in."""

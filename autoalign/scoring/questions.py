@@ -54,7 +54,7 @@ from autoalign.types import ASPECTS, Question
 logger = logging.getLogger(__name__)
 
 LLMProvider = Callable[[], Any]  # returns an object with complete_json(messages, schema, name)
-CACHE_VERSION = "1"  # bump when generated questions change for the same settings
+CACHE_VERSION = "2"  # bump when generated questions change for the same settings (2: issue-17 parse repairs)
 
 
 # ---- the VQ2 answer-consistency filter -------------------------------------------------------------
@@ -423,7 +423,8 @@ _memory_lock = threading.Lock()
 
 def cache_key(prompt: str, spec: RoleSpec) -> str:
     blob = json.dumps([CACHE_VERSION, prompt, spec.backend, spec.model, spec.options], sort_keys=True, default=str)
-    blob += prompts.load("vq2_question_templates.json")  # editing the templates invalidates the cache
+    # editing the templates or the word lists invalidates the cache
+    blob += prompts.load("vq2_question_templates.json") + prompts.load("question_words.json")
     return hashlib.sha256(blob.encode()).hexdigest()[:24]
 
 
