@@ -6,7 +6,8 @@
 **Recall of the human questions.** Each row of the DSG file is one human-checked tuple
 (``attribute - color (bears, brown)``). A tuple counts as covered when the generator wrote a fact that
 states the same thing, by this rule (words compared as spaCy lemmas, lower case, articles and
-possessives dropped: "woman's dress" is the dress; "book_1" is the book):
+possessives dropped: "woman's dress" is the dress; "book_1" is the book; a thing's head word is read
+as a noun, "building" is a building):
 
 * entity (thing): a generated entity whose name contains the thing's head word;
 * attribute (thing, value), also DSG's two-argument entity rows (``entity - scale (boy, little)``):
@@ -15,8 +16,10 @@ possessives dropped: "woman's dress" is the dress; "book_1" is the book):
   sharing a word with the value (``state (man, surf)``);
 * count (thing, ==N): a generated count of that thing with the number N;
 * relation / action with two things: a generated relation between those two things (either order)
-  whose predicate shares a word with the human predicate; with one thing (``action (man, play)``):
-  a generated attribute or relation of that thing sharing a word with the predicate;
+  whose predicate shares a word with the human predicate, or where both predicates hold a word of the
+  same group of spatial synonyms (``SPATIAL_SYNONYMS``: "parked by" covers "next to", "atop" covers
+  "on"); with one thing (``action (man, play)``): a generated attribute or relation of that thing
+  sharing a word with the predicate;
 * global (value): a generated global fact sharing a word with the value;
 * text rendering (thing, "TEXT"): a generated text fact with the same text.
 
@@ -52,6 +55,19 @@ from autoalign.scoring.questions import Fact, SpacyQuestions, facts_from_parse
 
 _TUPLE = re.compile(r"^\s*(?P<broad>[\w ]+?)\s*-\s*(?P<detailed>[\w ]*?)\s*\((?P<args>.*)\)\s*$")
 _DROP = {"a", "an", "the", "of", "'s", "’s", "be", "-", ",", "and", "'", '"'}
+# prepositions that name the same place relation (the matching rule's only synonyms)
+SPATIAL_SYNONYMS = (
+    frozenset({"next", "beside", "by", "near", "alongside", "adjacent", "close"}),
+    frozenset({"on", "atop", "upon", "onto", "top"}),
+    frozenset({"in", "inside", "within", "into"}),
+    frozenset({"under", "beneath", "below", "underneath"}),
+    frozenset({"above", "over"}),
+)
+
+
+def same_predicate(generated: frozenset[str], human: frozenset[str], synonyms: bool = True) -> bool:
+    """The predicate part of the matching rule: a shared lemma, or a shared group of spatial synonyms."""
+    return bool(generated & human) or synonyms and any(generated & g and human & g for g in SPATIAL_SYNONYMS)
 
 
 @dataclass
@@ -114,8 +130,8 @@ class Lemmas:
         words = [w for w in re.findall(r"[\w-]+", text.lower()) if w not in _DROP]
         if not words:
             return ""
-        doc = self.nlp(words[-1])
-        return doc[0].lemma_.lower() if len(doc) else words[-1]
+        doc = self.nlp(f"the {words[-1]}")  # read as a noun: "building" is a building, not "build"
+        return doc[-1].lemma_.lower() if len(doc) > 1 else words[-1]
 
 
 def _verb_stems(word: str) -> set[str]:
@@ -139,8 +155,9 @@ def _number(text: str) -> int | None:
 class Matcher:
     """The matching rule of the module docstring."""
 
-    def __init__(self, lemmas: Lemmas):
+    def __init__(self, lemmas: Lemmas, synonyms: bool = True):
         self.lem = lemmas
+        self.synonyms = synonyms  # False: predicates must share a lemma (the rule before SPATIAL_SYNONYMS)
 
     def _names(self, fact: Fact) -> frozenset[str]:
         """Lemmas of the generated thing's name ("bathroom sink" -> {bathroom, sink})."""
@@ -193,7 +210,7 @@ class Matcher:
                     if f.category != "relation":
                         continue
                     s, o = f.args[0], f.args[2]
-                    if s in named and o in named and s != o and lem(f.args[1]) & predicate:
+                    if s in named and o in named and s != o and same_predicate(lem(f.args[1]), predicate, self.synonyms):
                         return f
                 return None
             if named:
@@ -297,6 +314,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--sample-questions", type=int, default=0, help="Print N generated questions (tuning part) to check by hand.")
     ap.add_argument("--sample-matches", type=int, default=0, help="Print N matched (human, generated) pairs to check by hand.")
     ap.add_argument("--part", choices=["tune", "held"], default="tune", help="Which part the samples come from.")
+    ap.add_argument("--lexical-predicates", action="store_true", help="Match relation predicates by shared lemmas only (no spatial synonyms).")
     ap.add_argument("--json", action="store_true", help="Print JSON.")
     args = ap.parse_args(argv)
 
@@ -305,7 +323,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         print(f"error: no DSG tuples read from {args.anns}", file=sys.stderr)
         raise SystemExit(2)
     prompts = {h.item_id: h.prompt for h in tuples}
-    matcher = Matcher(Lemmas())
+    matcher = Matcher(Lemmas(), synonyms=not args.lexical_predicates)
     settings = {"on": [True], "off": [False], "both": [False, True]}[args.filter]
     out: dict[str, Any] = {"file": args.anns, "prompts": len(prompts), "human_tuples": len(tuples), "split": "sha1(item_id) % 2: even = tune"}
     samples: dict[str, Any] = {}

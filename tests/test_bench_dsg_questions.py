@@ -54,6 +54,26 @@ def test_matching_rule_on_hand_made_tuples(anns):
     }
 
 
+def test_matching_rule_spatial_synonyms_and_noun_heads(tmp_path):
+    rows = [
+        ("p3", "a bike parked by a building", "relation", "spatial", "relation - spatial (bike, building, next to)", "Is the bike next to the building?"),
+        ("p3", "a bike parked by a building", "relation", "spatial", "relation - spatial (bike, building, behind)", "Is the bike behind the building?"),
+    ]
+    path = tmp_path / "anns.csv"
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(HEADER)
+        for item, text, broad, detailed, tup, q in rows:
+            w.writerow([item, text, "", "1", "0", broad, detailed, tup, q])
+    lemmas = Lemmas()
+    assert lemmas.head("building") == "building"  # a thing, not the verb "build"
+    next_to, behind = read_anns(path)
+    facts = facts_from_parse(parse_prompt(next_to.prompt))
+    assert Matcher(lemmas).match(next_to, facts).question.text == "is the bike parked by the building?"
+    assert Matcher(lemmas, synonyms=False).match(next_to, facts) is None  # the lexical rule alone
+    assert Matcher(lemmas).match(behind, facts) is None  # another place relation is no synonym
+
+
 def test_benchmark_reports_recall_per_category_and_part(anns, capsys):
     out = main(["--anns", str(anns), "--filter", "off", "--json"])
     res = out["filter_off"]["all"]
