@@ -9,6 +9,14 @@
   asked through the real VQA backend of the ``shapes`` preset.
 * **vq2** - ROC AUC of VQ2 and VNLI for telling a caption's own image from an image one edit away
   (SeeTRUE's protocol in this world), with bootstrap intervals.
+* **instructions** - the loop's detection and writing on rendered scenes one edit away from their
+  caption: the trained VLM answers the caption's questions (VQ2) and the detector's open questions,
+  the template writer writes; the share whose instruction is exactly the one written from the true
+  scene (the editor's training instruction), and the share of a caption's *own* image with no
+  mismatch reported (no false alarm).
+* **editor** - the trained editor given that true instruction on a rendered one-edit-away scene:
+  the share of edits the oracle reads as showing the caption (per kind of edit), and the share the
+  oracle cannot read.
 * **clip** - Winoground text / image / group scores of the CLIP with hard negatives and of the one
   trained without them (``clip-plain``), on colour-swapped and relation-swapped pairs (ColorSwap /
   BiVLC protocol); chance is 0.25 / 0.25 / 0.167.
@@ -29,10 +37,10 @@ from autoalign.world import facts, oracle
 from autoalign.world.data import questions as caption_questions
 from autoalign.world.data import world_scenes
 from autoalign.world.render import draw, scene_for
-from autoalign.world.scene import Group, Scene, Spec, spec_for
+from autoalign.world.scene import Group, Scene, Spec, parse_caption, spec_for
 
 SPLITS = ("test", "compositional")
-PARTS = ("oracle", "vlm", "vq2", "clip")
+PARTS = ("oracle", "vlm", "vq2", "instructions", "editor", "clip")
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> dict[str, Any]:
@@ -91,18 +99,6 @@ def eval_oracle(n: int) -> dict[str, Any]:
 # --------------------------------------------------------------------------------------------- VLM
 
 
-def question_type(text: str, aspect: str, answer: str) -> str:
-    if text.lower().startswith("does this image entail"):
-        return "vnli"
-    if aspect == "number":
-        return "count"
-    if aspect == "relation":
-        return "relation"
-    if aspect == "attribute":
-        return "size" if answer in ("small", "big") else "colour"
-    return "existence"
-
-
 def vlm_items(split: str, n: int, seed: int = 0) -> list[dict[str, Any]]:
     """Yes/no items: the generator's questions on the caption and on one-edit-away captions, VNLI, and
     shape questions (a colour the scene has, on another shape); labels from the scene graph."""
@@ -121,7 +117,7 @@ def vlm_items(split: str, n: int, seed: int = 0) -> list[dict[str, Any]]:
                 truth = facts.question_truth(q, scene)
                 if truth is not None:
                     items.append({"scene": scene, "text": predicate.format(answer=q.answer, question=q.text),
-                                  "type": question_type(q.text, q.aspect, q.answer), "label": truth})
+                                  "type": facts.question_topic(q.text, q.aspect, q.answer), "label": truth})
         o = rng.choice(scene.objects)
         shape = rng.choice(["circle", "square", "triangle"])
         items.append({"scene": scene, "text": f"is there a {o.color} {shape}?", "type": "shape",
@@ -196,6 +192,59 @@ def eval_vq2(models, config, n: int) -> dict[str, Any]:
                     if getattr(card, key) is not None:
                         scores[key].append(float(getattr(card, key)))
         out[split] = {f"{k} ROC AUC": auc_with_ci(labels, v) for k, v in scores.items() if len(v) == len(labels)}
+    return out
+
+
+# --------------------------------------------------------------------------------------------- detection, editing
+
+
+def edit_cases(split: str, n: int, seed: int = 11) -> list[Any]:
+    """Editor triples (:func:`autoalign.world.edits.triple`) from ``n`` scenes of ``split``."""
+    from autoalign.world.edits import triple
+
+    rng = random.Random(f"{seed}/{split}")
+    return [t for spec, scene in world_scenes(split, n) if (t := triple(spec, scene, rng)) is not None]
+
+
+def eval_instructions(models, config, n: int) -> dict[str, Any]:
+    from autoalign.detection.vq2_detector import VQ2Detector
+    from autoalign.editing.template_writer import TemplateWriter
+    from autoalign.scoring.scorer import Scorer
+
+    scorer, detector = Scorer(models, config), VQ2Detector(models, config)
+    writer = TemplateWriter(config=config, mode=config.loop.multi_mismatch)
+    out: dict[str, Any] = {}
+    for split in SPLITS:
+        right, quiet = [], []
+        for t in edit_cases(split, n):
+            source, own = draw(t.source), draw(t.target)
+            s_card, o_card = scorer.score([source, own], t.prompt)
+            found = detector.detect(source, t.prompt, s_card)
+            written = writer.write(t.prompt, found, tried=[]) if found else []
+            right.append(bool(written) and written[0].text == t.instruction)
+            quiet.append(not detector.detect(own, t.prompt, o_card))
+        out[split] = {"instruction = the true one (one edit away)": wilson(sum(right), len(right)),
+                      "no mismatch on the caption's own image": wilson(sum(quiet), len(quiet))}
+    return out
+
+
+def eval_editor(models, n: int) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for split in SPLITS:
+        per_kind: dict[str, list[bool]] = {}
+        unread = 0
+        cases = edit_cases(split, n)
+        for t in cases:
+            edited = models.editor.edit(draw(t.source), t.instruction, n=1, seed=0)[0]
+            reading = oracle.read(edited)
+            unread += not reading.readable
+            ok = reading.readable and oracle.check(parse_caption(t.prompt), reading.scene).aligned
+            per_kind.setdefault(t.kind, []).append(ok)
+        table = {f"fixed: {k}": wilson(sum(v), len(v)) for k, v in sorted(per_kind.items())}
+        every = [ok for v in per_kind.values() for ok in v]
+        table["fixed: every kind"] = wilson(sum(every), len(every))
+        table["oracle cannot read the edit"] = wilson(unread, len(cases))
+        out[split] = table
     return out
 
 
@@ -293,6 +342,10 @@ def run(n: int = 300, weights: Path | None = None, parts: Sequence[str] | None =
         result["vlm accuracy"] = eval_vlm(models, n)
     if "vq2" in parts:
         result["own image vs one edit away"] = eval_vq2(models, config, n)
+    if "instructions" in parts:
+        result["the loop's instruction on one-edit-away scenes"] = eval_instructions(models, config, n)
+    if "editor" in parts:
+        result["editor, given the true instruction"] = eval_editor(models, n)
     if "clip" in parts:
         result["clip winoground"] = eval_clip(config, n, weights)
     return result

@@ -42,6 +42,23 @@ def test_world_eval_judges_on_a_small_sample():
     assert clip["group"]["n"] == 4
 
 
+@pytest.mark.slow
+def test_world_eval_reads_instructions_and_edits_with_the_oracle():
+    from autoalign.benchmarks import world_eval
+
+    cases = world_eval.edit_cases("test", 6)
+    assert cases and all(c.instruction and c.prompt for c in cases)
+    config = world_eval.config_for(editor={"num_inference_steps": 4})
+    from autoalign.models.cache import Models
+
+    models = Models(config)
+    got = world_eval.eval_instructions(models, config, 6)["test"]
+    assert got["instruction = the true one (one edit away)"]["n"] == len(cases)
+    edits = world_eval.eval_editor(models, 6)["test"]
+    assert edits["fixed: every kind"]["n"] == len(cases)
+    assert 0 <= edits["oracle cannot read the edit"]["value"] <= 1
+
+
 def test_shapes_suite_holds_300_held_out_prompts_in_every_category():
     from autoalign.benchmarks.suites import load_suite
     from autoalign.world.scene import parse_caption, spec_for

@@ -134,3 +134,4 @@ def test_group_matching_respects_colour_size_and_shape():
     assert len(facts.matching(scene, Group(1, "red", "circle", "small"))) == 1
     assert not facts.matching(scene, Group(1, "red", "circle", "big"))
     assert not facts.matching(scene, Group(1, "blue", "circle"))
+

@@ -26,7 +26,7 @@ app.add_typer(world_app, name="world")
 
 @world_app.command("train")
 def train_command(
-    only: Optional[list[str]] = typer.Option(None, "--only", help="Train only this model (repeatable): vlm, clip, clip-plain, vae, generator, editor."),
+    only: Optional[list[str]] = typer.Option(None, "--only", help="Train only this model (repeatable): clip, clip-plain, vlm, vae, generator, editor."),
     out: Optional[Path] = typer.Option(None, "--out", help="Where to write the weights (default: the package's autoalign/world/weights)."),
     seed: int = typer.Option(0, "--seed", help="Seed of every recipe."),
     fresh: bool = typer.Option(False, "--fresh", help="Ignore saved checkpoints and start over."),
@@ -36,10 +36,10 @@ def train_command(
     from autoalign.world import recipes
     from autoalign.world.train import MODELS, WEIGHTS_DIR
 
-    names = list(dict.fromkeys(only or MODELS))
-    bad = [n for n in names if n not in MODELS]
+    bad = [n for n in only or [] if n not in MODELS]
     if bad:
         raise InputError(f"--only must be one of {', '.join(MODELS)} (got {', '.join(bad)})")
+    names = [n for n in MODELS if not only or n in only]  # in training order
     logging.getLogger("autoalign.world").setLevel(logging.INFO)
     out_dir = Path(out) if out else WEIGHTS_DIR
     console = Console(stderr=True)
@@ -54,9 +54,9 @@ def eval_command(
     n: int = typer.Option(300, "--n", help="Scenes per split to evaluate on."),
     weights: Optional[Path] = typer.Option(None, "--weights", help="Weights directory (default: the committed ones)."),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON."),
-    only: Optional[list[str]] = typer.Option(None, "--only", help="Only these parts (repeatable): oracle, vlm, vq2, clip."),
+    only: Optional[list[str]] = typer.Option(None, "--only", help="Only these parts (repeatable): oracle, vlm, vq2, instructions, editor, clip."),
 ) -> None:
-    """Oracle recovery, VLM accuracy, VQ2/VNLI AUC and CLIP group scores, with n and 95% intervals."""
+    """Oracle recovery, VLM accuracy, VQ2/VNLI AUC, the loop's instructions, edit success and CLIP group scores, with n and 95% intervals."""
     from autoalign.benchmarks import world_eval as evaluate
 
     if n < 1:

@@ -96,6 +96,31 @@ def question_truth(q: Question, scene: Scene) -> bool | None:
     return bool(matching(scene, Group(1, g.color, g.shape, g.size)))
 
 
+def question_topic(text: str, aspect: str, answer: str) -> str:
+    """What a yes/no question is about: vnli, count, relation, size, colour or existence.
+
+    ``aspect`` and ``answer`` are the question generator's (empty and "yes" for a plain question,
+    whose text is read instead)."""
+    low = text.lower()
+    if low.startswith("does this image entail"):
+        return "vnli"
+    if aspect == "number":
+        return "count"
+    if aspect == "relation":
+        return "relation"
+    if aspect == "attribute":
+        words = set(re.findall(r"[a-z]+", f"{answer} {low}" if answer.strip().lower() in ("yes", "no") else answer.lower()))
+        return "size" if words & set(sizes()) else "colour"
+    if answer.strip().lower() in ("yes", "no", ""):
+        body = low.strip().rstrip("?")
+        if split_relation(body) is not None:
+            return "relation"
+        n = _count(body)
+        if n is not None and n != 1 or re.search(r"\b(exactly|only)\b", body):
+            return "count"
+    return "existence"
+
+
 def yes_no_truth(text: str, scene: Scene) -> bool | None:
     """The answer to a plain yes/no question about the scene ("is the square blue?", "are there two
     circles?", "is the triangle to the left of the circle?"); None when it cannot be read."""

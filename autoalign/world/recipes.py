@@ -10,9 +10,9 @@ from pathlib import Path
 #: name -> module with ``PLAN`` and ``train(out_dir, seed, plan, resume, progress)``; in training order
 #: (the generator and the editor need the autoencoder; the editor starts from the generator's text encoder).
 RECIPES = {
-    "vlm": "autoalign.world.train_vlm",
     "clip": "autoalign.world.train_clip",
     "clip-plain": "autoalign.world.train_clip_plain",
+    "vlm": "autoalign.world.train_vlm",
     "vae": "autoalign.world.train_vae",
     "generator": "autoalign.world.train_generator",
     "editor": "autoalign.world.train_editor",

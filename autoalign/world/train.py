@@ -19,10 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from autoalign.world.recipes import RECIPES
+
 logger = logging.getLogger(__name__)
 
 WEIGHTS_DIR = Path(__file__).parent / "weights"
-MODELS = ("vlm", "clip", "clip-plain", "vae", "generator", "editor")
+MODELS = tuple(RECIPES)  # in training order
 
 
 def work_dir() -> Path:
