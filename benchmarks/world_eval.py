@@ -18,7 +18,8 @@
   the share of edits the oracle reads as showing the caption (per kind of edit), and the share the
   oracle cannot read.
 * **clip** - Winoground text / image / group scores of the CLIP with hard negatives and of the one
-  trained without them (``clip-plain``), on colour-swapped and relation-swapped pairs (ColorSwap /
+  trained without them (``clip-plain``) and of one trained with binding swaps among its negatives
+  (``clip-swap``), on colour-swapped and relation-swapped pairs (ColorSwap /
   BiVLC protocol); chance is 0.25 / 0.25 / 0.167.
 
 Everything is seeded; scenes come from the ``test`` and ``compositional`` splits, never ``train``.
@@ -309,7 +310,7 @@ def eval_clip(config, n: int, weights: Path | None = None) -> dict[str, Any]:
 
     root = Path(weights) if weights else WEIGHTS_DIR
     out: dict[str, Any] = {}
-    for name in ("clip", "clip-plain"):
+    for name in ("clip", "clip-plain", "clip-swap"):
         if not (root / name).is_dir():
             out[name] = {"missing": str(root / name)}
             continue

@@ -135,3 +135,17 @@ def test_group_matching_respects_colour_size_and_shape():
     assert not facts.matching(scene, Group(1, "red", "circle", "big"))
     assert not facts.matching(scene, Group(1, "blue", "circle"))
 
+
+
+def test_binding_swaps_exchange_colours_or_reverse_the_relation_and_are_false_on_the_scene():
+    from autoalign.world.data import clip_pairs
+
+    rng = random.Random(0)
+    spec = parse_caption("a red circle to the left of a green square")
+    seen = {facts.swapped(spec, rng).caption() for _ in range(20)}
+    assert seen == {"a green circle to the left of a red square", "a red circle to the right of a green square"}
+    assert facts.swapped(parse_caption("three purple squares"), rng) is None
+    held = parse_caption("a red circle and a blue triangle")  # the swap would draw a red triangle
+    assert facts.swapped(held, rng) is None
+    for _, scene, caption, negative in clip_pairs("train", 40, random.Random(1), swaps=True):
+        assert negative != caption and not oracle.check(parse_caption(negative), scene).aligned

@@ -127,10 +127,15 @@ def world_scenes(split: str, n: int, start: int = 0) -> list[tuple[Spec, Scene]]
     return out
 
 
-def clip_pairs(split: str, n: int, rng: random.Random, start: int = 0) -> list[tuple[Spec, Scene, str, str]]:
-    """(spec, scene, caption, hard negative caption): the negative is one edit away and false on the scene."""
+def clip_pairs(split: str, n: int, rng: random.Random, start: int = 0, swaps: bool = False) -> list[tuple[Spec, Scene, str, str]]:
+    """(spec, scene, caption, hard negative caption): the negative is one edit away and false on the scene;
+    with ``swaps``, half of the captions that have one get a binding swap instead (:func:`facts.swapped`)."""
     out = []
     for spec, scene in world_scenes(split, n, start):
+        swap = facts.swapped(spec, rng) if swaps and rng.random() < 0.5 else None
+        if swap is not None and not check(swap, scene).aligned:
+            out.append((spec, scene, spec.caption(), swap.caption()))
+            continue
         for _ in range(10):
             neg = facts.perturb(spec, rng)
             if not check(neg, scene).aligned:

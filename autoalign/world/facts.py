@@ -253,6 +253,28 @@ def perturb(spec: Spec, rng: random.Random) -> Spec:
     return Spec(tuple(groups), spec.relation, spec.category)
 
 
+def swapped(spec: Spec, rng: random.Random) -> Spec | None:
+    """A binding swap of ``spec`` (the ColorSwap / Winoground kind of negative): two groups exchange
+    their colours, or a relation is reversed; None when the caption has nothing to swap or the swap
+    would name a held-out combination."""
+    groups = list(spec.groups)
+    options: list[Spec] = []
+    pairs = [(i, j) for i in range(len(groups)) for j in range(i + 1, len(groups))
+             if groups[i].color and groups[j].color and groups[i].color != groups[j].color and groups[i].shape != groups[j].shape]
+    if pairs:
+        i, j = rng.choice(pairs)
+        a, b = groups[i], groups[j]
+        swapped_groups = list(groups)
+        swapped_groups[i], swapped_groups[j] = Group(a.count, b.color, a.shape, a.size), Group(b.count, a.color, b.shape, b.size)
+        options.append(Spec(tuple(swapped_groups), spec.relation, spec.category))
+    if spec.relation is not None:
+        a_i, rel, b_i = spec.relation
+        opposite = {"to the left of": "to the right of", "to the right of": "to the left of", "above": "below", "below": "above"}
+        options.append(Spec(spec.groups, (a_i, opposite[rel], b_i), spec.category))
+    options = [o for o in options if not o.uses_held_out()]
+    return rng.choice(options) if options else None
+
+
 def canonical_questions(scene: Scene, rng: random.Random, k: int = 4) -> list[tuple[str, bool]]:
     """Plain yes/no questions about random groups and relations, with their answers on ``scene``."""
     out: list[tuple[str, bool]] = []

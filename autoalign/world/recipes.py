@@ -12,6 +12,7 @@ from pathlib import Path
 RECIPES = {
     "clip": "autoalign.world.train_clip",
     "clip-plain": "autoalign.world.train_clip_plain",
+    "clip-swap": "autoalign.world.train_clip_swap",
     "vlm": "autoalign.world.train_vlm",
     "vae": "autoalign.world.train_vae",
     "generator": "autoalign.world.train_generator",

@@ -1,7 +1,9 @@
 """Train the world's CLIP: an open_clip ``CLIP`` from a custom config, contrastive on world images and
 captions, with one-edit-away captions (swapped colour, count, shape, size or relation) as extra
 negatives in every batch - the ColorSwap / BiVLC recipe. ``hard_negatives=False`` trains the
-ablation without them (``autoalign world train --only clip-plain``).
+ablation without them (``autoalign world train --only clip-plain``); ``swaps=True`` makes half the
+negatives that can be binding swaps (colours exchanged between two objects, a relation reversed:
+``--only clip-swap``).
 
 Saved in open_clip's hub layout (``open_clip_config.json`` + ``open_clip_model.safetensors``) and
 loaded by the ``open_clip`` backend unchanged. open_clip's own tokenizer (shipped in its package)
@@ -40,13 +42,13 @@ def build():
 
 
 def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, n_scenes: int = N_SCENES, resume: bool = True,
-          progress: bool = True, hard_negatives: bool = True, name: str = "clip") -> dict:
+          progress: bool = True, hard_negatives: bool = True, name: str = "clip", swaps: bool = False) -> dict:
     import open_clip
     import torch
     import torch.nn.functional as F
 
     rng0 = random.Random(seed)
-    pairs = wdata.clip_pairs("train", n_scenes, rng0)
+    pairs = wdata.clip_pairs("train", n_scenes, rng0, swaps=swaps)
     tokenizer = open_clip.get_tokenizer("ViT-B-32", context_length=CONFIG["text_cfg"]["context_length"])
     torch.manual_seed(seed)
     model = build()
@@ -72,7 +74,7 @@ def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, n_scenes: int = N_SCE
 
     stats = fit(name, {"model": model}, plan, batch_loss, seed, resume=resume, progress=progress)
     export(model, Path(out_dir))
-    return {**stats, "pairs": len(pairs), "hard_negatives": hard_negatives, "params": sum(p.numel() for p in model.parameters())}
+    return {**stats, "pairs": len(pairs), "hard_negatives": hard_negatives, "swaps": swaps, "params": sum(p.numel() for p in model.parameters())}
 
 
 def export(model, out_dir: Path) -> None:
