@@ -23,15 +23,18 @@ ROWS = [
 ]
 
 
-@pytest.fixture
-def anns(tmp_path):
-    path = tmp_path / "anns.csv"
+def _write_anns(path, rows):
     with open(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         w.writerow(HEADER)
-        for item, text, broad, detailed, tup, q in ROWS:
+        for item, text, broad, detailed, tup, q in rows:
             w.writerow([item, text, "", "1", "0", broad, detailed, tup, q])
     return path
+
+
+@pytest.fixture
+def anns(tmp_path):
+    return _write_anns(tmp_path / "anns.csv", ROWS)
 
 
 def test_matching_rule_on_hand_made_tuples(anns):
@@ -59,12 +62,7 @@ def test_matching_rule_spatial_synonyms_and_noun_heads(tmp_path):
         ("p3", "a bike parked by a building", "relation", "spatial", "relation - spatial (bike, building, next to)", "Is the bike next to the building?"),
         ("p3", "a bike parked by a building", "relation", "spatial", "relation - spatial (bike, building, behind)", "Is the bike behind the building?"),
     ]
-    path = tmp_path / "anns.csv"
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(HEADER)
-        for item, text, broad, detailed, tup, q in rows:
-            w.writerow([item, text, "", "1", "0", broad, detailed, tup, q])
+    path = _write_anns(tmp_path / "anns.csv", rows)
     lemmas = Lemmas()
     assert lemmas.head("building") == "building"  # a thing, not the verb "build"
     next_to, behind = read_anns(path)
