@@ -25,10 +25,10 @@ from typing import Any, Callable, Iterator
 
 from autoalign import files
 from autoalign.agents.batch_inputs import BadRow, read_prompts
+from autoalign.agents.batch_item import describe_error, image_path, item_dir, process_item, record_outcome
 from autoalign.agents.ledger import Ledger
 from autoalign.config import Config
 from autoalign.errors import InputError
-from autoalign.file_names import path_in
 
 logger = logging.getLogger(__name__)
 
@@ -80,16 +80,6 @@ def batch_lock(out_dir: Path) -> Iterator[None]:
         yield
 
 
-def item_dir(out_dir: Path, item_id: str) -> Path:
-    """``DIR/items/<safe name>/``: the item's run directory (its id, whatever it holds, stays inside)."""
-    return path_in(out_dir / "items", item_id)
-
-
-def image_path(out_dir: Path, item_id: str) -> Path:
-    """``DIR/images/<safe name>.png``: the item's published final image."""
-    return path_in(out_dir / "images", item_id, ".png")
-
-
 def check_same_config(ledger: Ledger, config: Config, out_dir: Path) -> None:
     """A batch directory holds one configuration: refuse, before anything runs, a rerun with another.
 
@@ -131,72 +121,7 @@ def in_shard(item_id: str, shard: tuple[int, int] | None) -> bool:
 # --- one item --------------------------------------------------------------------------------
 
 
-def item_config(config: Config, seed: int | None) -> Config:
-    if seed is None:
-        return config
-    return dataclasses.replace(config, loop=dataclasses.replace(config.loop, seed=int(seed)))
-
-
-def process_item(row: dict[str, Any], config: Config, out_dir: Path, models: Any = None) -> dict[str, Any]:
-    """Run the loop for one ledger row; publish its final image; return its manifest fields."""
-    from autoalign.agents import rundir, runner
-
-    run_dir = item_dir(out_dir, row["id"])
-    cfg = item_config(config, row.get("seed"))
-    resume = (run_dir / rundir.CHECKPOINT).exists()
-    result = runner.run(
-        row["prompt"],
-        cfg,
-        run_dir,
-        resume=resume,
-        models=models,
-        negative_prompt=row.get("negative_prompt"),
-    )
-    final_dst = image_path(out_dir, row["id"])
-    files.atomic_copy(result.final_image_path, final_dst)
-    return {
-        "final_image": str(final_dst.relative_to(out_dir)),
-        "run_dir": str(run_dir.relative_to(out_dir)),
-        "score_before": result.scores.first_best,
-        "score_after": result.scores.final,
-        "rounds": result.rounds,
-        "stop_reason": result.stop_reason,
-        "seed": cfg.loop.seed,
-        "summary": result.to_dict(),
-    }
-
-
 # --- engines ---------------------------------------------------------------------------------
-
-
-def _describe(exc: BaseException) -> str:
-    msg = f"{type(exc).__name__}: {exc}"
-    return msg.strip()
-
-
-def record_outcome(
-    ledger: Ledger,
-    row: dict[str, Any],
-    result: dict[str, Any] | None,
-    error: str | None,
-    retries: int,
-    on_done: Callable[[bool], None] | None = None,
-) -> str:
-    """Write one item's outcome to the ledger (both engines): ``"done"``, ``"retry"`` or ``"failed"``."""
-    if error is None:
-        assert result is not None
-        ledger.finish(row["id"], run_dir=result["run_dir"], final_image=result["final_image"], result=result)
-        outcome = "done"
-    else:
-        logger.warning("item %s (line %s) failed: %s", row["id"], row["line"], error)
-        ledger.fail(row["id"], error)
-        if row["attempts"] <= retries:  # try again later in this same invocation
-            ledger.retry(row["id"])
-            return "retry"
-        outcome = "failed"
-    if on_done:
-        on_done(outcome == "done")
-    return outcome
 
 
 def run_local(
@@ -227,7 +152,7 @@ def run_local(
             raise
         except Exception as exc:  # noqa: BLE001 - one bad item must not end the batch
             logger.debug("%s", traceback.format_exc())
-            error = _describe(exc)
+            error = describe_error(exc)
         counts[record_outcome(ledger, row, result, error, retries, on_done)] += 1
     return counts["done"], counts["failed"]
 

@@ -38,7 +38,7 @@ class _Worker:
         self.models = Models(config)
 
     def process(self, row: dict[str, Any]) -> dict[str, Any]:
-        from autoalign.agents.batch import process_item
+        from autoalign.agents.batch_item import process_item
 
         return process_item(row, self.config, self.out_dir, self.models)
 
@@ -99,7 +99,7 @@ def run_ray(
 
 
 def _drive(ray, pool, ledger: Ledger, ids: set[str], config: Config, retries: int, on_done) -> tuple[int, int]:
-    from autoalign.agents.batch import record_outcome
+    from autoalign.agents.batch_item import record_outcome
 
     counts = {"done": 0, "failed": 0, "retry": 0}
     idle = list(pool)

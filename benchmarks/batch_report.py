@@ -33,7 +33,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from autoalign.agents.batch import batch_lock, item_config, item_dir
+from autoalign.agents.batch import batch_lock
+from autoalign.agents.batch_item import item_config, item_dir
 from autoalign.agents.ledger import Ledger
 from autoalign.benchmarks.bench_runner import (
     RESULTS_FILE,
