@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import logging
 import math
-import os
 import random
 import time
 from dataclasses import dataclass
@@ -62,12 +61,16 @@ def lr_at(step: int, plan: Plan) -> float:
 
 
 def _save_checkpoint(path: Path, state: dict[str, Any]) -> None:
+    import io
+
     import torch
 
+    from autoalign.files import atomic_write_bytes
+
+    buffer = io.BytesIO()
+    torch.save(state, buffer)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
-    torch.save(state, tmp)
-    os.replace(tmp, path)
+    atomic_write_bytes(path, buffer.getvalue())
 
 
 def fit(
