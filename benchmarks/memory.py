@@ -12,7 +12,7 @@ allocations; it is off by default because its bookkeeping inflates RSS (~300 MB 
     python -m autoalign.benchmarks.memory --sizes 200 --passes 2
     python -m autoalign.benchmarks.memory --sizes 20 200 --max-rounds 1 --suite-file ../shared/data/drawbench/DrawBench.csv
 
-Prompts come from ``--suite-file`` (a DrawBench CSV), else ``../shared/data/drawbench/DrawBench.csv``
+Prompts come from ``--suite-file`` (a DrawBench CSV), else ``$AUTOALIGN_TEST_SHARED_DATA/drawbench/DrawBench.csv``
 beside the checkout, else generated ("N red apples on a blue plate", ...).
 
 Measured on the development machine (2 shared CPU cores), DrawBench prompts, candidates 1, rounds 0:
@@ -34,7 +34,14 @@ import tempfile
 import time
 from pathlib import Path
 
-DEFAULT_DRAWBENCH = Path(__file__).resolve().parents[2] / "shared" / "data" / "drawbench" / "DrawBench.csv"
+#: The one setting that points a benchmark script at a folder of benchmark copies (the tests read it too).
+SHARED_DATA_ENV = "AUTOALIGN_TEST_SHARED_DATA"
+
+
+def default_drawbench() -> Path | None:
+    """``$AUTOALIGN_TEST_SHARED_DATA/drawbench/DrawBench.csv`` when that setting is given, else None."""
+    folder = os.environ.get(SHARED_DATA_ENV, "").strip()
+    return Path(folder) / "drawbench" / "DrawBench.csv" if folder else None
 
 
 def _current_rss_mb() -> float:
@@ -54,8 +61,8 @@ def _peak_rss_mb() -> float:
 def _suite(n: int, suite_file: str | None):
     from autoalign.benchmarks.suites import Suite, SuiteItem, load_suite
 
-    path = Path(suite_file) if suite_file else DEFAULT_DRAWBENCH
-    items = list(load_suite("drawbench", path).items) if path.exists() else []
+    path = Path(suite_file) if suite_file else default_drawbench()
+    items = list(load_suite("drawbench", path).items) if path is not None and path.exists() else []
     colours, things = ("red", "blue", "green", "yellow"), ("apples", "cats", "cups", "books", "chairs")
     k = 0
     while len(items) < n:  # top up (or replace) with generated prompts with distinct ids

@@ -392,7 +392,7 @@ class SuiteSource:
     name: str
     files: tuple[RemoteFile, ...]
     parse: Callable[[Path], list[SuiteItem]]
-    example_file: str  # what to pass with --suite-file, relative to a checkout beside ../shared/data
+    example_file: str  # what to pass with --suite-file: a downloaded copy of the source file
     description: str
 
 
@@ -433,7 +433,7 @@ SOURCES: dict[str, SuiteSource] = {
                     _gh("mwomick/VaReSynth", "06b6b877879a172a26e484b045a1049cb8f9a050", "data/DrawBench.csv"),
                     "5f50241927354d1879b5b0b27cd3c83e8e6816a19fcc9c559053e8d09781c392"),),
         parse_drawbench,
-        "../shared/data/drawbench/DrawBench.csv",
+        "path/to/DrawBench.csv",
         "DrawBench (Imagen): 200 prompts, 11 categories",
     ),
     "editbench": SuiteSource(
@@ -442,7 +442,7 @@ SOURCES: dict[str, SuiteSource] = {
                     _gh("linzhiqiu/t2v_metrics", "60ce07b144b9bff24b8dac5317cb28586b1b2509", "datasets/SeeTRUE.csv"),
                     "175c78dffe54724259ed8466f9e71fbda8aaa4f479b99a3a3530a2c89f763fd0"),),
         parse_editbench,
-        "../shared/data/editbench/editbench_full_prompts_from_seetrue.csv",
+        "path/to/SeeTRUE.csv",
         "EditBench (Imagen Editor): 239 of 240 items via SeeTRUE, keyed by aos",
     ),
     "geneval": SuiteSource(
@@ -451,7 +451,7 @@ SOURCES: dict[str, SuiteSource] = {
                     _gh("djghosh13/geneval", "af4902f2", "prompts/evaluation_metadata.jsonl"),
                     "5c48e0813e812e3c373fa5c8ed07a8f0a483be30272b4427b0559c8048e67c13"),),
         parse_geneval,
-        "../shared/data/geneval/evaluation_metadata.jsonl",
+        "path/to/evaluation_metadata.jsonl",
         "GenEval: 553 prompts with object/count/colour/position metadata",
     ),
     "t2i-compbench": SuiteSource(
@@ -463,7 +463,7 @@ SOURCES: dict[str, SuiteSource] = {
             for c in T2I_COMPBENCH_CATEGORIES
         ),
         _parse_t2i_cache,
-        "../shared/data/t2i_compbench/ (a folder of *_val.txt, or one of them)",
+        "path/to/T2I-CompBench/examples/dataset/ (a folder of *_val.txt, or one of them)",
         "T2I-CompBench val split: 300 prompts per category, 8 categories",
     ),
 }

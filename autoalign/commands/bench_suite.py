@@ -32,7 +32,7 @@ from autoalign.cli_apps import (
 )
 
 SUITE_HELP = "drawbench | editbench | geneval | t2i-compbench | shapes, or a .csv/.jsonl file with a 'prompt' column."
-SUITE_FILE_HELP = "A local copy of the suite's file (e.g. ../shared/data/drawbench/DrawBench.csv); no download."
+SUITE_FILE_HELP = "A local copy of the suite's file (e.g. a downloaded DrawBench.csv); no download."
 
 
 def _bench(
