@@ -198,8 +198,10 @@ class Config:
                 f"loop.threshold must be in [0, 1] when scoring.primary is {self.scoring.primary!r} "
                 f"(up to 2.5 only for clip) (got {self.loop.threshold})"
             )
-        if self.writer not in ("template", "llm"):
-            raise ConfigError(f"writer must be 'template' or 'llm' (got {self.writer!r})")
+        from autoalign import registry
+
+        if self.writer not in registry.names("writer"):
+            raise ConfigError(f"writer must be one of {', '.join(registry.names('writer'))} (got {self.writer!r})")
         check_device(self.device)
         if self.dtype not in DTYPES:
             raise ConfigError(f"dtype must be one of {', '.join(DTYPES)} (got {self.dtype!r})")

@@ -15,7 +15,6 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from autoalign import registry
 from autoalign.config import ConfigError, RoleSpec, load_config
 from autoalign.errors import InputError
 from autoalign.models import cache, tiny_vlm
@@ -221,8 +220,6 @@ def test_answer_returns_one_string_per_pair_and_reuse_does_not_change_it(family,
 def test_models_cache_hands_every_caller_one_vqa_that_loads_weights_once(monkeypatch):
     import transformers
 
-    monkeypatch.setattr(registry, "_BACKEND_MODULES", ("autoalign.models.vqa",))
-    monkeypatch.setattr(registry, "_imported", False)
     calls: list[str] = []
     original = transformers.AutoModelForImageTextToText.from_pretrained.__func__
 

@@ -55,7 +55,7 @@ def test_config_file_fields_apply_under_the_studio_settings(tmp_path):
 @pytest.mark.parametrize(
     "kwargs,match",
     [
-        ({"writer": "poet"}, "writer must be one of template, llm"),
+        ({"writer": "poet"}, "writer must be one of llm, template"),
         ({"editor_strength": 0}, r"image_guidance_scale\) must be > 0"),
         ({"candidates": 0}, "candidates must be >= 1"),
         ({"preset": "tiny", "threshold": 1.5}, r"threshold must be in \[0, 1\]"),

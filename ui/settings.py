@@ -33,10 +33,11 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from autoalign import registry
 from autoalign.config import Config, ConfigError, deep_merge, load_config
 from autoalign.knobs import diffusers_overrides
 
-WRITERS: tuple[str, ...] = ("template", "llm")
+WRITERS: tuple[str, ...] = tuple(registry.names("writer"))  # the registry is the one list
 # What the editor-strength slider shows for a preset that does not set editor.image_guidance_scale
 # (InstructPix2Pix's usual value); it is sent only when the artist moves the slider.
 DEFAULT_EDITOR_STRENGTH = 1.5

@@ -4,7 +4,7 @@ The loop calls :func:`detect`, which runs the detectors named in ``config.detect
 and merges their triplets (:mod:`autoalign.detection.ensemble`), keeping at most
 ``config.detection.max_mismatches``, most confident first.
 
-Detectors (each registered under ``("detector", NAME)``; importing this package registers them):
+Detectors (each listed in :data:`autoalign.registry.BUILTIN` under ``("detector", NAME)``):
 
 * ``vq2`` - failed VQ2 questions of the score card, corrections from open questions
   (:mod:`~autoalign.detection.vq2_detector`);
@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any
 from PIL import Image
 
 from autoalign import registry
-from autoalign.detection import text_detector, vlm_detector, vq2_detector  # noqa: F401 - registers detectors
 from autoalign.detection.base import Detector, card_from
 from autoalign.detection.ensemble import merge
 from autoalign.types import Mismatch, ScoreCard

@@ -5,7 +5,7 @@ A detector looks at one image and the prompt it should show, and returns FineMat
 appears in the prompt, a correction saying what the image shows instead, a confidence in [0, 1],
 its own name as ``source`` and whatever ``evidence`` explains the call.
 
-Detectors register with ``@register("detector", NAME)`` and are constructed as
+Detectors are listed in :data:`autoalign.registry.BUILTIN` (role ``detector``) and are constructed as
 ``cls(models, config)``; they get their models from the shared :class:`Models` cache (so the
 VQA model that scored the image is the one that detects) and load nothing in ``__init__``.
 

@@ -39,7 +39,6 @@ from PIL import Image
 
 from autoalign.detection.base import detector_options
 from autoalign.detection.phrases import normalise_text
-from autoalign.registry import register
 from autoalign.types import Mismatch, ScoreCard
 
 if TYPE_CHECKING:
@@ -151,7 +150,6 @@ def best_fragment(target: str, lines: list[dict[str, Any]]) -> tuple[str, float,
     return best
 
 
-@register("detector", "text")
 class TextDetector:
     """OCR check of the text the prompt asks to be written (module docstring).
 

@@ -36,7 +36,6 @@ from autoalign import prompts
 from autoalign.config import ConfigError
 from autoalign.detection.base import detector_options
 from autoalign.detection.parse import parse_mismatches
-from autoalign.registry import register
 from autoalign.types import Mismatch, ScoreCard
 
 if TYPE_CHECKING:
@@ -71,7 +70,6 @@ def image_data_url(image: Image.Image) -> str:
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-@register("detector", "vlm")
 class VLMDetector:
     """FineMatch-style VLM detection (module docstring).
 

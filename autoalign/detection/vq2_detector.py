@@ -36,7 +36,6 @@ from PIL import Image
 from autoalign import prompts
 from autoalign.detection.base import card_from, detector_options
 from autoalign.detection.phrases import normalise_aspect, normalise_text, snap_phrase
-from autoalign.registry import register
 from autoalign.scoring.parse import lexicon
 from autoalign.types import Mismatch, ScoreCard
 
@@ -187,7 +186,6 @@ def _correction(aspect: str, answer: str, hints: dict[str, str]) -> str:
     return answer
 
 
-@register("detector", "vq2")
 class VQ2Detector:
     """Failed VQ2 questions -> triplets, with corrections from open questions (module docstring).
 

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from typing import Any
 
-WRITERS: tuple[str, ...] = ("template", "llm")
-
 
 def make_writer(models: Any, config: Any, name: str | None = None) -> Any:
     """The instruction writer named ``name`` (default ``config.writer``), built for this run.
@@ -29,4 +27,4 @@ def make_writer(models: Any, config: Any, name: str | None = None) -> Any:
     return cls(models, config)
 
 
-__all__ = ["WRITERS", "make_writer"]
+__all__ = ["make_writer"]

@@ -29,7 +29,6 @@ from typing import Any
 from autoalign import prompts
 from autoalign.editing.policy import by_confidence
 from autoalign.editing.template_writer import TemplateWriter, normalize
-from autoalign.registry import register
 from autoalign.types import Instruction, Mismatch
 
 logger = logging.getLogger(__name__)
@@ -156,7 +155,6 @@ def _short(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
 
 
-@register("writer", "llm")
 class LLMWriter:
     """Writes edit instructions with the run's ``llm`` backend; falls back to templates on failure.
 

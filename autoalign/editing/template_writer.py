@@ -40,7 +40,6 @@ from typing import Any
 from autoalign import prompts
 from autoalign.editing.policy import by_confidence
 from autoalign.inflect import plural
-from autoalign.registry import register
 from autoalign.types import Instruction, Mismatch
 from autoalign.wording import ABSENT_CORRECTIONS
 
@@ -430,7 +429,6 @@ def instruction_texts(prompt: str, mismatch: Mismatch) -> list[str]:
 
 
 # ---------------------------------------------------------------------------- the writer
-@register("writer", "template")
 class TemplateWriter:
     """Writes edit instructions from templates; no model needed.
 

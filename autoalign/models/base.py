@@ -1,6 +1,6 @@
 """Small interfaces for each model role.
 
-Backends implement these and register in :mod:`autoalign.registry`. A backend is constructed
+Backends implement these and are listed in :mod:`autoalign.registry`. A backend is constructed
 cheaply from its :class:`~autoalign.config.RoleSpec` plus the run's device/dtype, and loads its
 weights lazily on first use (never in ``__init__``). The shared process-wide cache in
 :mod:`autoalign.models.cache` makes sure one model is loaded once.

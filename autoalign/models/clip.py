@@ -29,7 +29,6 @@ from PIL import Image
 from autoalign.config import ConfigError, RoleSpec
 from autoalign.errors import InputError
 from autoalign.models.loading import TINY_PREFIX, WORLD_PREFIX, DeviceSpec, ModelNotAvailable, resolve_model
-from autoalign.registry import register
 
 logger = logging.getLogger(__name__)
 
@@ -103,7 +102,6 @@ def open_clip_name(model_id: str) -> tuple[str, str | None, bool]:
     return repo, None, False
 
 
-@register("clip", "open_clip")
 class OpenClipScorer:
     """Cosine similarity of images with a text in CLIP's joint embedding space."""
 

@@ -50,7 +50,6 @@ from autoalign.models.generator import (
     safety_retries,
 )
 from autoalign.models.loading import DeviceSpec
-from autoalign.registry import register
 
 logger = logging.getLogger(__name__)
 
@@ -181,8 +180,6 @@ class DiffusersEditor:
         return out
 
 
-register("editor", "diffusers-edit")(DiffusersEditor)
-
 
 class InstructPix2PixEditor(DiffusersEditor):
     """InstructPix2Pix (``StableDiffusionInstructPix2PixPipeline``), one batched call of n (prompt, image) pairs."""
@@ -209,10 +206,7 @@ class InstructPix2PixEditor(DiffusersEditor):
         )
 
 
-register("editor", "instruct-pix2pix")(InstructPix2PixEditor)
 
-
-@register("editor", "magicbrush")
 class MagicBrushEditor(InstructPix2PixEditor):
     """MagicBrush: the InstructPix2Pix pipeline with MagicBrush's fine-tuned checkpoint.
 

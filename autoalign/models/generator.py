@@ -45,7 +45,6 @@ from PIL import Image
 from autoalign.config import ConfigError, RoleSpec
 from autoalign.errors import AutoAlignError, InputError
 from autoalign.models.loading import DeviceSpec, resolve_model
-from autoalign.registry import register
 
 logger = logging.getLogger(__name__)
 
@@ -300,7 +299,6 @@ def negative_prompt_ignored(pipe, call_kwargs: dict[str, Any]) -> str | None:
     return None
 
 
-@register("generator", "diffusers")
 class DiffusersGenerator:
     """Text-to-image through any diffusers ``DiffusionPipeline``; weights load on first use."""
 

@@ -36,7 +36,6 @@ from typing import Any
 from autoalign import prompts
 from autoalign.config import ConfigError, RoleSpec
 from autoalign.errors import AutoAlignError
-from autoalign.registry import register
 
 logger = logging.getLogger(__name__)
 
@@ -127,7 +126,6 @@ def schema_errors(data: Any, schema: dict[str, Any], path: str = "$") -> list[st
 # ---- the backend ---------------------------------------------------------------------------------------
 
 
-@register("llm", "openai")
 class OpenAILLM:
     """Chat completions through the ``openai`` client; see the module docstring for settings."""
 

@@ -63,7 +63,6 @@ from autoalign import prompts
 from autoalign.config import ConfigError, RoleSpec
 from autoalign.errors import AutoAlignError, InputError
 from autoalign.models.loading import DeviceSpec, resolve_model
-from autoalign.registry import register
 
 logger = logging.getLogger(__name__)
 
@@ -586,7 +585,6 @@ def cap_image_pixels(processor: Any, options: dict[str, Any]) -> dict[str, int] 
     return {"min_pixels": low, "max_pixels": high}
 
 
-@register("vqa", "image-text-to-text")
 class ImageTextToTextVQA(TransformersVQA):
     """Any ``AutoModelForImageTextToText`` (LLaVA, Qwen2-VL, PaliGemma ...) with its processor's chat template.
 
@@ -622,7 +620,6 @@ class ImageTextToTextVQA(TransformersVQA):
         return self._processor.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
 
 
-@register("vqa", "blip2")
 class Blip2VQA(TransformersVQA):
     """BLIP-2 (``Blip2ForConditionalGeneration``), prompted ``Question: {q} Answer:``.
 

@@ -28,7 +28,6 @@ from autoalign.models.vqa import (
     dedupe_images,
     normalise,
 )
-from autoalign.registry import register
 
 #: Probability given to "yes" or "no" when it is not among the returned top log-probabilities.
 LOGPROB_FLOOR = 1e-6
@@ -65,7 +64,6 @@ def yes_no_from_top_logprobs(top: Sequence[tuple[str, float]]) -> tuple[float, f
     return (p_yes or LOGPROB_FLOOR, p_no or LOGPROB_FLOOR)
 
 
-@register("vqa", "openai")
 class OpenAIVQA:
     """A vision chat model behind an OpenAI-compatible API (OpenAI, vLLM, SGLang, Ollama ...).
 

@@ -45,7 +45,6 @@ from autoalign import prompts
 from autoalign.config import RoleSpec
 from autoalign.errors import AutoAlignError
 from autoalign.files import atomic_write_json
-from autoalign.registry import register
 from autoalign.scoring.f1 import ANSWER_F1_THRESHOLD, token_f1
 from autoalign.scoring.parse import DEFAULT_SPACY_MODEL, Noun, Parse, lexicon, parse_prompt
 from autoalign.scoring.text_qa import LLMTextAnswerer, RuleTextAnswerer
@@ -289,7 +288,6 @@ def questions_from_parse(parse: Parse) -> list[Question]:
     return [f.question for f in facts_from_parse(parse)]
 
 
-@register("questions", "spacy")
 class SpacyQuestions:
     """Offline VQ2-style question generation with the answer-consistency filter (module docstring)."""
 
@@ -386,7 +384,6 @@ def questions_from_dsg(data: dict[str, Any]) -> list[Question]:
     return out
 
 
-@register("questions", "llm")
 class LLMQuestions:
     """DSG-style questions from the LLM, falling back to :class:`SpacyQuestions` when it fails."""
 

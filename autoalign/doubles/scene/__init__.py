@@ -24,7 +24,7 @@ doubles produce can be decoded back into its scene from the pixels alone (:func:
   and short open questions ("how many apples are there?", "what color is the plate?") by
   checking keyword claims against the decoded scene.
 
-All three register under the name ``scene-double`` (preset ``scene-double``).
+All three are known to the registry as ``scene-double`` (preset ``scene-double``).
 
 The package splits the double by job: :mod:`.words` (vocabulary), :mod:`.parsing` (prompt to
 scene), :mod:`.codec` (scene to pixels and back), :mod:`.judge` (checking text against a scene),
@@ -44,7 +44,6 @@ from autoalign.doubles.scene.instructions import apply_instruction, split_instru
 from autoalign.doubles.scene.judge import answer_open, holds, judge_statement
 from autoalign.doubles.scene.parsing import Scene, SceneObject, describe, first_sentence, parse_claim, parse_scene
 from autoalign.doubles.scene.words import COLOURS
-from autoalign.registry import register
 
 __all__ = [
     "Scene", "SceneObject", "SceneEditorDouble", "SceneGeneratorDouble", "SceneVQADouble", "answer_open",
@@ -98,7 +97,6 @@ class _Double:
         self.calls = 0
 
 
-@register("generator", "scene-double")
 class SceneGeneratorDouble(_Double):
     """TEST DOUBLE generator: draws the prompt's parsed scene with a seed-dependent flaw.
 
@@ -115,7 +113,6 @@ class SceneGeneratorDouble(_Double):
         return None
 
 
-@register("editor", "scene-double")
 class SceneEditorDouble(_Double):
     """TEST DOUBLE editor: decodes the scene, applies the instruction, redraws at the input's size.
 
@@ -131,7 +128,6 @@ class SceneEditorDouble(_Double):
         return [render_scene(edited, image.size) for _ in range(n)]
 
 
-@register("vqa", "scene-double")
 class SceneVQADouble(_Double):
     """TEST DOUBLE VQA: answers by checking the question's keywords against the decoded scene.
 
