@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from autoalign.errors import InputError
-from autoalign.models import loading, tiny
+from autoalign.models import loading, tiny, tiny_check
 
 
 @pytest.mark.parametrize("name", ["sd", "ip2p", "clip"])
 def test_tiny_model_is_saved_as_small_safetensors_with_a_random_weights_note(name):
-    path = tiny.ensure(name)
+    path = tiny.ensure(name, loading.tiny_dir())
     assert path == loading.tiny_dir() / name
     assert tiny.is_built(path)
     assert "RANDOM" in (path / "README.md").read_text()
@@ -42,7 +42,7 @@ def test_tiny_resolves_through_resolve_model():
 
 def test_unknown_tiny_name_lists_the_known_ones():
     with pytest.raises(InputError) as info:
-        tiny.ensure("nope")
+        tiny.ensure("nope", loading.tiny_dir())
     for name in ("sd", "ip2p", "clip", "llava", "blip2"):
         assert name in str(info.value)
 
@@ -50,7 +50,7 @@ def test_unknown_tiny_name_lists_the_known_ones():
 def test_diffusion_tokenizer_is_a_working_clip_bpe_built_offline():
     from transformers import CLIPTokenizer
 
-    tok = CLIPTokenizer.from_pretrained(tiny.ensure("sd") / "tokenizer")
+    tok = CLIPTokenizer.from_pretrained(tiny.ensure("sd", loading.tiny_dir()) / "tokenizer")
     ids = tok("A red cube on a blue table").input_ids
     assert ids[0] == tok.bos_token_id and ids[-1] == tok.eos_token_id
     assert tok.unk_token_id not in ids[1:-1]
@@ -60,10 +60,10 @@ def test_diffusion_tokenizer_is_a_working_clip_bpe_built_offline():
 
 
 def test_ip2p_unet_reads_image_latents_as_extra_channels():
-    sd = json.loads((tiny.ensure("sd") / "unet" / "config.json").read_text())
-    ip2p = json.loads((tiny.ensure("ip2p") / "unet" / "config.json").read_text())
+    sd = json.loads((tiny.ensure("sd", loading.tiny_dir()) / "unet" / "config.json").read_text())
+    ip2p = json.loads((tiny.ensure("ip2p", loading.tiny_dir()) / "unet" / "config.json").read_text())
     assert (sd["in_channels"], ip2p["in_channels"]) == (4, 8)
-    text = json.loads((tiny.ensure("sd") / "text_encoder" / "config.json").read_text())
+    text = json.loads((tiny.ensure("sd", loading.tiny_dir()) / "text_encoder" / "config.json").read_text())
     assert sd["cross_attention_dim"] == text["hidden_size"]
 
 
@@ -124,12 +124,12 @@ def test_vlm_names_dispatch_to_the_vlm_builders(tmp_path, monkeypatch):
 
 
 def test_make_all_builds_and_loads_back_through_the_backends(tmp_path):
-    built = tiny.make_all(tmp_path, names=["sd", "ip2p", "clip"])
+    built = tiny_check.make_all(tmp_path, names=["sd", "ip2p", "clip"])
     assert list(built) == ["sd", "ip2p", "clip"]
     assert all(tiny.is_built(p) for p in built.values())
 
 
 def test_make_all_refuses_unknown_names_before_building(tmp_path):
     with pytest.raises(InputError, match="nope"):
-        tiny.make_all(tmp_path, names=["clip", "nope"])
+        tiny_check.make_all(tmp_path, names=["clip", "nope"])
     assert not (tmp_path / "clip").exists()

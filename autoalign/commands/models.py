@@ -39,11 +39,11 @@ def make_tiny(
     force: bool = typer.Option(False, "--force", help="Rebuild models that are already built."),
 ) -> None:
     """Build tiny random-weight models in code, save them, and load each back through its backend."""
-    from autoalign.models import tiny
+    from autoalign.models import tiny, tiny_check
 
     console = Console()
     with console.status("building tiny models..."):
-        built = tiny.make_all(out_dir, names=only or None, force=force)
+        built = tiny_check.make_all(out_dir, names=only or None, force=force)
     table = Table(title="tiny models (random weights: outputs mean nothing)")
     for column in ("name", "path", "size on disk", "parameters"):
         table.add_column(column, justify="right" if column in ("size on disk", "parameters") else "left")

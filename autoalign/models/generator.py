@@ -34,16 +34,16 @@ FLUX.1-schnell; ``guidance_scale <= 1``) ignore a negative prompt: a warning say
 
 from __future__ import annotations
 
-import contextlib
 import inspect
 import logging
 import threading
-from typing import Any, Iterator
+from typing import Any
 
 from PIL import Image
 
 from autoalign.config import ConfigError, RoleSpec
 from autoalign.errors import AutoAlignError, InputError
+from autoalign.models.hf_logging import quiet_hf_progress
 from autoalign.models.loading import DeviceSpec, resolve_model
 
 logger = logging.getLogger(__name__)
@@ -73,31 +73,6 @@ def _dtype_keyword() -> str:
     except ImportError:
         return "torch_dtype"
     return "dtype"
-
-
-@contextlib.contextmanager
-def quiet_hf_progress() -> Iterator[None]:
-    """Hide diffusers'/transformers' load and save progress bars unless INFO logging is on.
-
-    Loading a tiny model would otherwise print several bars per call; runs show their own progress.
-    Restores each library's previous setting afterwards.
-    """
-    from diffusers.utils import logging as diffusers_logging
-    from transformers.utils import logging as transformers_logging
-
-    if logger.isEnabledFor(logging.INFO):
-        yield
-        return
-    libs = [diffusers_logging, transformers_logging]
-    before = [lib.is_progress_bar_enabled() for lib in libs]
-    for lib in libs:
-        lib.disable_progress_bar()
-    try:
-        yield
-    finally:
-        for lib, enabled in zip(libs, before):
-            if enabled:
-                lib.enable_progress_bar()
 
 
 def pipeline_class(options: dict[str, Any], role: str, default: Any = None):

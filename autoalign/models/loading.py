@@ -222,7 +222,7 @@ def resolve_model(model_id: str, role: str, variant: str | None = None) -> str:
     if model_id.startswith(TINY_PREFIX):
         from autoalign.models import tiny
 
-        return str(tiny.ensure(model_id[len(TINY_PREFIX) :]))
+        return str(tiny.ensure(model_id[len(TINY_PREFIX) :], tiny_dir()))
     if model_id.startswith(WORLD_PREFIX):
         return str(world_model_dir(model_id[len(WORLD_PREFIX) :], role))
     path = Path(model_id).expanduser()

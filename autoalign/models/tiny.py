@@ -22,7 +22,7 @@ Nothing is downloaded. The diffusion pipelines' tokenizer is a real CLIP BPE tok
 the merges file that open_clip ships inside its package, cut to its first
 :data:`TOKENIZER_MERGES` merges so the vocabulary (and the text encoder's embedding) stays small.
 
-``ensure(name)`` builds a model into ``$AUTOALIGN_HOME/tiny/NAME`` on first use. A build goes into
+``ensure(name, tiny_dir())`` builds a model into ``$AUTOALIGN_HOME/tiny/NAME`` on first use. A build goes into
 a temporary directory that is renamed into place only when complete, so two processes racing to
 build the same model never see (or leave) a half-written directory.
 """
@@ -281,7 +281,7 @@ DEFAULT_TINY: tuple[str, ...] = ("sd", "ip2p", "clip", "llava", "blip2")
 # building into place
 
 
-def _check_name(name: str) -> None:
+def check_name(name: str) -> None:
     if name not in TINY_MODELS:
         raise InputError(f"unknown tiny model {name!r}; tiny models: {', '.join(TINY_MODELS)}")
 
@@ -297,7 +297,7 @@ def is_built(path: Path) -> bool:
 
 def build(name: str, out_dir: Path, force: bool = False) -> Path:
     """Build tiny model ``name`` into ``out_dir/name`` (atomically) unless a current build is there."""
-    _check_name(name)
+    check_name(name)
     out_dir = Path(out_dir)
     target = out_dir / name
     if is_built(target) and not force:
@@ -307,7 +307,7 @@ def build(name: str, out_dir: Path, force: bool = False) -> Path:
     tmp.chmod(0o755)  # mkdtemp makes it private; the finished model is an ordinary directory
     try:
         logger.info("building tiny model %r into %s", name, target)
-        from autoalign.models.generator import quiet_hf_progress
+        from autoalign.models.hf_logging import quiet_hf_progress
 
         with quiet_hf_progress():
             TINY_MODELS[name](tmp)
@@ -338,114 +338,10 @@ def build(name: str, out_dir: Path, force: bool = False) -> Path:
     return target
 
 
-def ensure(name: str) -> Path:
-    """The directory of tiny model ``name`` under ``tiny_dir()``, built there on first use."""
-    from autoalign.models.loading import tiny_dir
-
-    return build(name, tiny_dir())
-
-
-# --------------------------------------------------------------------------------------------
-# make_all: build, then load back through the normal backends
-
-
-def _check_generator(extra: dict | None = None) -> Callable[[Path], None]:
-    def check(path: Path) -> None:
-        from autoalign.models.generator import DiffusersGenerator
-
-        options = {"num_inference_steps": 1, "height": 32, "width": 32, **(extra or {})}
-        _load_back(DiffusersGenerator, "diffusers", path, options).generate("a red cube", n=1, seed=0)
-
-    return check
-
-
-_check_sd = _check_generator()
-
-
-def _check_editor(extra: dict) -> Callable[[Path], None]:
-    def check(path: Path) -> None:
-        from PIL import Image
-
-        from autoalign.models.editor import DiffusersEditor
-
-        options = {"num_inference_steps": 1, "resolution": 32, **extra}
-        editor = _load_back(DiffusersEditor, "diffusers-edit", path, options)
-        editor.edit(Image.new("RGB", (32, 32), (200, 30, 30)), "make it blue", n=1, seed=0)
-
-    return check
-
-
-def _check_ip2p(path: Path) -> None:
-    from PIL import Image
-
-    from autoalign.models.editor import InstructPix2PixEditor
-
-    editor = _load_back(InstructPix2PixEditor, "instruct-pix2pix", path, {"num_inference_steps": 1, "resolution": 32})
-    editor.edit(Image.new("RGB", (32, 32), (200, 30, 30)), "make it blue", n=1, seed=0)
-
-
-def _check_clip(path: Path) -> None:
-    from PIL import Image
-
-    from autoalign.models.clip import OpenClipScorer
-
-    _load_back(OpenClipScorer, "open_clip", path, {}).cosine([Image.new("RGB", (32, 32))], "a black square")
-
-
-def _check_vqa(class_name: str, backend: str) -> Callable[[Path], None]:
-    def check(path: Path) -> None:
-        import importlib
-
-        from PIL import Image
-
-        # The class itself, not registry.get: a lookup imports every backend module of the project.
-        cls = getattr(importlib.import_module("autoalign.models.vqa"), class_name)
-        _load_back(cls, backend, path, {}).yes_prob([Image.new("RGB", (32, 32))], ["is there a cat?"])
-
-    return check
-
-
-def _load_back(cls, backend: str, path: Path, options: dict):
-    from autoalign.config import RoleSpec
-    from autoalign.models.loading import DeviceSpec
-
-    return cls(RoleSpec(backend=backend, model=str(path), options=dict(options)), DeviceSpec("cpu", "float32"))
-
-
-#: How each tiny model is loaded back after building: the backend a preset would use, one tiny call.
-LOAD_CHECKS: dict[str, Callable[[Path], None]] = {
-    "sd": _check_sd,
-    "ip2p": _check_ip2p,
-    "clip": _check_clip,
-    "llava": _check_vqa("ImageTextToTextVQA", "image-text-to-text"),
-    "blip2": _check_vqa("Blip2VQA", "blip2"),
-    "sdxl": _check_generator({"guidance_scale": 0.0}),
-    "sd3": _check_generator(),
-    "flux": _check_generator({"guidance_scale": 0.0, "max_sequence_length": 32}),
-    "flux-kontext": _check_editor({"_auto_resize": False, "max_area": 32 * 32}),
-    "qwen-image-edit": _check_editor({}),
-    "qwen2_5_vl": _check_vqa("ImageTextToTextVQA", "image-text-to-text"),
-    "internvl": _check_vqa("ImageTextToTextVQA", "image-text-to-text"),
-}
-
-
-def make_all(out_dir: Path, names: list[str] | None = None, force: bool = False, check: bool = True) -> dict[str, Path]:
-    """Build the named tiny models (default: the tiny preset's, :data:`DEFAULT_TINY`) into ``out_dir/NAME``,
-    then load each back.
-
-    The check loads each model through the backend a preset would use and makes one tiny call, so
-    a model that builds but does not load fails here rather than in the middle of a run.
-    """
-    names = list(DEFAULT_TINY) if not names else list(dict.fromkeys(names))
-    for name in names:
-        _check_name(name)
-    built: dict[str, Path] = {}
-    for name in names:
-        built[name] = build(name, Path(out_dir), force=force)
-        if check:
-            LOAD_CHECKS[name](built[name])
-            logger.info("tiny model %r loads back through its backend", name)
-    return built
+def ensure(name: str, directory: Path) -> Path:
+    """The directory of tiny model ``name`` under ``directory`` (``models.loading.tiny_dir()``), built
+    there on first use. The caller names the folder, so building never imports the loading code."""
+    return build(name, Path(directory))
 
 
 def disk_size(path: Path) -> int:
