@@ -1,10 +1,13 @@
-"""``python -m autoalign.ui``: the same as ``autoalign ui`` (see ``autoalign ui --help``)."""
+"""``python -m autoalign.ui``: the same as ``autoalign ui`` (see ``autoalign ui --help``).
+
+It runs the ``ui`` command's own function, so the studio starts without importing the whole CLI.
+"""
 
 from __future__ import annotations
 
-import sys
+import typer
 
-from autoalign.cli import main
+from autoalign.commands.ui import ui
 
 if __name__ == "__main__":
-    main(["ui", *sys.argv[1:]])
+    typer.run(ui)

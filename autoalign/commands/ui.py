@@ -11,7 +11,6 @@ from rich.console import Console
 from autoalign.cli_apps import PRESET_HELP, app
 
 
-@app.command("ui")
 def ui(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on; 0.0.0.0 exposes the studio to your network."),
     port: Optional[int] = typer.Option(None, "--port", help="Port (default: Gradio's, 7860 or the next free one)."),
@@ -27,3 +26,6 @@ def ui(
     demo = build_app(preset, runs_dir, server_config_files=local_only)
     Console().print(f"AutoAlign studio: preset [bold]{preset}[/], runs in {demo.autoalign_runs_dir}")
     launch(demo, host=host, port=port, share=share)
+
+
+app.command("ui")(ui)
