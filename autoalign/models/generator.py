@@ -198,13 +198,6 @@ def check_seed(seed: Any) -> int:
     return seed
 
 
-def seeded_generators(seed: int, n: int) -> list:
-    """One CPU ``torch.Generator`` per sample, seeded ``seed + i`` (CPU: same noise on any device)."""
-    import torch
-
-    return [torch.Generator("cpu").manual_seed(seed + i) for i in range(n)]
-
-
 def blanked_flags(output: Any, count: int) -> list[bool]:
     """Per image, whether the pipeline's safety checker blanked it (all False when it has none)."""
     flags = getattr(output, "nsfw_content_detected", None)

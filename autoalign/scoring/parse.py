@@ -215,10 +215,6 @@ def _to_place(tok) -> bool:
     return to.lower_ == "to" and to.dep_ == "aux" and to.head.i == tok.i and side.lower_ in lexicon()["to_prepositions"]
 
 
-def _low(tok) -> str:
-    return tok.lower_
-
-
 def _lemma(tok) -> str:
     return tok.lemma_.lower()
 

@@ -153,9 +153,6 @@ class Spec:
             return f"{self.groups[i].phrase()} {rel} {self.groups[j].phrase()}"
         return " and ".join(g.phrase() for g in self.groups)
 
-    def n_objects(self) -> int:
-        return sum(g.count for g in self.groups)
-
     def uses_held_out(self) -> bool:
         pairs, counts = held_out_pairs(), held_out_counts()
         return any((g.color, g.shape) in pairs or (g.count, g.shape) in counts for g in self.groups)
