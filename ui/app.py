@@ -219,9 +219,9 @@ def build_app(
             image = validate_upload(init_image, max_bytes=max_upload_bytes) if init_image else None
             # only the knobs moved away from what the page showed for the preset override it (None: not set)
             config = settings.changed_from(preset_defaults(settings.preset)).to_config()
-            from autoalign.commands.models import missing_models
+            from autoalign.models.catalog import unavailable
 
-            missing = missing_models(config)
+            missing = unavailable(config)
         except AutoAlignError as exc:
             raise gr.Error(str(exc), title="Check the settings", print_exception=False) from exc
         if missing:  # refused before a run folder exists

@@ -3,7 +3,6 @@ what they need, and download a preset's models."""
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 from typing import Optional
@@ -53,94 +52,6 @@ def make_tiny(
     console.print(f"Loaded back OK. Use them with model = \"{Path(out_dir).resolve()}/NAME\", or --preset tiny.")
 
 
-class _SourceFinder:
-    """Says where a role's model would come from, without loading weights (hub reachability checked once)."""
-
-    def __init__(self) -> None:
-        self._reachable: bool | None = None
-
-    def hub_reachable(self) -> bool:
-        if self._reachable is None:
-            self._reachable = loading.hub_reachable()
-        return self._reachable
-
-    def model_id(self, role: str, spec: RoleSpec) -> str | None:
-        return catalog.model_id_for(role, spec)
-
-    def source(self, role: str, spec: RoleSpec) -> str:
-        model_id = self.model_id(role, spec)
-        if "double" in spec.backend.lower():
-            return "test double in code (no weights; judges nothing)"
-        if role == "llm" or spec.backend == "openai":
-            return "API (OpenAI-compatible endpoint; OPENAI_BASE_URL, AUTOALIGN_LLM_MODEL)"
-        if role == "questions":
-            if not model_id:
-                return "no model"
-            found = importlib.util.find_spec(model_id) is not None
-            return "installed Python package" if found else f"missing: pip install {model_id}"
-        if not model_id:
-            return "missing: no model set in the preset"
-        if model_id.startswith(loading.TINY_PREFIX):
-            from autoalign.models import tiny
-
-            name = model_id[len(loading.TINY_PREFIX) :]
-            if name not in tiny.TINY_MODELS:
-                return f"missing: unknown tiny model {name!r} (known: {', '.join(tiny.TINY_MODELS)})"
-            path = loading.tiny_dir() / name
-            state = "built locally at" if tiny.is_built(path) else "built on first use at"
-            return f"tiny ({state} {path})"
-        if model_id.startswith(loading.WORLD_PREFIX):
-            try:
-                path = loading.world_model_dir(model_id[len(loading.WORLD_PREFIX) :], role)
-            except loading.ModelNotAvailable:
-                return "missing: not trained yet (autoalign world train)"
-            return f"shapes world (trained, in {path})"
-        if Path(model_id).expanduser().is_dir():
-            return "local directory"
-        if model_id.startswith(("/", "./", "../", "~")):
-            return "missing: directory does not exist"
-        repo = model_id.removeprefix("hf-hub:")
-        if role == "clip":
-            from autoalign.config import ConfigError
-            from autoalign.models.clip import hub_repo_for
-
-            try:
-                repo = hub_repo_for(model_id) or repo
-            except ConfigError as exc:
-                return f"missing: {exc}"
-        if loading.in_hf_cache(repo):
-            return "HF cache"
-        size = catalog.size_note(repo)
-        if self.hub_reachable():
-            return f"hub download{size} (needs network)"
-        offline = " (HF_HUB_OFFLINE=1)" if loading.hub_offline() else ""
-        partial = loading.local_snapshot(repo)
-        state = "only partly in the HF cache" if partial else "not in the HF cache"
-        return f"missing{size}: {state} and the hub is unreachable{offline}"
-
-
-def _clip_used(config) -> bool:
-    """Whether a run of ``config`` asks the CLIP role for a score (the Scorer's ``scoring.clip``)."""
-    return bool(config.scoring.clip) or config.scoring.primary == "clip"
-
-
-def missing_models(config, roles: tuple[str, ...] = catalog.WEIGHT_ROLES + ("questions",)) -> list[str]:
-    """``"role: why"`` for each of ``roles`` whose model cannot be had now (loads nothing).
-
-    Commands call this before they create anything, so an offline run of a real preset stops with
-    one line instead of leaving a half-made run directory behind.
-    """
-    finder = _SourceFinder()
-    missing = []
-    for role in roles:
-        source = finder.source(role, getattr(config, role))
-        if source.startswith("missing") and ":" in source:  # "missing: why" or "missing (about N GB): why"
-            head, why = source.split(":", 1)
-            model = finder.model_id(role, getattr(config, role)) or "(none)"
-            missing.append(f"{role} model {model}{head.removeprefix('missing')}: {why.strip()}")
-    return missing
-
-
 @models_app.command("list")
 def list_models(
     preset: Optional[list[str]] = typer.Option(None, "--preset", "-p", help=PRESET_HELP + " Repeatable; default: all."),
@@ -148,7 +59,7 @@ def list_models(
     """List each preset's backends and model ids, and where each model would come from (loads nothing)."""
     from autoalign.config import MODEL_ROLES
 
-    finder = _SourceFinder()
+    finder = catalog.SourceFinder()
     table = Table(title="presets and their models")
     for column in ("preset", "role", "backend", "model id", "source"):
         table.add_column(column, overflow="fold")
@@ -158,7 +69,7 @@ def list_models(
         for i, role in enumerate(MODEL_ROLES):
             spec: RoleSpec = getattr(config, role)
             source = finder.source(role, spec)
-            if role == "clip" and not _clip_used(config):
+            if role == "clip" and not catalog.clip_used(config):
                 source += "; unused by this preset (scoring.clip = false)"
             table.add_row(
                 config.name if i == 0 else "",

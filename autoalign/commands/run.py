@@ -151,13 +151,12 @@ class RunProgress:
 def _preflight(cfg: Any, from_image: bool) -> None:
     """Stop before anything is written when a model the run needs cannot be had (offline, not cached)."""
     from autoalign.agents.runner import preflight
-    from autoalign.commands.models import missing_models
-    from autoalign.models.catalog import WEIGHT_ROLES
+    from autoalign.models.catalog import WEIGHT_ROLES, unavailable
 
     preflight(cfg)  # unknown backends and missing local paths first: they say what is wrong more precisely
     roles = tuple(r for r in WEIGHT_ROLES if not (r == "generator" and from_image and not cfg.loop.regenerate_on_stall)
                   and not (r == "editor" and cfg.loop.max_rounds == 0)) + ("questions",)
-    missing = missing_models(cfg, roles)
+    missing = unavailable(cfg, roles)
     if missing:
         raise InputError(
             "cannot run: " + "; ".join(missing) + ". Download the weights on a machine with network "

@@ -5,6 +5,9 @@ One home for these facts. From them:
 * :func:`size_note` - "(about 4.4 GB)" in a missing-model message;
 * :func:`preset_models` - every (role, model id, hub repo) of a preset with weights to fetch;
 * :func:`missing_models` - which of them cannot be had here, all at once (offline);
+* :class:`SourceFinder` / :func:`unavailable` - where every role's model would come from (tiny, world,
+  local folder, Hugging Face cache, hub, API, Python package) and which cannot be had now - the one
+  check the commands and the studio run before they write anything;
 * :func:`memory_estimate` - a preset's GPU memory, **estimated** as parameters x bytes per parameter
   of the role's dtype, times :data:`OVERHEAD` for activations and the CUDA context. A role with
   ``offload = "model"`` or ``"sequential"`` counts its largest component only (diffusers moves one
@@ -14,6 +17,7 @@ One home for these facts. From them:
 
 from __future__ import annotations
 
+import importlib.util
 import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
@@ -22,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from autoalign.config import Config, RoleSpec
+from autoalign.models import loading
 
 #: Roles whose model is weights to load (``questions`` is a spaCy package, ``llm`` an API).
 WEIGHT_ROLES: tuple[str, ...] = ("generator", "editor", "vqa", "clip")
@@ -109,8 +114,6 @@ def preset_models(config: Config) -> list[PresetModel]:
 def missing_models(config: Config) -> list[tuple[PresetModel, list[str]]]:
     """Hub models of the preset that cannot be loaded here right now (offline and not fully cached),
     each with what its snapshot lacks (empty list: nothing cached at all). Empty when the hub is reachable."""
-    from autoalign.models import loading
-
     hub_models = [m for m in preset_models(config) if m.repo]
     if not hub_models or loading.hub_reachable():
         return []
@@ -125,8 +128,6 @@ def missing_models(config: Config) -> list[tuple[PresetModel, list[str]]]:
 
 def missing_message(config: Config, missing: list[tuple[PresetModel, list[str]]]) -> str:
     """One line naming every missing model of the preset with its size where known, and how to get them."""
-    from autoalign.models import loading
-
     parts = []
     total = 0.0
     for model, problems in missing:
@@ -140,6 +141,98 @@ def missing_message(config: Config, missing: list[tuple[PresetModel, list[str]]]
         f"preset {config.name!r} needs {len(missing)} model(s) that are not here and the hub cannot be reached"
         f"{offline}: {'; '.join(parts)}{known}. {loading.how_to_get([m.repo for m, _ in missing], config.name)}"
     )
+
+
+# --------------------------------------------------------------------------------------------
+# where each role's model comes from, and which cannot be had now (every role, not only hub models)
+
+
+class SourceFinder:
+    """Says where a role's model would come from, without loading weights (hub reachability checked once)."""
+
+    def __init__(self) -> None:
+        self._reachable: bool | None = None
+
+    def hub_reachable(self) -> bool:
+        if self._reachable is None:
+            self._reachable = loading.hub_reachable()
+        return self._reachable
+
+    def model_id(self, role: str, spec: RoleSpec) -> str | None:
+        return model_id_for(role, spec)
+
+    def source(self, role: str, spec: RoleSpec) -> str:
+        model_id = self.model_id(role, spec)
+        if "double" in spec.backend.lower():
+            return "test double in code (no weights; judges nothing)"
+        if role == "llm" or spec.backend == "openai":
+            return "API (OpenAI-compatible endpoint; OPENAI_BASE_URL, AUTOALIGN_LLM_MODEL)"
+        if role == "questions":
+            if not model_id:
+                return "no model"
+            found = importlib.util.find_spec(model_id) is not None
+            return "installed Python package" if found else f"missing: pip install {model_id}"
+        if not model_id:
+            return "missing: no model set in the preset"
+        if model_id.startswith(loading.TINY_PREFIX):
+            from autoalign.models import tiny
+
+            name = model_id[len(loading.TINY_PREFIX) :]
+            if name not in tiny.TINY_MODELS:
+                return f"missing: unknown tiny model {name!r} (known: {', '.join(tiny.TINY_MODELS)})"
+            path = loading.tiny_dir() / name
+            state = "built locally at" if tiny.is_built(path) else "built on first use at"
+            return f"tiny ({state} {path})"
+        if model_id.startswith(loading.WORLD_PREFIX):
+            try:
+                path = loading.world_model_dir(model_id[len(loading.WORLD_PREFIX) :], role)
+            except loading.ModelNotAvailable:
+                return "missing: not trained yet (autoalign world train)"
+            return f"shapes world (trained, in {path})"
+        if Path(model_id).expanduser().is_dir():
+            return "local directory"
+        if model_id.startswith(("/", "./", "../", "~")):
+            return "missing: directory does not exist"
+        repo = model_id.removeprefix("hf-hub:")
+        if role == "clip":
+            from autoalign.config import ConfigError
+            from autoalign.models.clip import hub_repo_for
+
+            try:
+                repo = hub_repo_for(model_id) or repo
+            except ConfigError as exc:
+                return f"missing: {exc}"
+        if loading.in_hf_cache(repo):
+            return "HF cache"
+        size = size_note(repo)
+        if self.hub_reachable():
+            return f"hub download{size} (needs network)"
+        offline = " (HF_HUB_OFFLINE=1)" if loading.hub_offline() else ""
+        partial = loading.local_snapshot(repo)
+        state = "only partly in the HF cache" if partial else "not in the HF cache"
+        return f"missing{size}: {state} and the hub is unreachable{offline}"
+
+
+def clip_used(config) -> bool:
+    """Whether a run of ``config`` asks the CLIP role for a score (the Scorer's ``scoring.clip``)."""
+    return bool(config.scoring.clip) or config.scoring.primary == "clip"
+
+
+def unavailable(config: Config, roles: tuple[str, ...] = WEIGHT_ROLES + ("questions",)) -> list[str]:
+    """``"role: why"`` for each of ``roles`` whose model cannot be had now (loads nothing).
+
+    Commands call this before they create anything, so an offline run of a real preset stops with
+    one line instead of leaving a half-made run directory behind.
+    """
+    finder = SourceFinder()
+    missing = []
+    for role in roles:
+        source = finder.source(role, getattr(config, role))
+        if source.startswith("missing") and ":" in source:  # "missing: why" or "missing (about N GB): why"
+            head, why = source.split(":", 1)
+            model = finder.model_id(role, getattr(config, role)) or "(none)"
+            missing.append(f"{role} model {model}{head.removeprefix('missing')}: {why.strip()}")
+    return missing
 
 
 # --------------------------------------------------------------------------------------------
