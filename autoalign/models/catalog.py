@@ -18,15 +18,12 @@ One home for these facts. From them:
 from __future__ import annotations
 
 import importlib.util
-import tomllib
 from dataclasses import dataclass
-from functools import lru_cache
-from importlib import resources
 from pathlib import Path
-from typing import Any
 
 from autoalign.config import Config, RoleSpec
 from autoalign.models import loading
+from autoalign.models.catalog_facts import entries, entry, size_note  # noqa: F401 - the catalog's facts, re-exported
 
 #: Roles whose model is weights to load (``questions`` is a spaCy package, ``llm`` an API).
 WEIGHT_ROLES: tuple[str, ...] = ("generator", "editor", "vqa", "clip")
@@ -34,23 +31,6 @@ WEIGHT_ROLES: tuple[str, ...] = ("generator", "editor", "vqa", "clip")
 DTYPE_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2, "auto": 2}
 #: Activations, CUDA context and allocator slack on top of the weights (a rule of thumb, not measured).
 OVERHEAD = 1.2
-
-
-@lru_cache(maxsize=1)
-def entries() -> dict[str, dict[str, Any]]:
-    """The catalog: hub repo id -> facts."""
-    text = resources.files("autoalign.models").joinpath("catalog.toml").read_text(encoding="utf-8")
-    return tomllib.loads(text)
-
-
-def entry(repo_id: str | None) -> dict[str, Any] | None:
-    return entries().get(repo_id or "")
-
-
-def size_note(repo_id: str) -> str:
-    """`` (about 4.4 GB)`` when the download size is known, else ``""``."""
-    info = entry(repo_id)
-    return f" (about {info['download_gb']:g} GB)" if info and "download_gb" in info else ""
 
 
 def model_id_for(role: str, spec: RoleSpec) -> str | None:

@@ -237,7 +237,7 @@ def resolve_model(model_id: str, role: str, variant: str | None = None) -> str:
     problems = snapshot_problems(snapshot, variant) if snapshot else []
     if snapshot and not problems:
         return snapshot if not model_id.startswith("hf-hub:") else model_id
-    from autoalign.models import catalog
+    from autoalign.models.catalog_facts import size_note
 
     state = (
         f"is only partly in the local Hugging Face cache (missing {', '.join(problems[:4])})"
@@ -245,7 +245,7 @@ def resolve_model(model_id: str, role: str, variant: str | None = None) -> str:
         else "is not in the local Hugging Face cache"
     )
     raise ModelNotAvailable(
-        f"the {role} model {repo_id!r}{catalog.size_note(repo_id)} {state} and the hub cannot be reached"
+        f"the {role} model {repo_id!r}{size_note(repo_id)} {state} and the hub cannot be reached"
         f"{' (HF_HUB_OFFLINE=1)' if hub_offline() else ''}. {how_to_get([repo_id])}"
     )
 
