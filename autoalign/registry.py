@@ -60,6 +60,7 @@ BUILTIN: dict[str, dict[str, str]] = {
         "vq2": "autoalign.detection.vq2_detector:VQ2Detector",
         "vlm": "autoalign.detection.vlm_detector:VLMDetector",
         "text": "autoalign.detection.text_detector:TextDetector",
+        "clip-probe": "autoalign.detection.clip_probe:ClipProbeDetector",
     },
     "writer": {
         "template": "autoalign.editing.template_writer:TemplateWriter",

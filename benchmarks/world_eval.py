@@ -10,10 +10,11 @@
 * **vq2** - ROC AUC of VQ2 and VNLI for telling a caption's own image from an image one edit away
   (SeeTRUE's protocol in this world), with bootstrap intervals.
 * **instructions** - the loop's detection and writing on rendered scenes one edit away from their
-  caption: the trained VLM answers the caption's questions (VQ2) and the detector's open questions,
-  the template writer writes; the share whose instruction is exactly the one written from the true
-  scene (the editor's training instruction), and the share of a caption's *own* image with no
-  mismatch reported (no false alarm).
+  caption, by the preset's detectors (the CLIP probe) and, to compare, by the VQ2 detector (the
+  trained VLM answers the caption's questions and the detector's open questions); the template
+  writer writes. The share whose instruction is exactly the one written from the true scene (the
+  editor's training instruction), and the share of a caption's *own* image with no mismatch
+  reported (no false alarm).
 * **editor** - the trained editor given that true instruction on a rendered one-edit-away scene:
   the share of edits the oracle reads as showing the caption (per kind of edit), and the share the
   oracle cannot read.
@@ -85,9 +86,9 @@ def config_for(weights: Path | None = None, **overrides: Any):
 # --------------------------------------------------------------------------------------------- oracle
 
 
-def eval_oracle(n: int) -> dict[str, Any]:
+def eval_oracle(n: int, splits: Sequence[str] = SPLITS) -> dict[str, Any]:
     out = {}
-    for split in SPLITS:
+    for split in splits:
         ok = 0
         for _spec, scene in world_scenes(split, n):
             reading = oracle.read(draw(scene))
@@ -139,9 +140,9 @@ def answer_items(split: str, n: int, seed: int = 0) -> list[dict[str, Any]]:
     return items
 
 
-def eval_vlm(models, n: int) -> dict[str, Any]:
+def eval_vlm(models, n: int, splits: Sequence[str] = SPLITS) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for split in SPLITS:
+    for split in splits:
         items = vlm_items(split, n)
         images = {id(it["scene"]): draw(it["scene"]) for it in items}
         probs = models.vqa.yes_prob([images[id(it["scene"])] for it in items], [it["text"] for it in items])
@@ -173,13 +174,13 @@ def one_edit_away(spec: Spec, scene: Scene, rng: random.Random) -> Scene | None:
     return None
 
 
-def eval_vq2(models, config, n: int) -> dict[str, Any]:
+def eval_vq2(models, config, n: int, splits: Sequence[str] = SPLITS) -> dict[str, Any]:
     from autoalign.scoring.scorer import Scorer
 
     scorer = Scorer(models, config)
     rng = random.Random(7)
     out: dict[str, Any] = {}
-    for split in SPLITS:
+    for split in splits:
         labels: list[int] = []
         scores: dict[str, list[float]] = {"vq2": [], "vnli": [], "clip": []}
         for spec, scene in world_scenes(split, n):
@@ -207,31 +208,38 @@ def edit_cases(split: str, n: int, seed: int = 11) -> list[Any]:
     return [t for spec, scene in world_scenes(split, n) if (t := triple(spec, scene, rng)) is not None]
 
 
-def eval_instructions(models, config, n: int) -> dict[str, Any]:
-    from autoalign.detection.vq2_detector import VQ2Detector
+def eval_instructions(models, config, n: int, splits: Sequence[str] = SPLITS) -> dict[str, Any]:
+    """The loop's instruction on one-edit-away scenes, by the preset's detectors and, to compare, by VQ2's."""
+    from autoalign.detection import detect
     from autoalign.editing.template_writer import TemplateWriter
     from autoalign.scoring.scorer import Scorer
 
-    scorer, detector = Scorer(models, config), VQ2Detector(models, config)
+    scorer = Scorer(models, config)
     writer = TemplateWriter(config=config, mode=config.loop.multi_mismatch)
+    setups = [list(config.detection.detectors)] + ([["vq2"]] if config.detection.detectors != ["vq2"] else [])
     out: dict[str, Any] = {}
-    for split in SPLITS:
-        right, quiet = [], []
-        for t in edit_cases(split, n):
-            source, own = draw(t.source), draw(t.target)
-            s_card, o_card = scorer.score([source, own], t.prompt)
-            found = detector.detect(source, t.prompt, s_card)
-            written = writer.write(t.prompt, found, tried=[]) if found else []
-            right.append(bool(written) and written[0].text == t.instruction)
-            quiet.append(not detector.detect(own, t.prompt, o_card))
-        out[split] = {"instruction = the true one (one edit away)": wilson(sum(right), len(right)),
-                      "no mismatch on the caption's own image": wilson(sum(quiet), len(quiet))}
+    for split in splits:
+        cases = [(t, draw(t.source), draw(t.target)) for t in edit_cases(split, n)]
+        cards = [scorer.score([source, own], t.prompt) for t, source, own in cases]
+        for detectors in setups:
+            cfg = replace(config, detection=replace(config.detection, detectors=detectors))
+            right, quiet = [], []
+            for (t, source, own), (s_card, o_card) in zip(cases, cards):
+                found = detect(source, t.prompt, s_card, models, cfg)  # as the loop runs them
+                written = writer.write(t.prompt, found, tried=[]) if found else []
+                right.append(bool(written) and written[0].text == t.instruction)
+                quiet.append(not detect(own, t.prompt, o_card, models, cfg))
+            name = "+".join(detectors)
+            out.setdefault(split, {}).update({
+                f"{name}: instruction = the true one (one edit away)": wilson(sum(right), len(right)),
+                f"{name}: no mismatch on the caption's own image": wilson(sum(quiet), len(quiet)),
+            })
     return out
 
 
-def eval_editor(models, n: int) -> dict[str, Any]:
+def eval_editor(models, n: int, splits: Sequence[str] = SPLITS) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for split in SPLITS:
+    for split in splits:
         per_kind: dict[str, list[bool]] = {}
         unread = 0
         cases = edit_cases(split, n)
@@ -302,7 +310,7 @@ def clip_score_fn(clip):
     return score
 
 
-def eval_clip(config, n: int, weights: Path | None = None) -> dict[str, Any]:
+def eval_clip(config, n: int, weights: Path | None = None, splits: Sequence[str] = SPLITS) -> dict[str, Any]:
     from autoalign.config import RoleSpec
     from autoalign.models.clip import OpenClipScorer
     from autoalign.models.loading import DeviceSpec
@@ -317,12 +325,13 @@ def eval_clip(config, n: int, weights: Path | None = None) -> dict[str, Any]:
         clip = OpenClipScorer(RoleSpec(backend="open_clip", model=str(root / name), options={}), DeviceSpec("cpu", "float32"))
         out[name] = {
             f"{split} {kind} swap": winoground(clip_score_fn(clip), swap_pairs(n, split, kind))
-            for split in SPLITS for kind in ("colour", "relation")
+            for split in splits for kind in ("colour", "relation")
         }
     return out
 
 
-def run(n: int = 300, weights: Path | None = None, parts: Sequence[str] | None = None) -> dict[str, Any]:
+def run(n: int = 300, weights: Path | None = None, parts: Sequence[str] | None = None, splits: Sequence[str] = SPLITS) -> dict[str, Any]:
+    """The figures of the parts asked for (all by default) on ``splits`` (``("val",)`` to tune on, never the held-out ones)."""
     from autoalign.models.cache import Models
 
     parts = list(parts or PARTS)
@@ -338,17 +347,17 @@ def run(n: int = 300, weights: Path | None = None, parts: Sequence[str] | None =
     models = Models(config)
     result: dict[str, Any] = {"n_per_split": n}
     if "oracle" in parts:
-        result["oracle exact scene recovery"] = eval_oracle(n)
+        result["oracle exact scene recovery"] = eval_oracle(n, splits)
     if "vlm" in parts:
-        result["vlm accuracy"] = eval_vlm(models, n)
+        result["vlm accuracy"] = eval_vlm(models, n, splits)
     if "vq2" in parts:
-        result["own image vs one edit away"] = eval_vq2(models, config, n)
+        result["own image vs one edit away"] = eval_vq2(models, config, n, splits)
     if "instructions" in parts:
-        result["the loop's instruction on one-edit-away scenes"] = eval_instructions(models, config, n)
+        result["the loop's instruction on one-edit-away scenes"] = eval_instructions(models, config, n, splits)
     if "editor" in parts:
-        result["editor, given the true instruction"] = eval_editor(models, n)
+        result["editor, given the true instruction"] = eval_editor(models, n, splits)
     if "clip" in parts:
-        result["clip winoground"] = eval_clip(config, n, weights)
+        result["clip winoground"] = eval_clip(config, n, weights, splits)
     return result
 
 

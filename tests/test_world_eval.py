@@ -52,8 +52,11 @@ def test_world_eval_reads_instructions_and_edits_with_the_oracle():
     from autoalign.models.cache import Models
 
     models = Models(config)
-    got = world_eval.eval_instructions(models, config, 6)["test"]
-    assert got["instruction = the true one (one edit away)"]["n"] == len(cases)
+    got = world_eval.eval_instructions(models, config, 6, splits=("test",))
+    assert set(got) == {"test"}  # only the splits asked for
+    for detectors in ("clip-probe", "vq2"):  # the preset's detector, and VQ2's to compare
+        assert got["test"][f"{detectors}: instruction = the true one (one edit away)"]["n"] == len(cases)
+        assert got["test"][f"{detectors}: no mismatch on the caption's own image"]["n"] == len(cases)
     edits = world_eval.eval_editor(models, 6)["test"]
     assert edits["fixed: every kind"]["n"] == len(cases)
     assert 0 <= edits["oracle cannot read the edit"]["value"] <= 1

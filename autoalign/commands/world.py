@@ -55,13 +55,14 @@ def eval_command(
     weights: Optional[Path] = typer.Option(None, "--weights", help="Weights directory (default: the committed ones)."),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON."),
     only: Optional[list[str]] = typer.Option(None, "--only", help="Only these parts (repeatable): oracle, vlm, vq2, instructions, editor, clip."),
+    validation: bool = typer.Option(False, "--validation", help="Evaluate on the validation split (to tune settings on) instead of test and compositional."),
 ) -> None:
     """Oracle recovery, VLM accuracy, VQ2/VNLI AUC, the loop's instructions, edit success and CLIP group scores, with n and 95% intervals."""
     from autoalign.benchmarks import world_eval as evaluate
 
     if n < 1:
         raise InputError(f"--n must be a positive integer (got {n})")
-    result = evaluate.run(n=n, weights=weights, parts=only or None)
+    result = evaluate.run(n=n, weights=weights, parts=only or None, splits=("val",) if validation else evaluate.SPLITS)
     if as_json:
         typer.echo(json.dumps(result, indent=2))
     else:

@@ -173,3 +173,23 @@ class OpenClipScorer:
                 image_emb = model.encode_image(batch.to(self.device.device, dtype), normalize=True).float()
                 scores.extend((image_emb @ text_emb.T).squeeze(1).clamp(-1.0, 1.0).tolist())
         return scores
+
+    def cosine_texts(self, image: Image.Image, texts: Sequence[str]) -> list[float]:
+        """Cosine similarity in [-1, 1] of one image's embedding with each text's, in input order."""
+        import torch
+
+        texts = list(texts)
+        if not isinstance(image, Image.Image):
+            raise InputError("image must be a PIL image")
+        if not texts or any(not isinstance(t, str) or not t.strip() for t in texts):
+            raise InputError("texts must be non-empty strings")
+        model, preprocess, tokenizer = self._load()
+        with torch.inference_mode():
+            pixels = preprocess(image.convert("RGB")).unsqueeze(0).to(self.device.device, self.device.torch_dtype)
+            image_emb = model.encode_image(pixels, normalize=True).float()
+            scores: list[float] = []
+            for start in range(0, len(texts), self.batch_size):
+                tokens = tokenizer(texts[start : start + self.batch_size]).to(self.device.device)
+                text_emb = model.encode_text(tokens, normalize=True).float()
+                scores.extend((text_emb @ image_emb.T).squeeze(1).clamp(-1.0, 1.0).tolist())
+        return scores
