@@ -270,6 +270,16 @@ def test_facts_carry_dsg_categories_and_parent_links():
         ("a kitchen where you can see a stove", ["is the stove in the kitchen?"], ["see"]),
         # "it" is the thing the participle is not about
         ("a cat with kittens sleeping on top of it", ["are the kittens sleeping on top of the cat?"], []),
+        # an infinitive of purpose belongs to the participle's thing; "him" / "her" is the sentence's subject
+        ("a dog running across a field to get onto a boat", ["does the dog get onto the boat?"], []),
+        ("a man eating a sandwich with children around him", ["are the children around the man?"], []),
+        # "each other" is a relation within the group; the reciprocal word itself is no thing
+        ("two elephants touching each other", ["are the elephants touching each other?"], ["is there an other?"]),
+        ("two dogs facing each other on a rug", ["are the dogs facing each other?", "are the dogs on the rug?"], ["facing on"]),
+        ("a wheel behind the other", ["is there a wheel?"], ["is there an other?", "are there others?"]),
+        # a noun read as an adjective is asked as a compound name; a material is not asked of itself
+        ("a frog on a lily pad", ["is the pad a lily pad?"], ["is the pad lily?"]),
+        ("a squirrel in a leather jacket", ["is the jacket made of leather?"], ["is the leather jacket made of leather?"]),
         ],
 )
 def test_offline_generator_reads_the_failure_classes_of_issue_17(prompt, expected, absent):

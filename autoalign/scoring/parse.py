@@ -21,7 +21,8 @@ word lists (``prompts/question_words.json``) only name the *kind* of a word the 
                                        global tags: photo, digital art, style of Van Gogh, night
     'a sign that says "hello"'         quote "hello" on the sign
 
-What is *not* a thing (``not_things`` in the word list): meta words ("background", "4K"), the
+What is *not* a thing (``not_things`` in the word list): meta words ("background", "4K"), words that
+stand for a thing named elsewhere ("one behind the other"), the
 picture's frame ("photo", asked as a global question), style words, prompt flags ("--ar 16:9",
 removed with their value) and colour words used as nouns ("dressed in green" is the girl's colour).
 """
@@ -72,6 +73,11 @@ def lexicon() -> dict[str, Any]:
     return data
 
 
+@functools.lru_cache(maxsize=4096)
+def _reads_as_noun(word: str, model: str) -> bool:
+    return load_spacy(model)(f"the {word}")[-1].tag_.startswith("NN")
+
+
 @functools.lru_cache(maxsize=4)
 def load_spacy(name: str = DEFAULT_SPACY_MODEL):
     """The spaCy pipeline ``name``, loaded once per process."""
@@ -120,7 +126,7 @@ class Noun:
 class Relation:
     subject: int  # token index of the subject noun
     word: str  # "on", "next to", "holding", "sitting on", "with"
-    obj: int  # token index of the object noun
+    obj: int  # token index of the object noun; the subject's own index for "each other" ("elephants touching each other")
     kind: str  # "prep" | "verb" | "part"
     verb_tag: str = ""  # VBG for "holding"
     start: int = 0  # token span from subject to object (for the question's span)
@@ -155,6 +161,12 @@ class Parse:
     relations: list[Relation]
     quotes: list[Quote]
     globals: list[GlobalTag] = field(default_factory=list)
+    model: str = DEFAULT_SPACY_MODEL  # the spaCy pipeline that read it
+
+    def reads_as_noun(self, word: str) -> bool:
+        """Whether the pipeline tags ``word`` alone ("the owl") as a noun: a modifier read as an adjective
+        in context ("an owl family") is then likely part of a compound name."""
+        return _reads_as_noun(word.lower(), self.model)
 
     def noun_at(self, index: int) -> Noun | None:
         return next((n for n in self.nouns if n.index == index), None)
@@ -338,6 +350,13 @@ def _prep_relation(prep, lex) -> tuple[str, Any] | None:
     return words, pobj
 
 
+def _reciprocal(tok) -> bool:
+    """Whether ``tok`` ends "each other" / "one another"."""
+    before = tok.doc[tok.i - 1].lower_ if tok.i > 0 else ""
+    after = tok.doc[tok.i + 1].lower_ if tok.i + 1 < len(tok.doc) else ""
+    return tok.lower_ == "other" and before == "each" or tok.lower_ == "one" and after == "another"
+
+
 def _anchor(prep):
     """The token a preposition hangs from, skipping the adverb of "next to" and the side of "left to"."""
     if prep.head.i == prep.i - 1 and (prep.head.dep_ == "advmod" or prep.head.lower_ in ("left", "right")) and prep.head.head is not prep.head:
@@ -500,6 +519,8 @@ class _Reader:
                 continue
             if lem == "style" or (lem in nt["meta"] and not _compounds(tok)) or tok.lower_ in nt["meta"]:
                 continue
+            if lem in nt["pronoun"] and not _compounds(tok):
+                continue  # "one behind the other": the thing is named elsewhere
             if lem in nt["quantity"] and has_of:
                 continue  # "a group of giraffes": the giraffes are asked
             self._add_noun(tok)
@@ -671,9 +692,14 @@ class _Reader:
                 if rel is None or tok.lower_ in lex["non_spatial_prepositions"] and tok.lower_ != "of":
                     continue  # "during the party" is a time, not a place
                 words, obj = rel
+                mutual = _reciprocal(obj)  # "sitting next to each other": the things are next to one another
                 if obj.pos_ == "PRON" and obj.lower_ in ("it", "them"):
                     has_dobj = anchor.pos_ in ("VERB", "AUX") and any(c.dep_ == "dobj" for c in anchor.children)
                     obj = self._verb_subject(anchor) if has_dobj else self._antecedent(anchor)
+                    if obj is None:
+                        continue
+                elif obj.pos_ == "PRON" and obj.lower_ in ("him", "her", "himself", "herself"):
+                    obj = self._main_subject(obj)  # "a man eating a hot dog with people around him": the man
                     if obj is None:
                         continue
                 if anchor.lower_ in lex["colors"] and anchor.dep_ == "pobj" and anchor.i not in self.nouns:
@@ -712,6 +738,8 @@ class _Reader:
                     dobj = next((c for c in anchor.children if c.dep_ == "dobj" and c.i in self.nouns), None)
                     if anchor.lemma_ == "be" or words == "with" and not self._verb_has_object(anchor):
                         kind, tag, finite = ("part" if words == "with" else "prep"), "", ""
+                    elif any(c.dep_ == "dobj" and _reciprocal(c) for c in anchor.children):
+                        kind, tag, finite = "prep", "", ""  # "two dogs facing each other on a rug": on the rug
                     elif dobj is not None and dobj.i < tok.i and _lemma(anchor) in lex["placing_verbs"]:
                         # "a flag that has a symbol on it", "holding a cup in his hand": the object is there
                         subjects, kind, tag, finite = [dobj], "prep", "", ""
@@ -725,8 +753,15 @@ class _Reader:
                 else:
                     continue
                 for s in subjects:
-                    for o in _conjuncts(obj) if obj.dep_ not in ("conj", "appos") else [obj]:
-                        self._relation(s.i, words, o.i, kind, tag, finite)
+                    for o in [s] if mutual else _conjuncts(obj) if obj.dep_ not in ("conj", "appos") else [obj]:
+                        self._relation(s.i, words, o.i, kind, tag, finite, mutual)
+            elif tok.dep_ == "dobj" and _reciprocal(tok) and tok.head.pos_ == "VERB":  # "two elephants touching each other"
+                subject = self._verb_subject(tok.head)
+                if subject is not None:
+                    vwords, finite = _verb_words(tok.head)
+                    words = " ".join(w for w in (vwords, _particle(tok.head)) if w)
+                    for s in self._group(subject):
+                        self._relation(s.i, words, s.i, "verb", tok.head.tag_, finite, mutual=True)
             elif tok.i in self.nouns and _to_place(tok):  # "sitting next to vase", "airplane is left to backpack"
                 side = doc[tok.i - 2]
                 words = f"to the {side.lower_} of" if side.lower_ in ("left", "right") else f"{side.lower_} to"
@@ -787,9 +822,12 @@ class _Reader:
             return None
         if verb.tag_ not in ("VBG", "VBN") and verb.lemma_ != "be":
             own = verb
-            while own.dep_ in ("conj", "xcomp") and own.head.pos_ in ("VERB", "AUX"):
-                own = own.head  # "is trying to pull off a trick": the subject of "trying"
-            if own.dep_ != "relcl" and not any(c.dep_ in ("nsubj", "nsubjpass") and _is_noun(c) for c in own.children):
+            while own.dep_ in ("conj", "xcomp") or own.dep_ == "advcl" and any(c.tag_ == "TO" for c in own.children):
+                if own.head.pos_ not in ("VERB", "AUX"):
+                    break
+                own = own.head  # "is trying to pull off a trick": the subject of "trying"; "jumping ... to get onto"
+            finite = own.tag_ not in ("VBG", "VBN")  # "a cat jumping in the air to get onto a table": the cat's
+            if finite and own.dep_ != "relcl" and not any(c.dep_ in ("nsubj", "nsubjpass") and _is_noun(c) for c in own.children):
                 return None  # ("a flag that has ...": the relative clause's subject is the flag)
         participle = verb.tag_ == "VBG" and (verb.dep_ == "acl" or verb.dep_ in ("advcl", "conj") and verb.head.dep_ == "acl")
         if participle and subject.dep_ in ("pobj", "dobj") and (subject.dep_ == "dobj" or subject.head.lower_ in ("in", "with", "at", "on")):
@@ -808,6 +846,14 @@ class _Reader:
         inner = next((c for c in of.children if c.dep_ == "pobj"), None) if of is not None else None
         return inner if inner is not None and inner.i in self.nouns else None
 
+    def _main_subject(self, tok):
+        """Who "him" / "her" is: the subject of the sentence ``tok`` is in, or the thing it is about."""
+        root = tok.sent.root
+        if root.i in self.nouns:  # a caption without a verb: "a man ... with people around him"
+            return root
+        subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass") and c.i in self.nouns), None)
+        return subject
+
     def _antecedent(self, anchor):
         """What "it" / "them" stands for: the last thing named before the phrase it is in."""
         about = anchor if _is_noun(anchor) else _subject_of(anchor)
@@ -817,8 +863,9 @@ class _Reader:
         before = [i for i in self.nouns if i < start]
         return self.doc[max(before)] if before else None
 
-    def _relation(self, subject: int, word: str, obj: int, kind: str, tag: str, finite: str) -> None:
-        if subject not in self.nouns or obj not in self.nouns or subject == obj:
+    def _relation(self, subject: int, word: str, obj: int, kind: str, tag: str, finite: str, mutual: bool = False) -> None:
+        """Record a relation; ``subject == obj`` only for "each other" (``mutual``)."""
+        if subject not in self.nouns or obj not in self.nouns or subject == obj and not mutual:
             return
         if any(r.subject == subject and r.obj == obj and r.word == word for r in self.relations):
             return
@@ -870,4 +917,4 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
     nouns = [n for n in nouns if not any(a <= doc[n.index].idx < b for a, b in quote_chars)]
     kept = {n.index for n in nouns}
     relations = [r for r in reader.relations if r.subject in kept and r.obj in kept]
-    return Parse(doc=doc, nouns=nouns, relations=relations, quotes=quotes, globals=reader.globals)
+    return Parse(doc=doc, nouns=nouns, relations=relations, quotes=quotes, globals=reader.globals, model=model)

@@ -89,6 +89,15 @@ def _article(word: str) -> str:
     return "an" if word[:1].lower() in "aeiou" else "a"
 
 
+def _without(name: str, word: str) -> str:
+    """A thing's name without one of its describing words ("leather jacket" - "leather" = "jacket")."""
+    words = name.split()
+    lower = [w.lower() for w in words]
+    if len(words) > 1 and word.lower() in lower:
+        del words[lower.index(word.lower())]
+    return " ".join(words)
+
+
 @dataclass
 class Fact:
     """One DSG tuple read from the parse, with the question that asks it (same order, same id).
@@ -231,13 +240,19 @@ def facts_from_parse(parse: Parse) -> list[Fact]:
                 b.add("attribute", attr.kind, (noun.lemma, attr.value), kind, "attribute", attr.value, span, parent,
                       value=attr.value, noun=head, article=_article(attr.value))
                 continue
-            kind, open_kind = "attribute", ""
+            kind, open_kind, described = "attribute", "", name(noun)
             if attr.kind == "material" and simple and not attr.value.endswith(("en", "ic", "y")):
                 kind = "attribute_material"  # "is the table made of wood?" (but "is the table wooden?")
+                described = _without(described, attr.value)  # "the jacket made of leather", not "the leather jacket ..."
+            elif attr.kind == "type" and simple and not repeated and parse.reads_as_noun(attr.value):
+                # a noun read as an adjective before the name ("an owl family", "a lily pad"): asked as
+                # DSG asks a type, "is the pad a lily pad?" (not "is the pad lily?")
+                kind = "attribute_type_plural" if noun.plural else "attribute_type_singular"
+                described = _without(described, attr.value)
             if not repeated and simple:
                 open_kind = {"color": "color", "attribute_material": "material"}.get(attr.kind if attr.kind == "color" else kind, "")
             b.add("attribute", attr.kind, (noun.lemma, attr.value), kind, "attribute", attr.value, span, parent, open_kind,
-                  noun=name(noun), value=attr.phrase, be=be(noun))
+                  noun=described, value=attr.phrase, be=be(noun), article=_article(attr.phrase))
     # totals of groups of the same thing with counts: "two red flowers and three white flowers" -> five flowers
     groups: dict[str, list[Noun]] = {}
     for noun in parse.nouns:
@@ -255,10 +270,16 @@ def facts_from_parse(parse: Parse) -> list[Fact]:
         subject, obj = parse.noun_at(rel.subject), parse.noun_at(rel.obj)
         if subject is None or obj is None:
             continue
-        deps = [entity_id[rel.subject], entity_id[rel.obj]]
+        deps = list(dict.fromkeys([entity_id[rel.subject], entity_id[rel.obj]]))
         span = parse.span_text(rel.start, rel.end)
         args = (subject.lemma, rel.word, obj.lemma)
         do = "do" if subject.plural else "does"
+        if rel.obj == rel.subject:  # "two elephants touching each other"
+            other = next((t.i for t in parse.doc[subject.index :] if t.lower_ in ("other", "another")), subject.index)
+            span = parse.span_text(subject.start, other + 1)
+            b.add("relation", "action" if rel.kind == "verb" else "spatial", args, "relation", "relation", subject.phrase, span, deps,
+                  noun=name(subject), prep=rel.word, object="each other", be=be(subject))
+            continue
         if rel.kind == "part":
             thing = obj.phrase if obj.plural else f"{_article(obj.phrase)} {obj.phrase}"
             b.add("relation", "part", args, "part", "relation", obj.phrase, span, deps, noun=name(subject), object=thing, do=do)
