@@ -36,6 +36,7 @@ import gradio as gr
 
 from autoalign.config import ConfigError, load_config, preset_names
 from autoalign.errors import AutoAlignError
+from autoalign.files import atomic_save_image
 from autoalign.types import SUMMARY_FILE, StreamUpdate
 from autoalign.ui.run_view import ASPECT_COLORS, HISTORY_HEADERS, RUNNING, STOP_COLUMN, RunView
 from autoalign.ui.settings import WRITERS, StudioSettings, preset_defaults
@@ -124,9 +125,7 @@ def display_copy(path: str | None, cache_dir: Path, side: int = DISPLAY_SIDE) ->
             if not out.is_file():
                 cache_dir.mkdir(parents=True, exist_ok=True)
                 big = im.convert("RGB").resize((im.width * factor, im.height * factor), Image.Resampling.NEAREST)
-                tmp = cache_dir / f".{key}.{uuid.uuid4().hex[:6]}.tmp"
-                big.save(tmp, format="PNG")
-                tmp.replace(out)
+                atomic_save_image(out, big)
             return str(out)
     except (OSError, ValueError):
         return str(src)
