@@ -27,7 +27,6 @@ validation split, see ``benchmarks/world_eval.py``).
 from __future__ import annotations
 
 import json
-import logging
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -43,8 +42,6 @@ from autoalign.types import Mismatch, ScoreCard
 if TYPE_CHECKING:
     from autoalign.config import Config
     from autoalign.models.cache import Models
-
-logger = logging.getLogger(__name__)
 
 DEFAULT_MARGIN = 0.05
 
@@ -87,11 +84,8 @@ def slots(prompt: str) -> list[Slot]:
         start, end = doc[noun.start].idx, doc[noun.end - 1].idx + len(doc[noun.end - 1].text)
         return prompt[:start] + new_chunk + prompt[end:], new_chunk
 
-    def chunk_text(noun) -> str:
-        return doc[noun.start : noun.end].text
-
     for noun in parse.nouns:
-        chunk = chunk_text(noun)
+        chunk = doc[noun.start : noun.end].text
         head = doc[noun.index]
         # attributes: each colour / size word of the chunk
         for i in range(noun.start, noun.index):
@@ -198,11 +192,7 @@ class ClipProbeDetector:
                 source=self.name,
                 evidence={"rewrite": rewrite, "cosine_prompt": round(own, 6), "cosine_rewrite": round(cosine, 6), **slot.hints},
             )))
-        limit = self.limit
-        seen: set[tuple[str, str]] = set()
-        out: list[Mismatch] = []
+        best: dict[tuple[str, str], Mismatch] = {}
         for _, m in sorted(scored, key=lambda pair: -pair[0]):
-            if m.key() not in seen and len(out) < limit:
-                seen.add(m.key())
-                out.append(m)
-        return out
+            best.setdefault(m.key(), m)  # the strongest rewrite of each (aspect, phrase)
+        return list(best.values())[: self.limit]

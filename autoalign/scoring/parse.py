@@ -350,11 +350,15 @@ def _prep_relation(prep, lex) -> tuple[str, Any] | None:
     return words, pobj
 
 
-def _reciprocal(tok) -> bool:
-    """Whether ``tok`` ends "each other" / "one another"."""
+def _reciprocal_end(tok) -> int | None:
+    """When ``tok`` is the head of "each other" / "one another": the token index just after the phrase."""
     before = tok.doc[tok.i - 1].lower_ if tok.i > 0 else ""
     after = tok.doc[tok.i + 1].lower_ if tok.i + 1 < len(tok.doc) else ""
-    return tok.lower_ == "other" and before == "each" or tok.lower_ == "one" and after == "another"
+    if tok.lower_ == "other" and before == "each":
+        return tok.i + 1
+    if tok.lower_ == "one" and after == "another":
+        return tok.i + 2
+    return None
 
 
 def _anchor(prep):
@@ -692,7 +696,7 @@ class _Reader:
                 if rel is None or tok.lower_ in lex["non_spatial_prepositions"] and tok.lower_ != "of":
                     continue  # "during the party" is a time, not a place
                 words, obj = rel
-                mutual = _reciprocal(obj)  # "sitting next to each other": the things are next to one another
+                mutual = _reciprocal_end(obj)  # "sitting next to each other": the things are next to one another
                 if obj.pos_ == "PRON" and obj.lower_ in ("it", "them"):
                     has_dobj = anchor.pos_ in ("VERB", "AUX") and any(c.dep_ == "dobj" for c in anchor.children)
                     obj = self._verb_subject(anchor) if has_dobj else self._antecedent(anchor)
@@ -738,7 +742,7 @@ class _Reader:
                     dobj = next((c for c in anchor.children if c.dep_ == "dobj" and c.i in self.nouns), None)
                     if anchor.lemma_ == "be" or words == "with" and not self._verb_has_object(anchor):
                         kind, tag, finite = ("part" if words == "with" else "prep"), "", ""
-                    elif any(c.dep_ == "dobj" and _reciprocal(c) for c in anchor.children):
+                    elif any(c.dep_ == "dobj" and _reciprocal_end(c) for c in anchor.children):
                         kind, tag, finite = "prep", "", ""  # "two dogs facing each other on a rug": on the rug
                     elif dobj is not None and dobj.i < tok.i and _lemma(anchor) in lex["placing_verbs"]:
                         # "a flag that has a symbol on it", "holding a cup in his hand": the object is there
@@ -753,15 +757,15 @@ class _Reader:
                 else:
                     continue
                 for s in subjects:
-                    for o in [s] if mutual else _conjuncts(obj) if obj.dep_ not in ("conj", "appos") else [obj]:
+                    for o in [s] if mutual is not None else _conjuncts(obj) if obj.dep_ not in ("conj", "appos") else [obj]:
                         self._relation(s.i, words, o.i, kind, tag, finite, mutual)
-            elif tok.dep_ == "dobj" and _reciprocal(tok) and tok.head.pos_ == "VERB":  # "two elephants touching each other"
+            elif tok.dep_ == "dobj" and _reciprocal_end(tok) and tok.head.pos_ == "VERB":  # "two elephants touching each other"
                 subject = self._verb_subject(tok.head)
                 if subject is not None:
                     vwords, finite = _verb_words(tok.head)
                     words = " ".join(w for w in (vwords, _particle(tok.head)) if w)
                     for s in self._group(subject):
-                        self._relation(s.i, words, s.i, "verb", tok.head.tag_, finite, mutual=True)
+                        self._relation(s.i, words, s.i, "verb", tok.head.tag_, finite, _reciprocal_end(tok))
             elif tok.i in self.nouns and _to_place(tok):  # "sitting next to vase", "airplane is left to backpack"
                 side = doc[tok.i - 2]
                 words = f"to the {side.lower_} of" if side.lower_ in ("left", "right") else f"{side.lower_} to"
@@ -863,15 +867,15 @@ class _Reader:
         before = [i for i in self.nouns if i < start]
         return self.doc[max(before)] if before else None
 
-    def _relation(self, subject: int, word: str, obj: int, kind: str, tag: str, finite: str, mutual: bool = False) -> None:
-        """Record a relation; ``subject == obj`` only for "each other" (``mutual``)."""
-        if subject not in self.nouns or obj not in self.nouns or subject == obj and not mutual:
+    def _relation(self, subject: int, word: str, obj: int, kind: str, tag: str, finite: str, mutual: int | None = None) -> None:
+        """Record a relation; ``subject == obj`` only for "each other", whose end index is ``mutual`` (the span reaches it)."""
+        if subject not in self.nouns or obj not in self.nouns or subject == obj and mutual is None:
             return
         if any(r.subject == subject and r.obj == obj and r.word == word for r in self.relations):
             return
         s, o = self.nouns[subject], self.nouns[obj]
         start = min(s.index - (len(s.phrase.split()) - 1), o.start)
-        end = max(o.end, o.index + 1, s.index + 1)
+        end = max(o.end, o.index + 1, s.index + 1, mutual or 0)
         self.relations.append(Relation(subject=subject, word=word, obj=obj, kind=kind, verb_tag=tag, start=start, end=end, finite=finite))
 
 

@@ -274,9 +274,7 @@ def facts_from_parse(parse: Parse) -> list[Fact]:
         span = parse.span_text(rel.start, rel.end)
         args = (subject.lemma, rel.word, obj.lemma)
         do = "do" if subject.plural else "does"
-        if rel.obj == rel.subject:  # "two elephants touching each other"
-            other = next((t.i for t in parse.doc[subject.index :] if t.lower_ in ("other", "another")), subject.index)
-            span = parse.span_text(subject.start, other + 1)
+        if rel.obj == rel.subject:  # "two elephants touching each other" (the span reaches "each other")
             b.add("relation", "action" if rel.kind == "verb" else "spatial", args, "relation", "relation", subject.phrase, span, deps,
                   noun=name(subject), prep=rel.word, object="each other", be=be(subject))
             continue
