@@ -280,6 +280,13 @@ def test_facts_carry_dsg_categories_and_parent_links():
         # a noun read as an adjective is asked as a compound name; a material is not asked of itself
         ("a frog on a lily pad", ["is the pad a lily pad?"], ["is the pad lily?"]),
         ("a squirrel in a leather jacket", ["is the jacket made of leather?"], ["is the leather jacket made of leather?"]),
+        # a place phrase right after a placed thing is that thing's place too; a thing next to X in Y is in Y
+        ("a cat sitting in a basket next to a lamp", ["is the cat sitting next to the lamp?", "is the basket next to the lamp?"],
+         ["is the cat next to the lamp?"]),
+        ("a truck on a bridge above a river", ["is the bridge above the river?", "is the truck above the river?"], []),
+        ("a dog lying next to a sofa in a living room", ["is the sofa in the room?", "is the dog in the room?"], []),
+        # only places are handed on, not ways ("through", "from")
+        ("a boy riding a bike through a park", ["is the boy riding through the park?"], ["is the bike through"]),
         ],
 )
 def test_offline_generator_reads_the_failure_classes_of_issue_17(prompt, expected, absent):

@@ -796,14 +796,48 @@ class _Reader:
 
         for subject, verb, obj in self.repairs:
             self._relation(subject, verb, obj, "verb", "VBG" if verb.endswith("ing") else "VBN", "")
+        self._second_attachments()
         # "a signpost at an intersection near a waterway": the signpost is near the waterway too
         places = lex["chain_prepositions"]
         for r1 in list(self.relations):
             if r1.kind == "part" or r1.word.split()[-1] not in places["through"]:
                 continue
             for r2 in list(self.relations):
+                if any(r.subject == r1.subject and r.obj == r2.obj for r in self.relations):
+                    continue  # already related ("sitting next to the lamp" in "sitting in a basket next to a lamp")
                 if r2.subject == r1.obj and r2.kind == "prep" and r2.word in places["located"] and doc[r2.subject].dep_ == "pobj":
                     self._relation(r1.subject, r2.word, r2.obj, "prep", "", "")
+
+    def _second_attachments(self) -> None:
+        """A place phrase ("on", "next to": the ``located`` words of ``chain_prepositions``) right after a thing that is
+        itself placed by the same word is asked of that thing too:
+        "sitting in a chair next to a vase" (the chair is next to the vase), "a motorcycle on a dirt road next to
+        a building" (the road is next to the building). The parse hangs the phrase on one of the two; both readings
+        are asked, the parse's own as before."""
+        doc, lex = self.doc, self.lex
+        for tok in doc:
+            if tok.dep_ != "prep" or tok.lower_ in ("with", "of") or tok.lower_ in lex["non_spatial_prepositions"]:
+                continue
+            rel = _prep_relation(tok, lex)
+            if rel is None or rel[1].i not in self.nouns or _reciprocal_end(rel[1]) is not None:
+                continue
+            words, obj = rel
+            if words not in lex["chain_prepositions"]["located"]:
+                continue  # a place ("on", "next to"), not a way ("through", "from")
+            first = tok.head if tok.head.i == tok.i - 1 and tok.head.dep_ == "advmod" else tok  # "next to"
+            if first.i == 0 or first.i - 1 not in self.nouns:
+                continue
+            near, anchor = doc[first.i - 1], _anchor(tok)  # the thing just before the phrase, what the phrase hangs on
+            if near.dep_ == "dobj":
+                near_anchor = near.head
+            elif near.dep_ == "pobj" and near.head.dep_ == "prep" and near.head.lower_ not in ("with", "of"):
+                near_anchor = _anchor(near.head)
+            else:
+                continue
+            if near.i == anchor.i or near_anchor.i != anchor.i or near.head.lower_ in lex["non_spatial_prepositions"]:
+                continue
+            for o in _conjuncts(obj) if obj.dep_ not in ("conj", "appos") else [obj]:
+                self._relation(near.i, words, o.i, "prep", "", "")
 
     def _group(self, tok) -> list[Any]:
         """The things a relation of ``tok`` is about: all of "a pear, an orange and two bananas in a bowl"."""
