@@ -67,6 +67,8 @@ def lexicon() -> dict[str, Any]:
     data["non_spatial_prepositions"] = set(words["non_spatial_prepositions"])
     data["placing_verbs"] = set(words["placing_verbs"])
     data["to_prepositions"] = set(words["to_prepositions"])
+    data["text_nouns"] = set(words["text_nouns"]["words"])
+    data["material_adjectives"] = {k: v for k, v in words["material_adjectives"].items() if not k.startswith("_")}
     data["chain_prepositions"] = {k: set(v) for k, v in words["chain_prepositions"].items() if not k.startswith("_")}
     flags = sorted(not_things["flag"], key=len, reverse=True)
     data["flag_re"] = re.compile(r"(?<!\S)(?:" + "|".join(re.escape(f) for f in flags) + r")(?:\s+(?!-)[^\s,;]+)?(?=\s|$|[,;])", re.I)
@@ -382,7 +384,7 @@ def _kind(tok, lex) -> str:
 
 def _with_adverbs(tok) -> tuple[str, int]:
     """The describing word with its degree adverbs ("very big"), and the index of its first word."""
-    adv = [c for c in tok.children if c.dep_ in ("advmod", "npadvmod") and c.i < tok.i and c.pos_ == "ADV"]
+    adv = [c for c in tok.children if c.dep_ in ("advmod", "npadvmod") and c.i < tok.i and c.pos_ == "ADV" and not _coordinated_adverb(c)]
     first = min([tok.i] + [a.i for a in adv])
     return " ".join([a.lower_ for a in sorted(adv, key=lambda t: t.i)] + [tok.lower_]), first
 
@@ -406,11 +408,19 @@ def _determined(tok, parts: list[Any]) -> bool:
     return False
 
 
+def _coordinated_adverb(tok) -> bool:
+    """A describing word before an adjective that the tagger read as its adverb, but that has its own "and"
+    ("one measly and underdeveloped evergreen"): a second adjective, not a degree ("very")."""
+    return tok.dep_ == "advmod" and tok.i < tok.head.i and any(c.dep_ == "cc" for c in tok.children)
+
+
 def _adjective_conjuncts(tok) -> list[Any]:
     out = [tok]
     for c in tok.children:
         if c.dep_ == "conj" and c.pos_ in ("ADJ", "VERB") and c.tag_ != "VBZ":
             out += _adjective_conjuncts(c)
+        elif _coordinated_adverb(c):
+            out.append(c)
     return out
 
 
@@ -460,6 +470,9 @@ class _Reader:
             if len(words) > 1:  # "black and white"
                 value = self.doc[words[0].i : words[-1].i + 1].text.lower()
                 self._add_global(value, "style", m.i, parent=tok.i)
+            elif m.dep_ == "compound" and any(c.dep_ in ("amod", "compound") and c.i < m.i for c in m.children):
+                first = min(t.i for t in m.subtree)  # "a high resolution photo": "high resolution", not "resolution"
+                self._add_global(self.doc[first : m.i + 1].text.lower(), "style", m.i, parent=tok.i)
             else:
                 value, _ = _with_adverbs(m)
                 self._add_global(value, "style", m.i, parent=tok.i)
@@ -561,9 +574,16 @@ class _Reader:
         plural, lemma = tok.tag_ in ("NNS", "NNPS"), _lemma(tok)
         if tok.pos_ not in ("NOUN", "PROPN") and is_plural(tok.text):  # "geese" tagged as an adjective
             plural, lemma = True, singular(tok.text)
+        phrase = _phrase(tok)
+        of = next((c for c in tok.children if c.dep_ == "prep" and c.lower_ == "of"), None)
+        named = next((c for c in of.children if c.dep_ == "pobj"), None) if of is not None else None
+        if tok.pos_ == "PROPN" and named is not None and named.pos_ == "PROPN" and not any(c.dep_ == "det" for c in named.children):
+            phrase = f"{phrase} of {_phrase(named)}"  # "the Statue of Liberty" is one name, not a statue and a liberty
+            self.skip.update(t.i for t in named.subtree)
+            end = max(end, named.i + 1)
         self.nouns[tok.i] = Noun(
             index=tok.i,
-            phrase=_phrase(tok),
+            phrase=phrase,
             plural=plural,
             chunk=doc[start:end].text,
             start=start,
@@ -661,7 +681,7 @@ class _Reader:
                 if target.lower_ in self.lex["colors"] and target.i not in self.nouns:
                     self.add_attr(noun, target.lower_, "color", target.i, phrase=f"{words} {target.lower_}")
                     handled = True
-                elif _lemma(verb) in ("make", "build", "carve", "craft") and c.lower_ in ("of", "from", "out"):
+                elif _lemma(verb) in ("make", "build", "carve", "craft") and c.lower_ in ("of", "from", "out") and verb.tag_ == "VBN":
                     value = _phrase(target)
                     self.add_attr(noun, value, "material", target.i, phrase=f"{words} {value}")
                     if _in(target, self.lex["attribute_kinds"]["material"]):
@@ -673,6 +693,8 @@ class _Reader:
                 continue
             if any(c.dep_ == "xcomp" and c.pos_ == "VERB" for c in verb.children):
                 continue  # "trying to pull off a trick": the action is the verb after "to"
+            if verb.i + 1 < len(doc) and doc[verb.i + 1].text in ('"', "“", "'", ":"):
+                continue  # "a sign that says "hello"": what it says is its text, not an action
             if verb.tag_ in ("VBG", "VBN") or verb.dep_ in ("ROOT", "conj", "relcl", "acl", "advcl"):
                 self.add_attr(noun, vwords, "state", verb.i)
 
@@ -696,6 +718,10 @@ class _Reader:
                 if rel is None or tok.lower_ in lex["non_spatial_prepositions"] and tok.lower_ != "of":
                     continue  # "during the party" is a time, not a place
                 words, obj = rel
+                if tok.lower_ == "with" and any(
+                    c.dep_ == "prep" and any(p.dep_ == "pobj" and p.pos_ == "PRON" for p in c.children) for c in obj.children
+                ):
+                    continue  # "eating a hot dog with people around him": the people are around him, not the dog's
                 mutual = _reciprocal_end(obj)  # "sitting next to each other": the things are next to one another
                 if obj.pos_ == "PRON" and obj.lower_ in ("it", "them"):
                     has_dobj = anchor.pos_ in ("VERB", "AUX") and any(c.dep_ == "dobj" for c in anchor.children)
@@ -949,6 +975,10 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
         before = [n for n in nouns if doc[n.index].idx < m.start()]
         # the quote is written on the last noun before it ("a sign that says ..."), unless that noun is inside it
         owner = before[-1].index if before else None
+        if owner is not None and _lemma(doc[owner]) in lex["text_nouns"] and not text[doc[owner].idx + len(doc[owner]) : m.start()].strip(" :,"):
+            # "the word 'START' written on a sidewalk": the word is the text; it is written on what follows
+            after = [n for n in nouns if doc[n.index].idx >= m.end() and doc[n.index].dep_ == "pobj" and doc[n.index].head.lower_ in ("on", "onto", "across", "over")]
+            owner = after[0].index if after else None
         quotes.append(Quote(text=qtext, noun=owner, char_start=m.start(), char_end=m.end(), raw=m.group(0)))
     # nouns inside quotes are text, not objects
     quote_chars = [(q.char_start, q.char_end) for q in quotes]

@@ -169,6 +169,12 @@ def _number_word(value: int) -> str:
     return words.get(value, str(value))
 
 
+def _name_part(tok) -> bool:
+    """Whether a describing word may be part of the thing's name ("lily pad"): not coordinated with another
+    describing word ("a measly and underdeveloped pine") and not read as an adverb."""
+    return tok.pos_ != "ADV" and tok.dep_ != "conj" and not any(c.dep_ in ("cc", "conj") for c in tok.children)
+
+
 def facts_from_parse(parse: Parse) -> list[Fact]:
     """The DSG tuples of the parse, each with its yes/no question (and short-answer form), before filtering."""
     b = _Builder()
@@ -240,19 +246,21 @@ def facts_from_parse(parse: Parse) -> list[Fact]:
                 b.add("attribute", attr.kind, (noun.lemma, attr.value), kind, "attribute", attr.value, span, parent,
                       value=attr.value, noun=head, article=_article(attr.value))
                 continue
-            kind, open_kind, described = "attribute", "", name(noun)
-            if attr.kind == "material" and simple and not attr.value.endswith(("en", "ic", "y")):
-                kind = "attribute_material"  # "is the table made of wood?" (but "is the table wooden?")
+            kind, open_kind, described, value, word = "attribute", "", name(noun), attr.phrase, attr.value
+            material = lexicon()["material_adjectives"].get(attr.value.lower(), attr.value) if attr.kind == "material" else ""
+            if attr.kind == "material" and simple and not material.endswith(("en", "ic", "y")):
+                kind = "attribute_material"  # "is the table made of wood?", also for "a wooden table" (but "is the rug woolly?")
                 described = _without(described, attr.value)  # "the jacket made of leather", not "the leather jacket ..."
-            elif attr.kind == "type" and simple and not repeated and parse.reads_as_noun(attr.value):
+                value = word = material
+            elif attr.kind == "type" and simple and not repeated and _name_part(parse.doc[attr.index]) and parse.reads_as_noun(attr.value):
                 # a noun read as an adjective before the name ("an owl family", "a lily pad"): asked as
                 # DSG asks a type, "is the pad a lily pad?" (not "is the pad lily?")
                 kind = "attribute_type_plural" if noun.plural else "attribute_type_singular"
                 described = _without(described, attr.value)
             if not repeated and simple:
                 open_kind = {"color": "color", "attribute_material": "material"}.get(attr.kind if attr.kind == "color" else kind, "")
-            b.add("attribute", attr.kind, (noun.lemma, attr.value), kind, "attribute", attr.value, span, parent, open_kind,
-                  noun=described, value=attr.phrase, be=be(noun), article=_article(attr.phrase))
+            b.add("attribute", attr.kind, (noun.lemma, word), kind, "attribute", attr.value, span, parent, open_kind,
+                  noun=described, value=value, be=be(noun), article=_article(value))
     # totals of groups of the same thing with counts: "two red flowers and three white flowers" -> five flowers
     groups: dict[str, list[Noun]] = {}
     for noun in parse.nouns:
