@@ -303,6 +303,14 @@ def test_facts_carry_dsg_categories_and_parent_links():
         # a quote right after a text noun is that text, written on what follows; "says" before a quote is no action
         ("the word 'STOP' painted on a wall", ['is "STOP" written on the wall?'], ["written on the word"]),
         ('a sign that says "hello"', ['is "hello" written on the sign?'], ["saying"]),
+        # lost subjects: a verb read as a plural name after a singular article ("a raft floats"), an -ing word read as
+        # a describing word of the object ("a man vacuuming sand"); "rides" is "ride", not "rid"
+        ("a blue raft floats on white water", ["is there a raft?", "is the raft blue?", "does the raft float on water?"], ["raft floats"]),
+        ("a woman with an umbrella walks in the rain", ["does the woman have an umbrella?", "does the woman walk in the rain?"], ["umbrella walks"]),
+        ("a man vacuuming sand", ["is the man vacuuming sand?"], ["is the sand vacuuming?"]),
+        ("a man rides a horse", ["does the man ride the horse?"], ["rid "]),
+        # a verb's object is not placed by the phrase after it ("flying a kite on a beach")
+        ("a kid flying a kite on a beach", ["is the kid flying on the beach?"], ["is the kite on the beach?"]),
         ],
 )
 def test_offline_generator_reads_the_failure_classes_of_issue_17(prompt, expected, absent):

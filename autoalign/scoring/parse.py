@@ -279,11 +279,20 @@ def ing_form(lemma: str) -> str:
     return w + "ing"
 
 
+def _finite_lemma(verb) -> str:
+    """The lemma of a finite verb, mended where the lemmatizer cut an "-es" form too short ("rides" -> "rid")."""
+    lemma, word = _lemma(verb), verb.lower_
+    if verb.tag_ == "VBZ" and word.endswith("es") and word[:-1] == lemma + "e":
+        return word[:-1]
+    return lemma
+
+
 def _verb_words(verb) -> tuple[str, str]:
     """(the verb as a question says it after "is the X", finite lemma or "") for a verb token."""
     if verb.tag_ in ("VBG", "VBN"):
         return verb.lower_, ""
-    return ing_form(_lemma(verb)), _lemma(verb)
+    lemma = _finite_lemma(verb)
+    return ing_form(lemma), lemma
 
 
 def _particle(verb) -> str:
@@ -440,6 +449,9 @@ class _Reader:
         self.relations: list[Relation] = []
         self._attr_seen: set[tuple[int, str]] = set()
         self.repairs: list[tuple[int, str, int]] = []  # (subject, verb, object) of mis-parsed "X verbing Y"
+        self.finite_repairs: list[tuple[int, str, int, str]] = []  # (subject, words, object, lemma): "a raft floats on ..."
+        self.misread_verbs: dict[int, int] = {}  # a verb read as a plural noun -> the thing before it ("raft floats")
+        self.not_describing: set[int] = set()  # modifiers that are a verb of another thing ("a man vacuuming sand")
 
     # -- things and global tags
     def _sentence_first_noun(self, tok) -> bool:
@@ -538,10 +550,43 @@ class _Reader:
                 continue
             if lem in nt["pronoun"] and not _compounds(tok):
                 continue  # "one behind the other": the thing is named elsewhere
+            if self._misread_verb(tok):
+                continue
+            self._verb_modifier(tok)
             if lem in nt["quantity"] and has_of:
                 continue  # "a group of giraffes": the giraffes are asked
             self._add_noun(tok)
             self._verb_compound(tok)
+
+    def _misread_verb(self, tok) -> bool:
+        """Repair "a blue raft floats on white water" read as one plural name "raft floats" (a singular article before
+        a plural head): the thing is the name before it, the head its verb ("does the raft float on the water?")."""
+        det = next((c for c in tok.children if c.dep_ == "det"), None)
+        name = next((c for c in tok.children if c.dep_ == "compound" and c.i == tok.i - 1 and c.tag_ == "NN"), None)
+        preps = [c for c in tok.children if c.dep_ == "prep" and c.i > tok.i]
+        if tok.tag_ != "NNS" or det is None or det.lower_ not in ("a", "an") or name is None or not preps:
+            return False
+        self._add_noun(name)
+        self.misread_verbs[tok.i] = name.i
+        subject = name.i
+        if tok.dep_ == "pobj" and tok.head.lower_ == "with" and _is_noun(tok.head.head):
+            subject = tok.head.head.i  # "a woman with an umbrella walks in the rain": the woman walks
+        lemma = singular(tok.lower_)
+        for prep in preps:
+            rel = _prep_relation(prep, self.lex)
+            if rel is not None and prep.lower_ not in self.lex["non_spatial_prepositions"]:
+                self.finite_repairs.append((subject, f"{ing_form(lemma)} {rel[0]}", rel[1].i, lemma))
+        return True
+
+    def _verb_modifier(self, tok) -> None:
+        """Repair "a man vacuuming sand" read as "sand" with a subject "man" and a describing "vacuuming": the man
+        is vacuuming the sand (an -ing modifier between a thing's own subject and it)."""
+        subject = next((c for c in tok.children if c.dep_ == "nsubj" and _is_noun(c) and c.i < tok.i), None)
+        verb = next((c for c in tok.children if c.dep_ == "amod" and c.tag_ == "VBG" and subject is not None and subject.i < c.i), None)
+        if subject is None or verb is None:
+            return
+        self.not_describing.add(verb.i)
+        self.repairs.append((subject.i, verb.lower_, tok.i))
 
     def _fragment(self, tok) -> bool:
         """Whether ``tok`` heads a fragment set off by punctuation (", digital art.")."""
@@ -620,7 +665,7 @@ class _Reader:
 
     def _describe(self, noun: Noun, tok) -> None:
         for adj in _adjective_conjuncts(tok):
-            if adj.i in self.frames or _in(adj, self.not_things["style"]):
+            if adj.i in self.frames or _in(adj, self.not_things["style"]) or adj.i in self.not_describing:
                 continue
             if adj.like_num or (adj.lower_ in self.lex["not_attributes"] and adj.dep_ != "amod"):
                 continue
@@ -718,6 +763,8 @@ class _Reader:
                 if rel is None or tok.lower_ in lex["non_spatial_prepositions"] and tok.lower_ != "of":
                     continue  # "during the party" is a time, not a place
                 words, obj = rel
+                if obj.i in self.misread_verbs:
+                    obj = doc[self.misread_verbs[obj.i]]  # "with an umbrella walks": with the umbrella
                 if tok.lower_ == "with" and any(
                     c.dep_ == "prep" and any(p.dep_ == "pobj" and p.pos_ == "PRON" for p in c.children) for c in obj.children
                 ):
@@ -822,6 +869,8 @@ class _Reader:
 
         for subject, verb, obj in self.repairs:
             self._relation(subject, verb, obj, "verb", "VBG" if verb.endswith("ing") else "VBN", "")
+        for subject, words, obj, lemma in self.finite_repairs:
+            self._relation(subject, words, obj, "verb", "VBZ", lemma)
         self._second_attachments()
         # "a signpost at an intersection near a waterway": the signpost is near the waterway too
         places = lex["chain_prepositions"]
@@ -836,7 +885,7 @@ class _Reader:
 
     def _second_attachments(self) -> None:
         """A place phrase ("on", "next to": the ``located`` words of ``chain_prepositions``) right after a thing that is
-        itself placed by the same word is asked of that thing too:
+        itself placed by a preposition on the same word is asked of that thing too:
         "sitting in a chair next to a vase" (the chair is next to the vase), "a motorcycle on a dirt road next to
         a building" (the road is next to the building). The parse hangs the phrase on one of the two; both readings
         are asked, the parse's own as before."""
@@ -854,13 +903,9 @@ class _Reader:
             if first.i == 0 or first.i - 1 not in self.nouns:
                 continue
             near, anchor = doc[first.i - 1], _anchor(tok)  # the thing just before the phrase, what the phrase hangs on
-            if near.dep_ == "dobj":
-                near_anchor = near.head
-            elif near.dep_ == "pobj" and near.head.dep_ == "prep" and near.head.lower_ not in ("with", "of"):
-                near_anchor = _anchor(near.head)
-            else:
-                continue
-            if near.i == anchor.i or near_anchor.i != anchor.i or near.head.lower_ in lex["non_spatial_prepositions"]:
+            if near.dep_ != "pobj" or near.head.dep_ != "prep" or near.head.lower_ in ("with", "of"):
+                continue  # (not a verb's object: "flying a kite on a beach" does not put the kite on the beach)
+            if near.i == anchor.i or _anchor(near.head).i != anchor.i or near.head.lower_ in lex["non_spatial_prepositions"]:
                 continue
             for o in _conjuncts(obj) if obj.dep_ not in ("conj", "appos") else [obj]:
                 self._relation(near.i, words, o.i, "prep", "", "")
