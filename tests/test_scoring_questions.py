@@ -311,6 +311,10 @@ def test_facts_carry_dsg_categories_and_parent_links():
         ("a man rides a horse", ["does the man ride the horse?"], ["rid "]),
         # a verb's object is not placed by the phrase after it ("flying a kite on a beach")
         ("a kid flying a kite on a beach", ["is the kid flying on the beach?"], ["is the kite on the beach?"]),
+        # what a thing is made of does not act: the thing does ("a giant made of rocks walking into a village")
+        ("a giant made of rocks walking into a village", ["is the giant walking into the village?"], ["are the rocks walking"]),
+        # a way ("towards", "into": motion_prepositions) hung on the object of the verb's first phrase is the verb's way
+        ("hikers walking across a bridge towards a castle", ["are the hikers walking towards the castle?"], ["is the bridge towards"]),
         ],
 )
 def test_offline_generator_reads_the_failure_classes_of_issue_17(prompt, expected, absent):

