@@ -315,6 +315,12 @@ def test_facts_carry_dsg_categories_and_parent_links():
         ("a giant made of rocks walking into a village", ["is the giant walking into the village?"], ["are the rocks walking"]),
         # a way ("towards", "into": motion_prepositions) hung on the object of the verb's first phrase is the verb's way
         ("hikers walking across a bridge towards a castle", ["are the hikers walking towards the castle?"], ["is the bridge towards"]),
+        # where the things a thing is "with" are, the thing is too; not a place that belongs to someone
+        ("a tray with cups, a teapot and a spoon on a bench", ["is the spoon on the bench?", "is the tray on the bench?"], []),
+        ("a vase with flowers on a table", ["is the vase on the table?"], []),
+        # a sentence that is only a frame word, read by the tagger as a verb or an adjective, is the frame
+        ("a fox jumping over a fence. painting in the style of Monet.", ["is this a painting?", "is the image in the style of Monet?"], []),
+        ("A cat on a roof. Comic.", ["is this a comic?"], []),
         ],
 )
 def test_offline_generator_reads_the_failure_classes_of_issue_17(prompt, expected, absent):

@@ -528,6 +528,9 @@ class _Reader:
             if tok.pos_ == "ADJ" and _in(tok, nt["style"]) and not (tok.dep_ == "amod" and tok.head.i in self.frames):
                 self._add_global(tok.lower_, "style", tok.i)
                 continue
+            if tok.dep_ == "ROOT" and tok.pos_ != "NOUN" and tok.lower_ in lex["frame_nouns"] and not any(c.dep_.startswith("nsubj") for c in tok.children):
+                self._frame(tok)  # a sentence that is only a frame the tagger did not read as a noun: "Comic.", "painting in the style of X."
+                continue
             if not _is_noun(tok):
                 continue
             if _in(tok, nt["style"]):
@@ -879,6 +882,7 @@ class _Reader:
         for subject, words, obj, lemma in self.finite_repairs:
             self._relation(subject, words, obj, "verb", "VBZ", lemma)
         self._second_attachments()
+        self._with_places()
         # "a signpost at an intersection near a waterway": the signpost is near the waterway too
         places = lex["chain_prepositions"]
         for r1 in list(self.relations):
@@ -916,6 +920,25 @@ class _Reader:
                 continue
             for o in _conjuncts(obj) if obj.dep_ not in ("conj", "appos") else [obj]:
                 self._relation(near.i, words, o.i, "prep", "", "")
+
+    def _with_places(self) -> None:
+        """Where the things a thing is "with" are, the thing is too: "a laptop with a keyboard and a mouse on a desk",
+        "a vase with flowers on a table" (the desk, the table); not a place that belongs to someone ("with a
+        tattoo on his arm")."""
+        doc, located = self.doc, self.lex["chain_prepositions"]["located"]
+        for r in list(self.relations):
+            if r.kind != "prep" or r.word not in located:
+                continue
+            first = doc[r.subject]
+            while first.dep_ == "conj" and first.head is not first:
+                first = first.head
+            if first.dep_ != "pobj" or first.head.lower_ != "with" or doc[r.obj].pos_ == "PRON":
+                continue
+            if any(c.dep_ == "poss" for c in doc[r.obj].children):
+                continue
+            holder = first.head.head
+            if holder.i in self.nouns and holder.i != r.obj:
+                self._relation(holder.i, r.word, r.obj, "prep", "", "")
 
     def _group(self, tok) -> list[Any]:
         """The things a relation of ``tok`` is about: all of "a pear, an orange and two bananas in a bowl"."""
