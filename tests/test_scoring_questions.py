@@ -321,6 +321,10 @@ def test_facts_carry_dsg_categories_and_parent_links():
         # a sentence that is only a frame word, read by the tagger as a verb or an adjective, is the frame
         ("a fox jumping over a fence. painting in the style of Monet.", ["is this a painting?", "is the image in the style of Monet?"], []),
         ("A cat on a roof. Comic.", ["is this a comic?"], []),
+        # a colour hung on "in" as a describing word is still what the thing is dressed in
+        ("a woman dressed in black, smiling", ["is the woman dressed in black?", "is the woman smiling?"], ["is the woman dressed?"]),
+        # "a kid's bedroom": the kind of bedroom, DSG's way
+        ("a toy robot inside a kid's bedroom", ["is the bedroom a kid's bedroom?", "is the toy robot inside the bedroom?"], []),
         ],
 )
 def test_offline_generator_reads_the_failure_classes_of_issue_17(prompt, expected, absent):

@@ -686,6 +686,9 @@ class _Reader:
             for c in sorted(tok.children, key=lambda t: t.i):
                 if c.dep_ == "amod" and c.pos_ in ("ADJ", "VERB", "NOUN", "PROPN") and not c.like_num:
                     self._describe(noun, c)
+                elif c.dep_ == "poss" and c.pos_ in ("NOUN", "PROPN") and any(a.dep_ == "det" and a.lower_ in ("a", "an") for a in c.children):
+                    # "a kid's bedroom": what kind of bedroom (asked "is the bedroom a kid's bedroom?"); the kid is asked too
+                    self.add_attr(noun, f"{_phrase(c).lower()}'s", "owner", c.i)
                 elif c.dep_ == "relcl" and c.lemma_ == "be":  # "a pinata which is orange"
                     for a in c.children:
                         if a.dep_ in ("acomp", "attr") and a.pos_ in ("ADJ", "VERB"):
@@ -723,6 +726,8 @@ class _Reader:
                 target = None
                 if c.dep_ in ("prep", "agent"):
                     target = next((p for p in c.children if p.dep_ == "pobj"), None)
+                    if target is None:  # "dressed in black" with the colour hung on "in" as a describing word
+                        target = next((p for p in c.children if p.dep_ == "amod" and p.lower_ in self.lex["colors"]), None)
                     words = f"{vwords} {c.lower_}"
                 elif c.dep_ in ("dobj", "oprd", "acomp") and c.lower_ in self.lex["colors"]:
                     target, words = c, vwords

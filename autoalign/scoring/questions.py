@@ -53,7 +53,7 @@ from autoalign.types import ASPECTS, Question
 logger = logging.getLogger(__name__)
 
 LLMProvider = Callable[[], Any]  # returns an object with complete_json(messages, schema, name)
-CACHE_VERSION = "6"  # bump when generated questions change for the same settings (2: issue-17 parse repairs; 3: second attachments; 4: lost subjects; 5: made-of things act, ways; 6: with-places, frame sentences)
+CACHE_VERSION = "7"  # bump when generated questions change for the same settings (2: issue-17 parse repairs; 3: second attachments; 4: lost subjects; 5: made-of things act, ways; 6: with-places, frame sentences; 7: owners, colours on "in")
 
 
 # ---- the VQ2 answer-consistency filter -------------------------------------------------------------
@@ -252,7 +252,7 @@ def facts_from_parse(parse: Parse) -> list[Fact]:
                 kind = "attribute_material"  # "is the table made of wood?", also for "a wooden table" (but "is the rug woolly?")
                 described = _without(described, attr.value)  # "the jacket made of leather", not "the leather jacket ..."
                 value = word = material
-            elif attr.kind == "type" and simple and not repeated and _name_part(parse.doc[attr.index]) and parse.reads_as_noun(attr.value):
+            elif attr.kind == "owner" or attr.kind == "type" and simple and not repeated and _name_part(parse.doc[attr.index]) and parse.reads_as_noun(attr.value):
                 # a noun read as an adjective before the name ("an owl family", "a lily pad"): asked as
                 # DSG asks a type, "is the pad a lily pad?" (not "is the pad lily?")
                 kind = "attribute_type_plural" if noun.plural else "attribute_type_singular"
