@@ -325,6 +325,8 @@ def test_facts_carry_dsg_categories_and_parent_links():
         ("a woman dressed in black, smiling", ["is the woman dressed in black?", "is the woman smiling?"], ["is the woman dressed?"]),
         # "a kid's bedroom": the kind of bedroom, DSG's way
         ("a toy robot inside a kid's bedroom", ["is the bedroom a kid's bedroom?", "is the toy robot inside the bedroom?"], []),
+        # the place rules also read "next to X" where the tagger hung X on "to" as an infinitive
+        ("Girl sitting in wooden chair next to lamp in dark room", ["is the chair next to lamp?", "is the girl in room?"], ["lamping"]),
         ],
 )
 def test_offline_generator_reads_the_failure_classes_of_issue_17(prompt, expected, absent):

@@ -896,7 +896,7 @@ class _Reader:
             for r2 in list(self.relations):
                 if any(r.subject == r1.subject and r.obj == r2.obj for r in self.relations):
                     continue  # already related ("sitting next to the lamp" in "sitting in a basket next to a lamp")
-                if r2.subject == r1.obj and r2.kind == "prep" and r2.word in places["located"] and doc[r2.subject].dep_ == "pobj":
+                if r2.subject == r1.obj and r2.kind == "prep" and r2.word in places["located"] and (doc[r2.subject].dep_ == "pobj" or _to_place(doc[r2.subject])):
                     self._relation(r1.subject, r2.word, r2.obj, "prep", "", "")
 
     def _second_attachments(self) -> None:
@@ -907,18 +907,25 @@ class _Reader:
         are asked, the parse's own as before."""
         doc, lex = self.doc, self.lex
         for tok in doc:
-            if tok.dep_ != "prep" or tok.lower_ in ("with", "of") or tok.lower_ in lex["non_spatial_prepositions"]:
+            if tok.i in self.nouns and _to_place(tok):  # "next to vase" with "vase" hung on "to" as an infinitive
+                side = doc[tok.i - 2]
+                words, obj, first, anchor = f"{side.lower_} to", tok, side, side.head
+                if side.lower_ in ("left", "right"):
+                    continue
+            elif tok.dep_ != "prep" or tok.lower_ in ("with", "of") or tok.lower_ in lex["non_spatial_prepositions"]:
                 continue
-            rel = _prep_relation(tok, lex)
-            if rel is None or rel[1].i not in self.nouns or _reciprocal_end(rel[1]) is not None:
-                continue
-            words, obj = rel
+            else:
+                rel = _prep_relation(tok, lex)
+                if rel is None or rel[1].i not in self.nouns or _reciprocal_end(rel[1]) is not None:
+                    continue
+                words, obj = rel
+                first = tok.head if tok.head.i == tok.i - 1 and tok.head.dep_ == "advmod" else tok  # "next to"
+                anchor = _anchor(tok)
             if words not in lex["chain_prepositions"]["located"]:
                 continue  # a place ("on", "next to"), not a way ("through", "from")
-            first = tok.head if tok.head.i == tok.i - 1 and tok.head.dep_ == "advmod" else tok  # "next to"
             if first.i == 0 or first.i - 1 not in self.nouns:
                 continue
-            near, anchor = doc[first.i - 1], _anchor(tok)  # the thing just before the phrase, what the phrase hangs on
+            near = doc[first.i - 1]  # the thing just before the phrase (``anchor``: what the phrase hangs on)
             if near.dep_ != "pobj" or near.head.dep_ != "prep" or near.head.lower_ in ("with", "of"):
                 continue  # (not a verb's object: "flying a kite on a beach" does not put the kite on the beach)
             if near.i == anchor.i or _anchor(near.head).i != anchor.i or near.head.lower_ in lex["non_spatial_prepositions"]:
