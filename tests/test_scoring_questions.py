@@ -327,6 +327,11 @@ def test_facts_carry_dsg_categories_and_parent_links():
         ("a toy robot inside a kid's bedroom", ["is the bedroom a kid's bedroom?", "is the toy robot inside the bedroom?"], []),
         # the place rules also read "next to X" where the tagger hung X on "to" as an infinitive
         ("Girl sitting in wooden chair next to lamp in dark room", ["is the chair next to lamp?", "is the girl in room?"], ["lamping"]),
+        # tagger slips mended from the structure: an adverb takes no article ("a tattoo"); an apposition without a comma
+        # ends the thing's name ("fire hydrant"); a thing read as an adjective keeps its comma; a style word after the frame
+        ("a man with a tattoo on his arm", ["is there a tattoo?", "does the man have a tattoo?"], []),
+        ("a photo of red fire hydrant", ["is there fire hydrant?", "is the fire hydrant red?"], ["is there fire?"]),
+        ("a painting of a fox, hyperrealistic", ["is there a fox?", "is the image hyperrealistic?"], []),
         ],
 )
 def test_offline_generator_reads_the_failure_classes_of_issue_17(prompt, expected, absent):

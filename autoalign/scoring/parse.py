@@ -210,15 +210,16 @@ def _is_noun(tok) -> bool:
         and tok.dep_ == "pobj"
         and not tok.like_num
         and tok.lower_ not in lexicon()["colors"]
-        and all(c.dep_ in ("det", "amod", "compound", "poss", "nummod", "prep") for c in tok.children)
+        and all(c.dep_ in ("det", "amod", "compound", "poss", "nummod", "prep", "punct") for c in tok.children)
     ):
         return True
-    # "a white country home" with "home" tagged as an adverb: an article and a compound make it a noun
+    # "a white country home" with "home" tagged as an adverb: an article and a compound make it a noun;
+    # "with a tattoo on ..." with "tattoo" tagged as an adverb: an adverb takes no article
     return (
         tok.pos_ in ("ADV", "ADJ")
         and tok.dep_ in ("ROOT", "pobj", "dobj", "nsubj", "conj")
         and any(c.dep_ == "det" and c.lower_ in ("a", "an") for c in tok.children)
-        and any(c.dep_ == "compound" for c in tok.children)
+        and (tok.pos_ == "ADV" or any(c.dep_ == "compound" for c in tok.children))
     )
 
 
@@ -525,7 +526,7 @@ class _Reader:
         for tok in doc:
             if tok.i in self.skip:
                 continue
-            if tok.pos_ == "ADJ" and _in(tok, nt["style"]) and not (tok.dep_ == "amod" and tok.head.i in self.frames):
+            if tok.pos_ == "ADJ" and _in(tok, nt["style"]) and not (tok.dep_ == "amod" and tok.head.i in self.frames and tok.i < tok.head.i):
                 self._add_global(tok.lower_, "style", tok.i)
                 continue
             if tok.dep_ == "ROOT" and tok.pos_ != "NOUN" and tok.lower_ in lex["frame_nouns"] and not any(c.dep_.startswith("nsubj") for c in tok.children):
@@ -625,6 +626,14 @@ class _Reader:
         if tok.pos_ not in ("NOUN", "PROPN") and is_plural(tok.text):  # "geese" tagged as an adjective
             plural, lemma = True, singular(tok.text)
         phrase = _phrase(tok)
+        tail = doc[tok.i + 1] if tok.i + 1 < len(doc) else None
+        if (
+            tail is not None and tail.dep_ == "appos" and tail.pos_ in ("ADV", "ADJ") and not list(tail.children)
+            and tok.whitespace_ and not tail.like_num and tail.lower_ not in self.lex["colors"]
+        ):
+            # "a photo of blue fire hydrant" with "hydrant" read as an adverb set beside the photo: an apposition has
+            # a comma; without one the word ends the thing's name ("fire hydrant")
+            phrase, lemma, end = f"{phrase} {tail.text}", tail.lower_, max(end, tail.i + 1)
         of = next((c for c in tok.children if c.dep_ == "prep" and c.lower_ == "of"), None)
         named = next((c for c in of.children if c.dep_ == "pobj"), None) if of is not None else None
         if tok.pos_ == "PROPN" and named is not None and named.pos_ == "PROPN" and not any(c.dep_ == "det" for c in named.children):
