@@ -310,7 +310,10 @@ def test_facts_carry_dsg_categories_and_parent_links():
         ("a man vacuuming sand", ["is the man vacuuming sand?"], ["is the sand vacuuming?"]),
         ("a man rides a horse", ["does the man ride the horse?"], ["rid "]),
         # a verb's object is not placed by the phrase after it ("flying a kite on a beach")
-        ("a kid flying a kite on a beach", ["is the kid flying on the beach?"], ["is the kite on the beach?"]),
+        ("a kid flying a kite on a beach", ["is the kid on the beach?"], ["is the kite on the beach?"]),
+        # a verb with an object: its place is asked as the subject's place, not "verb + place" without the object
+        ("two women sharing a pizza next to a fountain", ["are the women sharing the pizza?", "are the women next to the fountain?"],
+         ["sharing next to"]),
         # what a thing is made of does not act: the thing does ("a giant made of rocks walking into a village")
         ("a giant made of rocks walking into a village", ["is the giant walking into the village?"], ["are the rocks walking"]),
         # a way ("towards", "into": motion_prepositions) hung on the object of the verb's first phrase is the verb's way

@@ -844,6 +844,10 @@ class _Reader:
                     elif dobj is not None and dobj.i < tok.i and _lemma(anchor) in lex["placing_verbs"]:
                         # "a flag that has a symbol on it", "holding a cup in his hand": the object is there
                         subjects, kind, tag, finite = [dobj], "prep", "", ""
+                    elif dobj is not None and dobj.i < tok.i and words in lex["chain_prepositions"]["located"]:
+                        # "two men sharing a meal next to a food truck": the men are next to it (the verb and its
+                        # object are asked on their own; "sharing next to" leaves the object out)
+                        kind, tag, finite = "prep", "", ""
                     else:
                         vwords, finite = _verb_words(anchor)
                         prt = _particle(anchor)
