@@ -311,8 +311,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--anns", required=True, help="DSG annotations CSV (tifa160-dev-anns.csv).")
     ap.add_argument("--colour-prompts", nargs="*", default=[], help="T2I-CompBench colour .txt files and/or DrawBench.csv.")
     ap.add_argument("--filter", choices=["on", "off", "both"], default="both", help="The answer-consistency filter.")
-    ap.add_argument("--sample-questions", type=int, default=0, help="Print N generated questions (tuning part) to check by hand.")
+    ap.add_argument("--sample-questions", type=int, default=0, help="Print N generated questions (of --part) to check by hand.")
     ap.add_argument("--sample-matches", type=int, default=0, help="Print N matched (human, generated) pairs to check by hand.")
+    ap.add_argument("--seed", type=int, default=17, help="Seed of the --sample-* draws (another seed: a fresh sample).")
     ap.add_argument("--part", choices=["tune", "held"], default="tune", help="Which part the samples come from.")
     ap.add_argument("--lexical-predicates", action="store_true", help="Match relation predicates by shared lemmas only (no spatial synonyms).")
     ap.add_argument("--json", action="store_true", help="Print JSON.")
@@ -355,7 +356,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         _print(out)
     key = "filter_on" if True in settings else "filter_off"
     pairs, generated = samples[key]
-    rng = random.Random(17)
+    rng = random.Random(args.seed)
     if args.sample_matches:
         matched = [(h, f) for h, f in pairs if f is not None]
         print(f"\n# {args.sample_matches} matched pairs ({args.part} part, {key}): human tuple => generated question")

@@ -335,6 +335,17 @@ def test_facts_carry_dsg_categories_and_parent_links():
         ("a man with a tattoo on his arm", ["is there a tattoo?", "does the man have a tattoo?"], []),
         ("a photo of red fire hydrant", ["is there fire hydrant?", "is the fire hydrant red?"], ["is there fire?"]),
         ("a painting of a fox, hyperrealistic", ["is there a fox?", "is the image hyperrealistic?"], []),
+        # "-es" after a hissing sound or an "o" is the verb's ending ("touches" -> "touch", not "touche")
+        ("a woman washes dishes", ["does the woman wash the dishes?"], ["washe "]),
+        ("a man touches his toes while a boy does push-ups", ["does the man touch the toes?"], ["touche ", "doe "]),
+        ("a cat goes outside", [], ["goeing"]),
+        # a word that shades a colour ("dark blue", "neon green": colour_modifiers) is part of the colour, never the thing's kind
+        ("a woman in a dark blue coat", ["is the coat blue?"], ["dark coat"]),
+        ("a girl with pale pink gloves", ["are the gloves pink?"], ["pale gloves"]),
+        # a colour read as a noun with its shade ("neon green and orange paint") is the colour of the thing after "and"
+        ("a clown with neon green and neon orange face paint", ["is the face paint green?"], ["is there neon green?", "have a neon green?"]),
+        # a colour read as a compound of the name is asked as the colour, not repeated in the name ("are the orange boots orange?")
+        ("a wrestler with bright orange boots", ["are there boots?", "are the boots orange?"], ["orange boots orange", "bright orange boots?"]),
         ],
 )
 def test_offline_generator_reads_the_failure_classes_of_issue_17(prompt, expected, absent):

@@ -70,6 +70,7 @@ def lexicon() -> dict[str, Any]:
     data["to_prepositions"] = set(words["to_prepositions"])
     data["text_nouns"] = set(words["text_nouns"]["words"])
     data["motion_prepositions"] = set(words["motion_prepositions"]["words"])
+    data["colour_modifiers"] = set(words["colour_modifiers"]["words"])
     data["material_adjectives"] = {k: v for k, v in words["material_adjectives"].items() if not k.startswith("_")}
     data["chain_prepositions"] = {k: set(v) for k, v in words["chain_prepositions"].items() if not k.startswith("_")}
     flags = sorted(not_things["flag"], key=len, reverse=True)
@@ -285,7 +286,8 @@ def ing_form(lemma: str) -> str:
 def _finite_lemma(verb) -> str:
     """The lemma of a finite verb, mended where the lemmatizer cut an "-es" form too short ("rides" -> "rid")."""
     lemma, word = _lemma(verb), verb.lower_
-    if verb.tag_ == "VBZ" and word.endswith("es") and word[:-1] == lemma + "e":
+    # "-es" after a hissing sound or an "o" is the ending, not the lemma's "e" ("touches", "washes", "does", "goes")
+    if verb.tag_ == "VBZ" and word.endswith("es") and word[:-1] == lemma + "e" and not lemma.endswith(("ch", "sh", "s", "x", "z", "o")):
         return word[:-1]
     return lemma
 
@@ -420,6 +422,16 @@ def _determined(tok, parts: list[Any]) -> bool:
     return False
 
 
+def _colour_part_child(tok, colour_parts: list[Any]) -> bool:
+    return any(tok.head is c for c in colour_parts)
+
+
+def _shading(tok, lex) -> bool:
+    """A word that shades the colour right after it ("dark blue", "neon green"): part of the colour."""
+    nxt = tok.doc[tok.i + 1] if tok.i + 1 < len(tok.doc) else None
+    return tok.lower_ in lex["colour_modifiers"] and nxt is not None and nxt.lower_ in lex["colors"]
+
+
 def _coordinated_adverb(tok) -> bool:
     """A describing word before an adjective that the tagger read as its adverb, but that has its own "and"
     ("one measly and underdeveloped evergreen"): a second adjective, not a degree ("very")."""
@@ -448,6 +460,7 @@ class _Reader:
         self.globals: list[GlobalTag] = []
         self.frames: set[int] = set()
         self.color_nouns: set[int] = set()
+        self.shared_colours: list[tuple[Any, Any]] = []  # (a colour read as a noun, the thing after its "and")
         self.skip: set[int] = set()  # nouns that are neither things nor globals (meta words)
         self.relations: list[Relation] = []
         self._attr_seen: set[tuple[int, str]] = set()
@@ -546,8 +559,14 @@ class _Reader:
             if lem in lex["frame_nouns"] and (has_of or self._sentence_first_noun(tok) or self._fragment(tok)) and not tok.ent_type_:
                 self._frame(tok)
                 continue
-            if tok.lower_ in lex["colors"] and not _compounds(tok) and tok.dep_ in ("pobj", "dobj", "oprd", "acomp", "attr"):
+            if (
+                tok.lower_ in lex["colors"]
+                and all(c.lower_ in lex["colour_modifiers"] for c in _compounds(tok))
+                and tok.dep_ in ("pobj", "dobj", "oprd", "acomp", "attr")
+            ):
                 self.color_nouns.add(tok.i)
+                # "with neon green and orange face paint": the colour is the paint's, shared across "and"
+                self.shared_colours += [(tok, c) for c in tok.children if c.dep_ == "conj" and c.pos_ in ("NOUN", "PROPN")]
                 continue
             if lem in lex["time_words"] and tok.dep_ in ("pobj", "npadvmod", "ROOT") and (tok.dep_ != "pobj" or tok.head.lower_ in ("at", "during", "in", "on", "by")):
                 self._time(tok)
@@ -626,6 +645,11 @@ class _Reader:
         if tok.pos_ not in ("NOUN", "PROPN") and is_plural(tok.text):  # "geese" tagged as an adjective
             plural, lemma = True, singular(tok.text)
         phrase = _phrase(tok)
+        colour_parts = [c for c in parts if c.lower_ in self.lex["colors"] or _shading(c, self.lex)]
+        if colour_parts and tok.lower_ not in self.lex["colors"]:
+            # "bright orange boots" with "orange" read as a compound: the boots, coloured orange (asked below)
+            phrase = " ".join(_word(c) for c in sorted(parts, key=lambda t: t.i) if c not in colour_parts and not _colour_part_child(c, colour_parts))
+            phrase = f"{phrase} {_word(tok)}".strip()
         tail = doc[tok.i + 1] if tok.i + 1 < len(doc) else None
         if (
             tail is not None and tail.dep_ == "appos" and tail.pos_ in ("ADV", "ADJ") and not list(tail.children)
@@ -683,6 +707,8 @@ class _Reader:
                 continue
             if adj.like_num or (adj.lower_ in self.lex["not_attributes"] and adj.dep_ != "amod"):
                 continue
+            if _shading(adj, self.lex):
+                continue  # "a dark blue scarf": "dark" shades the colour, it is not the scarf's kind
             if adj.lower_ in self.lex["not_attributes"] and adj.lower_ not in self.lex["compound_prep_nouns"]:
                 continue  # "multiple skiers", "other players"
             value, first = _with_adverbs(adj)
@@ -690,6 +716,9 @@ class _Reader:
 
     def read_attributes(self) -> None:
         doc = self.doc
+        for colour, thing in self.shared_colours:
+            if thing.i in self.nouns:
+                self.add_attr(self.nouns[thing.i], colour.lower_, "color", colour.i)
         for noun in list(self.nouns.values()):
             tok = doc[noun.index]
             for c in sorted(tok.children, key=lambda t: t.i):
