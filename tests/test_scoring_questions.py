@@ -345,6 +345,11 @@ def test_facts_carry_dsg_categories_and_parent_links():
         # a colour read as a noun with its shade ("neon green and orange paint") is the colour of the thing after "and"
         ("a clown with neon green and neon orange face paint", ["is the face paint green?"], ["is there neon green?", "have a neon green?"]),
         # a colour read as a compound of the name is asked as the colour, not repeated in the name ("are the orange boots orange?")
+        # a verb whose object is a number or a time shows it: no bare action, its place is the subject's
+        ("A clock that reads 12:43 on a wall.", ["is the clock on the wall?"], ["is the clock reading?", "read on the wall"]),
+        ("A sign that says 3:15 above a door.", [], ["is the sign saying?"]),
+        # a place that is part of someone's own after a verb's "with" thing: the thing is there, not the subject
+        ("A woman standing with her hands on her hips.", ["are the hands on the hips?"], ["is the woman standing on the hips?"]),
         ("a wrestler with bright orange boots", ["are there boots?", "are the boots orange?"], ["orange boots orange", "bright orange boots?"]),
         ],
 )

@@ -422,6 +422,12 @@ def _determined(tok, parts: list[Any]) -> bool:
     return False
 
 
+def _shows_number(verb) -> bool:
+    """A verb whose object is a number or a time ("reads 12:43", "says 3:15"): what a thing shows, not an action."""
+    objs = [c for c in verb.children if c.dep_ == "dobj"]
+    return bool(objs) and all(c.pos_ == "NUM" or c.like_num for c in objs)
+
+
 def _colour_part_child(tok, colour_parts: list[Any]) -> bool:
     return any(tok.head is c for c in colour_parts)
 
@@ -788,8 +794,22 @@ class _Reader:
                 continue  # "trying to pull off a trick": the action is the verb after "to"
             if verb.i + 1 < len(doc) and doc[verb.i + 1].text in ('"', "“", "'", ":"):
                 continue  # "a sign that says "hello"": what it says is its text, not an action
+            if _shows_number(verb):
+                continue  # "a clock that reads 12:43": what it shows, not an action
             if verb.tag_ in ("VBG", "VBN") or verb.dep_ in ("ROOT", "conj", "relcl", "acl", "advcl"):
                 self.add_attr(noun, vwords, "state", verb.i)
+
+    def _held_with(self, verb, prep, obj):
+        """The thing a verb is "with" when a place after it is a part of someone's own ("with her hands on her
+        hips"): that thing is there, not the verb's subject."""
+        if prep.lower_ == "with" or not any(c.dep_ == "poss" and c.tag_ == "PRP$" for c in obj.children):
+            return None
+        for c in verb.children:
+            if c.dep_ == "prep" and c.lower_ == "with" and c.i < prep.i:
+                held = next((p for p in c.children if p.dep_ == "pobj" and p.i in self.nouns), None)
+                if held is not None:
+                    return held
+        return None
 
     def _verb_has_object(self, verb) -> bool:
         for c in verb.children:
@@ -866,7 +886,11 @@ class _Reader:
                         continue
                     subjects = self._group(subject)
                     dobj = next((c for c in anchor.children if c.dep_ == "dobj" and c.i in self.nouns), None)
-                    if anchor.lemma_ == "be" or words == "with" and not self._verb_has_object(anchor):
+                    held = self._held_with(anchor, tok, obj)
+                    if held is not None:
+                        # "standing with her hands on her hips": the hands are on the hips, not the woman
+                        subjects, kind, tag, finite = [held], "prep", "", ""
+                    elif anchor.lemma_ == "be" or _shows_number(anchor) or words == "with" and not self._verb_has_object(anchor):
                         kind, tag, finite = ("part" if words == "with" else "prep"), "", ""
                     elif any(c.dep_ == "dobj" and _reciprocal_end(c) for c in anchor.children):
                         kind, tag, finite = "prep", "", ""  # "two dogs facing each other on a rug": on the rug
