@@ -350,6 +350,8 @@ def test_facts_carry_dsg_categories_and_parent_links():
         ("A sign that says 3:15 above a door.", [], ["is the sign saying?"]),
         # a place that is part of someone's own after a verb's "with" thing: the thing is there, not the subject
         ("A woman standing with her hands on her hips.", ["are the hands on the hips?"], ["is the woman standing on the hips?"]),
+        ("a young woman with piercings all over her face", ["are the piercings over the face?"], ["is the woman over the face?"]),
+        ("a man in his car", ["is the man in the car?"], []),
         ("a wrestler with bright orange boots", ["are there boots?", "are the boots orange?"], ["orange boots orange", "bright orange boots?"]),
         ],
 )

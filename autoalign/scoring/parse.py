@@ -800,7 +800,7 @@ class _Reader:
                 self.add_attr(noun, vwords, "state", verb.i)
 
     def _held_with(self, verb, prep, obj):
-        """The thing a verb is "with" when a place after it is a part of someone's own ("with her hands on her
+        """The thing a verb (or a thing) is "with" when a place after it is a part of someone's own ("with her hands on her
         hips"): that thing is there, not the verb's subject."""
         if prep.lower_ == "with" or not any(c.dep_ == "poss" and c.tag_ == "PRP$" for c in obj.children):
             return None
@@ -808,7 +808,9 @@ class _Reader:
             if c.dep_ == "prep" and c.lower_ == "with" and c.i < prep.i:
                 held = next((p for p in c.children if p.dep_ == "pobj" and p.i in self.nouns), None)
                 if held is not None:
-                    return held
+                    # the "with" thing nearest the place ("with green eyes and piercings all over her face")
+                    near = [t for t in _conjuncts(held) if t.i in self.nouns and t.i < prep.i]
+                    return max(near, key=lambda t: t.i) if near else held
         return None
 
     def _verb_has_object(self, verb) -> bool:
@@ -878,6 +880,9 @@ class _Reader:
                         continue  # "a cup of tea", "the side of ..." are not spatial relations
                     kind, tag, finite = ("part" if words == "with" else "prep"), "", ""
                     subjects = self._group(anchor)
+                    held = self._held_with(anchor, tok, obj)
+                    if held is not None:
+                        subjects = [held]  # "a woman with piercings all over her face": the piercings are over it
                 elif anchor.pos_ in ("VERB", "AUX"):
                     subject = self._verb_subject(anchor)
                     if subject is not None and subject.i == obj.i and _subject_of(anchor) is not None:
