@@ -352,6 +352,9 @@ def test_facts_carry_dsg_categories_and_parent_links():
         ("A woman standing with her hands on her hips.", ["are the hands on the hips?"], ["is the woman standing on the hips?"]),
         ("a young woman with piercings all over her face", ["are the piercings over the face?"], ["is the woman over the face?"]),
         ("a man in his car", ["is the man in the car?"], []),
+        # "in black and white" on a verb that is not a participle is the picture's colouring, not a place
+        ("Horses running in black and white.", ["is the image black and white?", "are the horses running?"], ["running in black"]),
+        ("A man dressed in green.", ["is the man dressed in green?"], ["is the image green?"]),
         ("a wrestler with bright orange boots", ["are there boots?", "are the boots orange?"], ["orange boots orange", "bright orange boots?"]),
         ],
 )

@@ -777,7 +777,12 @@ class _Reader:
                     target, words = c, vwords
                 if target is None:
                     continue
-                if target.lower_ in self.lex["colors"] and target.i not in self.nouns:
+                both = [t for t in target.children if t.dep_ == "conj" and t.lower_ in self.lex["colors"]]
+                if target.lower_ in self.lex["colors"] and target.i not in self.nouns and both and c.lower_ == "in" and verb.tag_ != "VBN":
+                    # "zebras grazing in black and white": the picture's colouring, not what the zebras graze in
+                    # ("dressed in black and white", a participle, is the thing's colour)
+                    self._add_global(" and ".join([target.lower_] + [t.lower_ for t in both]), "style", target.i)
+                elif target.lower_ in self.lex["colors"] and target.i not in self.nouns:
                     self.add_attr(noun, target.lower_, "color", target.i, phrase=f"{words} {target.lower_}")
                     handled = True
                 elif _lemma(verb) in _MAKING and c.lower_ in ("of", "from", "out") and verb.tag_ == "VBN":
