@@ -355,6 +355,8 @@ def test_facts_carry_dsg_categories_and_parent_links():
         # "in black and white" on a verb that is not a participle is the picture's colouring, not a place
         ("Horses running in black and white.", ["is the image black and white?", "are the horses running?"], ["running in black"]),
         ("A man dressed in green.", ["is the man dressed in green?"], ["is the image green?"]),
+        # a material that is a participle ("knitted") is asked as it is, not "made of knitted"
+        ("a sloth with a knitted hat", ["is the hat knitted?"], ["made of knitted"]),
         ("a wrestler with bright orange boots", ["are there boots?", "are the boots orange?"], ["orange boots orange", "bright orange boots?"]),
         ],
 )

@@ -53,7 +53,7 @@ from autoalign.types import ASPECTS, Question
 logger = logging.getLogger(__name__)
 
 LLMProvider = Callable[[], Any]  # returns an object with complete_json(messages, schema, name)
-CACHE_VERSION = "14"  # bump when generated questions change for the same settings (2: issue-17 parse repairs; 3: second attachments; 4: lost subjects; 5: made-of things act, ways; 6: with-places, frame sentences; 7: owners, colours on "in"; 8: "next to X" misparse in the place rules; 9: tagger slips; 10: a verb with an object: its place is the subject's; 11: "-es" verb endings, colour shades and colour compounds; 12: numbers shown, places of a "with" thing; 13: also after a thing with one; 14: "in black and white" on a verb)
+CACHE_VERSION = "15"  # bump when generated questions change for the same settings (2: issue-17 parse repairs; 3: second attachments; 4: lost subjects; 5: made-of things act, ways; 6: with-places, frame sentences; 7: owners, colours on "in"; 8: "next to X" misparse in the place rules; 9: tagger slips; 10: a verb with an object: its place is the subject's; 11: "-es" verb endings, colour shades and colour compounds; 12: numbers shown, places of a "with" thing; 13: also after a thing with one; 14: "in black and white" on a verb; 15: participle materials)
 
 
 # ---- the VQ2 answer-consistency filter -------------------------------------------------------------
@@ -248,8 +248,8 @@ def facts_from_parse(parse: Parse) -> list[Fact]:
                 continue
             kind, open_kind, described, value, word = "attribute", "", name(noun), attr.phrase, attr.value
             material = lexicon()["material_adjectives"].get(attr.value.lower(), attr.value) if attr.kind == "material" else ""
-            if attr.kind == "material" and simple and not material.endswith(("en", "ic", "y")):
-                kind = "attribute_material"  # "is the table made of wood?", also for "a wooden table" (but "is the rug woolly?")
+            if attr.kind == "material" and simple and not material.endswith(("en", "ic", "y", "ed")):
+                kind = "attribute_material"  # "is the table made of wood?", also for "a wooden table" (but "is the rug woolly?", "is the hat knitted?")
                 described = _without(described, attr.value)  # "the jacket made of leather", not "the leather jacket ..."
                 value = word = material
             elif attr.kind == "owner" or attr.kind == "type" and simple and not repeated and _name_part(parse.doc[attr.index]) and parse.reads_as_noun(attr.value):
