@@ -357,6 +357,12 @@ def test_facts_carry_dsg_categories_and_parent_links():
         ("A man dressed in green.", ["is the man dressed in green?"], ["is the image green?"]),
         # a material that is a participle ("knitted") is asked as it is, not "made of knitted"
         ("a sloth with a knitted hat", ["is the hat knitted?"], ["made of knitted"]),
+        # a thing named after a place phrase is not in that place ("a woman in a black jacket and a pizza")
+        ("a woman in a black jacket and a pizza", ["is there a pizza?", "is the woman in the jacket?"], ["is the pizza in the jacket?"]),
+        ("A pear, orange, and two bananas in a wooden bowl.", ["is the pear in the bowl?", "are the bananas in the bowl?"], []),
+        # a two-word name split into a noun and a clause on it ("teddy" + "bear") is one name
+        ("A teddy bear under some furniture.", ["is there a teddy bear?", "is the teddy bear under the furniture?"],
+         ["is there a teddy?", "is there bear?"]),
         ("a wrestler with bright orange boots", ["are there boots?", "are the boots orange?"], ["orange boots orange", "bright orange boots?"]),
         ],
 )

@@ -422,6 +422,19 @@ def _determined(tok, parts: list[Any]) -> bool:
     return False
 
 
+def _name_tail(tok):
+    """The second word of a two-word name the parser split into a noun and a clause on it ("a teddy bear under
+    some furniture": "bear" an ``acl`` of "teddy"): a bare singular noun right after its singular head noun."""
+    if tok.pos_ != "NOUN" or tok.tag_ != "NN":
+        return None
+    nxt = tok.doc[tok.i + 1] if tok.i + 1 < len(tok.doc) else None
+    if nxt is None or nxt.dep_ != "acl" or nxt.head.i != tok.i or nxt.pos_ != "NOUN" or nxt.tag_ != "NN":
+        return None
+    if any(c.dep_ in ("det", "amod", "compound", "poss", "nummod") for c in nxt.children):
+        return None
+    return nxt
+
+
 def _shows_number(verb) -> bool:
     """A verb whose object is a number or a time ("reads 12:43", "says 3:15"): what a thing shows, not an action."""
     objs = [c for c in verb.children if c.dep_ == "dobj"]
@@ -558,6 +571,8 @@ class _Reader:
                 continue
             if tok.dep_ in ("compound", "amod"):
                 continue  # part of its head's name ("coffee cup") or a describing word ("a wrap-around porch")
+            if _name_tail(tok) is not None:
+                continue  # "a teddy bear" read as "teddy" with a clause "bear": the name's first word
             lem = _lemma(tok)
             has_of = any(c.dep_ == "prep" and c.lower_ == "of" for c in tok.children)
             if lem in lex["compound_prep_nouns"] and tok.dep_ == "pobj" and has_of:
@@ -651,6 +666,11 @@ class _Reader:
         if tok.pos_ not in ("NOUN", "PROPN") and is_plural(tok.text):  # "geese" tagged as an adjective
             plural, lemma = True, singular(tok.text)
         phrase = _phrase(tok)
+        tail_of_head = _name_tail(tok.head) if tok.head.i != tok.i else None
+        first_word = tok.head if tail_of_head is not None and tail_of_head.i == tok.i else None
+        if first_word is not None:  # "a teddy bear" read as "teddy" with a clause "bear": one name
+            phrase = f"{_phrase(first_word)} {phrase}"
+            start = min([start, first_word.i] + [c.i for c in first_word.children if c.i < first_word.i])
         colour_parts = [c for c in parts if c.lower_ in self.lex["colors"] or _shading(c, self.lex)]
         if colour_parts and tok.lower_ not in self.lex["colors"]:
             # "bright orange boots" with "orange" read as a compound: the boots, coloured orange (asked below)
@@ -884,7 +904,8 @@ class _Reader:
                     if tok.lower_ == "of":
                         continue  # "a cup of tea", "the side of ..." are not spatial relations
                     kind, tag, finite = ("part" if words == "with" else "prep"), "", ""
-                    subjects = self._group(anchor)
+                    # "a woman in a black jacket and a pizza": a thing named after the place is not in it
+                    subjects = [g for g in self._group(anchor) if g.i < tok.i] or [anchor]
                     held = self._held_with(anchor, tok, obj)
                     if held is not None:
                         subjects = [held]  # "a woman with piercings all over her face": the piercings are over it

@@ -53,7 +53,7 @@ from autoalign.types import ASPECTS, Question
 logger = logging.getLogger(__name__)
 
 LLMProvider = Callable[[], Any]  # returns an object with complete_json(messages, schema, name)
-CACHE_VERSION = "15"  # bump when generated questions change for the same settings (2: issue-17 parse repairs; 3: second attachments; 4: lost subjects; 5: made-of things act, ways; 6: with-places, frame sentences; 7: owners, colours on "in"; 8: "next to X" misparse in the place rules; 9: tagger slips; 10: a verb with an object: its place is the subject's; 11: "-es" verb endings, colour shades and colour compounds; 12: numbers shown, places of a "with" thing; 13: also after a thing with one; 14: "in black and white" on a verb; 15: participle materials)
+CACHE_VERSION = "16"  # bump when generated questions change for the same settings (2: issue-17 parse repairs; 3: second attachments; 4: lost subjects; 5: made-of things act, ways; 6: with-places, frame sentences; 7: owners, colours on "in"; 8: "next to X" misparse in the place rules; 9: tagger slips; 10: a verb with an object: its place is the subject's; 11: "-es" verb endings, colour shades and colour compounds; 12: numbers shown, places of a "with" thing; 13: also after a thing with one; 14: "in black and white" on a verb; 15: participle materials; 16: things named after a place, names split by a clause)
 
 
 # ---- the VQ2 answer-consistency filter -------------------------------------------------------------
