@@ -1,17 +1,19 @@
 """Training examples for the world's judges, built from the project's own question generator.
 
-:func:`vlm_examples` turns scenes into (image, prompt text, answer) triples in the three forms the
-loop asks a VQA model:
+The VLM learns from (image, prompt text, answer) examples in the three forms the loop asks a VQA model:
 
-* yes/no through ``prompts/vqa_yes_no.txt``: the VQ2 predicate of every question the project's
-  question generator writes from the scene's caption *and* from a one-edit-away caption (hard
-  negatives: swapped colour, count +-1, another shape, size or relation), the plain question when
-  it is a yes/no one, and plain questions about random groups; labelled from the scene graph;
-* VNLI (``prompts/vnli.txt``) on the caption and the one-edit-away caption;
+* yes/no through ``prompts/vqa_yes_no.txt`` (:func:`yes_no_items`): the VQ2 predicate of every question
+  the project's question generator writes from the scene's caption *and* from two one-edit-away
+  captions (hard negatives: swapped colour, count +-1, another shape, size or relation), the plain
+  question when it is a yes/no one, and plain questions about random groups; labelled from the scene
+  graph;
+* VNLI (``prompts/vnli.txt``) on the caption and the one-edit-away captions;
 * short answers through ``prompts/vqa_answer.txt`` to the detector's open questions
-  (``prompts/detection_open_questions.json``) and the generator's wh-questions.
+  (``prompts/detection_open_questions.json``) and the generator's wh-questions (:func:`answer_examples`).
 
-Yes and no are balanced per scene. :func:`clip_pairs` gives (image, caption, hard-negative caption).
+:func:`complementary_examples` asks every yes/no question of a scene and of its twin one edit away,
+and :func:`balance` leaves as many yes as no per question topic. :func:`clip_pairs` gives (image,
+caption, hard-negative caption).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import json
 import random
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Callable
 
 from autoalign import prompts
 from autoalign.world import facts
@@ -35,6 +38,7 @@ class Example:
     kind: str  # yes_no | answer
     text: str  # what goes into the VQA prompt template
     answer: str
+    topic: str = ""  # for yes/no: facts.question_topic
 
 
 @lru_cache(maxsize=1)
@@ -79,43 +83,75 @@ def _open_questions(spec: Spec, scene: Scene, rng: random.Random) -> list[str]:
     return out
 
 
-def vlm_examples(spec: Spec, scene: Scene, rng: random.Random, plain_yes_no: bool = True) -> list[Example]:
-    """Balanced yes/no examples plus short-answer examples for one scene (module docstring)."""
+def yes_no_items(spec: Spec, scene: Scene, rng: random.Random) -> list[tuple[str, str, Callable[[Scene], bool | None]]]:
+    """(prompt text, topic, truth on any scene) for every yes/no question the loop may ask about
+    ``spec``'s caption and two one-edit-away captions: VNLI, the VQ2 predicates of the project's
+    questions, plain yes/no questions, and canonical questions about random groups."""
     t = _templates()
-    yes: list[Example] = []
-    no: list[Example] = []
-    answers: list[Example] = []
-
-    def add(text: str, truth: bool) -> None:
-        (yes if truth else no).append(Example(spec, scene, "yes_no", text, "yes" if truth else "no"))
-
+    items: list[tuple[str, str, Callable[[Scene], bool | None]]] = []
     for caption_spec in (spec, facts.perturb(spec, rng), facts.perturb(spec, rng)):
         caption = caption_spec.caption()
-        add(t["vnli"].format(text=caption), check(caption_spec, scene).aligned)
+        items.append((t["vnli"].format(text=caption), "vnli", lambda s, c=caption_spec: check(c, s).aligned))
         for q in questions(caption):
-            truth = facts.question_truth(q, scene)
-            if truth is None:
+            if facts.question_truth(q, scene) is None:
                 continue
-            if q.answer.strip().lower() in ("yes", "no") or q.text.lower().startswith(("is ", "are ", "does ", "do ")):
-                if plain_yes_no:
-                    add(q.text, truth if q.answer.strip().lower() != "no" else not truth)
-            add(t["predicate"].format(answer=q.answer, question=q.text), truth)
-            if caption_spec is spec and q.text.lower().startswith(("what", "how")):
-                ans = facts.open_answer(q.text, scene)
-                if ans:
-                    answers.append(Example(spec, scene, "answer", q.text, ans))
-    for text, truth in facts.canonical_questions(scene, rng, 4):
-        add(text, truth)
-    for q in _open_questions(spec, scene, rng):
-        ans = facts.open_answer(q, scene)
+            topic = facts.question_topic(q.text, q.aspect, q.answer)
+            truth = lambda s, q=q: facts.question_truth(q, s)  # noqa: E731
+            plain = q.answer.strip().lower() in ("yes", "no") or q.text.lower().startswith(("is ", "are ", "does ", "do "))
+            if plain:
+                flip = q.answer.strip().lower() == "no"
+                items.append((q.text, topic, lambda s, q=q, f=flip: None if (v := facts.question_truth(q, s)) is None else v != f))
+            items.append((t["predicate"].format(answer=q.answer, question=q.text), topic, truth))
+    for text, _ in facts.canonical_questions(scene, rng, 4):
+        topic = facts.question_topic(text, "", "yes")
+        items.append((text, topic, lambda s, text=text: facts.yes_no_truth(text, s)))
+    return items
+
+
+def answer_examples(spec: Spec, scene: Scene, rng: random.Random) -> list[Example]:
+    """Short-answer examples: the generator's wh-questions on the caption and the detector's open questions."""
+    out: list[Example] = []
+    for q in questions(spec.caption()):
+        if q.text.lower().startswith(("what", "how")):
+            ans = facts.open_answer(q.text, scene)
+            if ans:
+                out.append(Example(spec, scene, "answer", q.text, ans))
+    for text in _open_questions(spec, scene, rng):
+        ans = facts.open_answer(text, scene)
         if ans:
-            answers.append(Example(spec, scene, "answer", q, ans))
-    rng.shuffle(yes)
-    rng.shuffle(no)
-    k = min(len(yes), len(no))
-    picked = yes[:k] + no[:k]
+            out.append(Example(spec, scene, "answer", text, ans))
+    return out
+
+
+def complementary_examples(spec: Spec, scene: Scene, twin: Scene | None, rng: random.Random) -> list[Example]:
+    """Yes/no examples asked of ``scene`` and of ``twin`` (one edit away), with their labels on each:
+    a question whose answer differs between the two is a complementary pair (VQA v2's balancing), so
+    the answer cannot be read from the question alone. Plus short-answer examples of ``scene``."""
+    out: list[Example] = []
+    for text, topic, truth in yes_no_items(spec, scene, rng):
+        for s in (scene, twin) if twin is not None else (scene,):
+            label = truth(s)
+            if label is not None:
+                out.append(Example(spec, s, "yes_no", text, "yes" if label else "no", topic))
+    answers = answer_examples(spec, scene, rng)
     rng.shuffle(answers)
-    return picked + answers[: max(2, k // 2)]
+    return out + answers[:4]
+
+
+def balance(examples: list[Example], rng: random.Random) -> list[Example]:
+    """As many yes as no within each question topic (the majority label is subsampled), so no
+    topic's answer can be guessed from its form; short-answer examples are kept as they are."""
+    by: dict[tuple[str, str], list[Example]] = {}
+    for e in examples:
+        if e.kind == "yes_no":
+            by.setdefault((e.topic, e.answer), []).append(e)
+    out = [e for e in examples if e.kind != "yes_no"]
+    for topic in {t for t, _ in by}:
+        yes, no = by.get((topic, "yes"), []), by.get((topic, "no"), [])
+        k = min(len(yes), len(no))
+        out += rng.sample(yes, k) + rng.sample(no, k)
+    rng.shuffle(out)
+    return out
 
 
 def world_scenes(split: str, n: int, start: int = 0) -> list[tuple[Spec, Scene]]:

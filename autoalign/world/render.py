@@ -19,25 +19,38 @@ EDGE = 2
 RELATION_MARGIN = 10
 
 
+def _paint(pen: ImageDraw.ImageDraw, o: Obj, fill) -> None:
+    h = sizes()[o.size]
+    x, y = o.x, o.y
+    if o.shape == "circle":
+        pen.ellipse([x - h, y - h, x + h, y + h], fill=fill)
+    elif o.shape == "square":
+        pen.rectangle([x - h, y - h, x + h, y + h], fill=fill)
+    elif o.shape == "triangle":
+        pen.polygon([(x - h, y + h), (x + h, y + h), (x, y - h)], fill=fill)
+    else:
+        raise ValueError(f"unknown shape {o.shape!r}")
+
+
 def draw(scene: Scene, size: int = IMAGE_SIZE) -> Image.Image:
     """The scene as an RGB image (``size`` x ``size``; coordinates are scaled from 64)."""
     image = Image.new("RGB", (IMAGE_SIZE, IMAGE_SIZE), background())
     pen = ImageDraw.Draw(image)
     palette = colors()
     for o in scene.objects:
-        h = sizes()[o.size]
-        x, y = o.x, o.y
-        fill = palette[o.color]
-        if o.shape == "circle":
-            pen.ellipse([x - h, y - h, x + h, y + h], fill=fill)
-        elif o.shape == "square":
-            pen.rectangle([x - h, y - h, x + h, y + h], fill=fill)
-        elif o.shape == "triangle":
-            pen.polygon([(x - h, y + h), (x + h, y + h), (x, y - h)], fill=fill)
-        else:
-            raise ValueError(f"unknown shape {o.shape!r}")
+        _paint(pen, o, palette[o.color])
     if size != IMAGE_SIZE:
         image = image.resize((size, size), Image.NEAREST)
+    return image
+
+
+def object_map(scene: Scene) -> Image.Image:
+    """A 64x64 greyscale map of which object covers each pixel: 0 for the background, ``i + 1`` for
+    ``scene.objects[i]`` (training labels for the VLM's patch grounding; objects never overlap)."""
+    image = Image.new("L", (IMAGE_SIZE, IMAGE_SIZE), 0)
+    pen = ImageDraw.Draw(image)
+    for i, o in enumerate(scene.objects):
+        _paint(pen, o, i + 1)
     return image
 
 

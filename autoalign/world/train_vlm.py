@@ -5,6 +5,10 @@ It is the same family the ``tiny`` preset builds (:mod:`autoalign.models.tiny_vl
 ``save_pretrained`` and loaded by the ``image-text-to-text`` VQA backend unchanged. Training
 examples (:mod:`autoalign.world.data`) are formatted exactly as the backend formats a question -
 the prompt file, then the processor's chat template - and the loss is on the answer tokens only.
+
+Three things make it look at the image rather than answer from the question's form (README, "The VLM
+now looks at the image"): complementary yes/no pairs balanced per topic (:func:`examples`), an
+auxiliary patch-grounding loss (:class:`Grounding`) and matcher heads at the start (:func:`match_init`).
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ PLAN = Plan(steps=3000, batch_size=48, lr=1.5e-3, warmup=150)
 N_SCENES = 3000
 SMOKE_KWARGS = {"n_scenes": 8}
 VOCAB = 640
+MATCH_INIT = True  # start the first layers' matcher heads (:func:`match_init`)
+GROUNDING = 1.0  # weight of the patch-grounding loss (:class:`Grounding`)
 
 
 def _corpus(examples: list[wdata.Example]) -> list[str]:
@@ -80,15 +86,125 @@ def prompt_text(processor, kind: str, text: str) -> str:
     return processor.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
 
 
+def _twin(spec: wdata.Spec, scene: wdata.Scene, rng: random.Random) -> wdata.Scene | None:
+    """A scene one edit away (recoloured, reshaped, an object dropped or added, a relation swapped)."""
+    from autoalign.world.edits import corrupt
+
+    for _ in range(5):
+        got = corrupt(spec, scene, rng)
+        if got is not None:
+            return got[0]
+    return None
+
+
 def examples(n_scenes: int, split: str = "train", seed: int = 0) -> list[wdata.Example]:
+    """Complementary yes/no pairs (each question on a scene and on its twin one edit away), balanced
+    per question topic, plus short answers (:mod:`autoalign.world.data`)."""
     rng = random.Random(seed)
     out: list[wdata.Example] = []
     for spec, scene in wdata.world_scenes(split, n_scenes):
-        out += wdata.vlm_examples(spec, scene, rng)
+        out += wdata.complementary_examples(spec, scene, _twin(spec, scene, rng), rng)
+    return wdata.balance(out, rng)
+
+
+def patch_labels(scene, grid: int = 8) -> list[tuple[int, int, int]]:
+    """Per patch (row-major, ``grid`` x ``grid``): the indices of the colour, shape and size of the object
+    covering at least a quarter of it, (-1, -1, -1) for the background."""
+    import numpy as np
+
+    from autoalign.world.render import object_map
+    from autoalign.world.scene import colors, shapes, sizes
+
+    ids = np.asarray(object_map(scene))
+    cell = ids.shape[0] // grid
+    palette, forms, scales = list(colors()), shapes(), list(sizes())
+    out = []
+    for r in range(grid):
+        for c in range(grid):
+            block = ids[r * cell:(r + 1) * cell, c * cell:(c + 1) * cell]
+            counts = np.bincount(block.ravel(), minlength=len(scene.objects) + 1)
+            counts[0] = 0
+            k = int(counts.argmax())
+            if counts[k] * 4 < block.size:  # under a quarter of the patch: background
+                out.append((-1, -1, -1))
+            else:
+                o = scene.objects[k - 1]
+                out.append((palette.index(o.color), forms.index(o.shape), scales.index(o.size)))
     return out
 
 
-def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, n_scenes: int = N_SCENES, resume: bool = True, progress: bool = True) -> dict:
+class Grounding:
+    """An auxiliary loss that makes every image token say what is under its patch.
+
+    Trained from scratch on yes/no answers alone, the vision tower's patch tokens end up nearly equal
+    within an image (a large shared component, the object's part about 1 % of the norm), so after the
+    language model's RMSNorm the question words have nothing local to compare with, and yes/no stays
+    at chance. Here each projected patch token must classify its object's colour, shape and size (or
+    the background) by *cosine* to the language model's input embeddings of those words: the
+    direction of a token, which is what survives RMSNorm, must name its object, in the same space as
+    the question's words. Training only: the exported model is a plain ``LlavaForConditionalGeneration``.
+    """
+
+    TEMPERATURE = 10.0
+
+    def __init__(self, model, tokenizer):
+        import torch
+
+        from autoalign.world.scene import colors, shapes, sizes
+
+        def ids(word: str) -> list[int]:
+            return [tokenizer(w, add_special_tokens=False)["input_ids"][0] for w in (word, " " + word)]
+
+        self.model = model
+        self.heads = [torch.tensor([ids(w) for w in words]) for words in (list(colors()), shapes(), list(sizes()))]
+        hidden = model.config.text_config.hidden_size
+        #: one learned "background" direction per head (saved in the training checkpoint, not exported)
+        self.extra = torch.nn.ParameterDict({"background": torch.nn.Parameter(torch.randn(3, hidden) * 0.02)})
+        self.features = None
+        model.model.multi_modal_projector.register_forward_hook(self._keep)
+
+    def _keep(self, module, inputs, output) -> None:
+        self.features = output
+
+    def loss(self, labels):
+        """``labels``: per example, per patch (colour, shape, size) indices, -1 for the background."""
+        import torch
+        import torch.nn.functional as F
+
+        f = F.normalize(self.features, dim=-1)  # (B, patches, hidden)
+        emb = self.model.get_input_embeddings().weight
+        lab = torch.as_tensor(labels)
+        total = 0.0
+        for j, word_ids in enumerate(self.heads):
+            classes = torch.cat([emb[word_ids].mean(1), self.extra["background"][j : j + 1]])
+            logits = self.TEMPERATURE * f @ F.normalize(classes, dim=-1).T
+            target = torch.where(lab[..., j] >= 0, lab[..., j], len(word_ids))
+            total = total + F.cross_entropy(logits.reshape(-1, logits.shape[-1]), target.reshape(-1))
+        return total / len(self.heads)
+
+
+def match_init(model, layers: int = 2, heads: int = 2, scale: float = 5.0) -> None:
+    """Start some attention heads of the first layers as *matchers*: the key projection equals the query
+    projection on the head's slowest rotary dimensions (which barely turn over the sequence), scaled up,
+    so a token attends to earlier tokens that point the same way - a question word to the image tokens
+    that (through :class:`Grounding`) point toward that word. Only the starting point; all is trained."""
+    import torch
+
+    cfg = model.config.text_config
+    head_dim = cfg.hidden_size // cfg.num_attention_heads
+    half = head_dim // 2
+    slow = [i for i in range(half) if i >= half - 6] + [half + i for i in range(half) if i >= half - 6]
+    with torch.no_grad():
+        for layer in model.model.language_model.layers[:layers]:
+            q, k = layer.self_attn.q_proj.weight, layer.self_attn.k_proj.weight
+            for h in range(heads):
+                rows = [h * head_dim + d for d in slow]
+                q[rows] *= scale
+                k[rows] = q[rows]
+
+
+def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, n_scenes: int = N_SCENES, resume: bool = True,
+          progress: bool = True, grounding: float = GROUNDING, on_step=None) -> dict:
     import torch
     from transformers import PreTrainedTokenizerFast
 
@@ -106,8 +222,11 @@ def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, n_scenes: int = N_SCE
         tokenizer.save_pretrained(saved)
     torch.manual_seed(seed)
     model, processor = build(tokenizer)
+    if MATCH_INIT:
+        match_init(model)
     tokenizer.padding_side = "right"
     eos = tokenizer.eos_token
+    ground = Grounding(model, tokenizer)
 
     def batch_loss(step: int, rng: random.Random):
         batch = [pool[rng.randrange(len(pool))] for _ in range(plan.batch_size)]
@@ -120,9 +239,14 @@ def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, n_scenes: int = N_SCE
             n = len(tokenizer(" " + e.answer + eos, add_special_tokens=False)["input_ids"])
             end = int(lengths[i])
             labels[i, end - n : end] = enc["input_ids"][i, end - n : end]
-        return model(**enc, labels=labels).loss
+        loss = model(**enc, labels=labels).loss
+        if grounding > 0:
+            loss = loss + grounding * ground.loss([patch_labels(e.scene) for e in batch])
+        if on_step is not None:  # e.g. a validation probe while tuning the recipe
+            on_step(step, model, processor)
+        return loss
 
-    stats = fit("vlm", {"model": model}, plan, batch_loss, seed, resume=resume, progress=progress)
+    stats = fit("vlm", {"model": model, "grounding": ground.extra}, plan, batch_loss, seed, resume=resume, progress=progress)
     tokenizer.padding_side = "left"
     export(model, processor, tokenizer, Path(out_dir))
     return {**stats, "examples": len(pool), "params": sum(p.numel() for p in model.parameters())}

@@ -1,0 +1,108 @@
+"""The VLM recipe's training data and its patch-grounding loss (autoalign/world/data.py, train_vlm.py)."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from autoalign.world import data as wdata
+from autoalign.world.render import draw, object_map
+from autoalign.world.scene import Obj, Scene, background, colors
+
+
+def test_object_map_marks_exactly_the_drawn_pixels_of_each_object():
+    scene = Scene([Obj("circle", "red", "big", 16, 16), Obj("triangle", "blue", "small", 44, 40)])
+    ids = np.asarray(object_map(scene))
+    rgb = np.asarray(draw(scene))
+    assert set(np.unique(ids)) == {0, 1, 2}
+    assert ((rgb != background()).any(-1) == (ids > 0)).all()
+    assert (rgb[ids == 1] == colors()["red"]).all() and (rgb[ids == 2] == colors()["blue"]).all()
+
+
+def test_patch_labels_name_the_object_under_each_patch_and_the_background_elsewhere():
+    from autoalign.world.train_vlm import patch_labels
+
+    scene = Scene([Obj("square", "green", "big", 20, 20)])  # covers pixels 11..29: patches (1..3, 1..3)
+    labels = patch_labels(scene)
+    assert len(labels) == 64
+    green, square, big = list(colors()).index("green"), 1, 1
+    assert labels[2 * 8 + 2] == (green, square, big)  # the patch at rows/cols 16..23 lies inside the square
+    assert labels[0] == (-1, -1, -1) and labels[63] == (-1, -1, -1)
+    assert sum(lab != (-1, -1, -1) for lab in labels) in range(4, 10)
+
+
+def test_complementary_examples_ask_the_same_question_of_both_scenes_with_their_own_answers():
+    from autoalign.world import facts
+
+    spec, scene = wdata.world_scenes("train", 3)[2]
+    twin = Scene([Obj(o.shape, "white" if o.color != "white" else "red", o.size, o.x, o.y) for o in scene.objects])
+    examples = wdata.complementary_examples(spec, scene, twin, random.Random(0))
+    yes_no = [e for e in examples if e.kind == "yes_no"]
+    by_text: dict[str, set[tuple[int, str]]] = {}
+    for e in yes_no:
+        by_text.setdefault(e.text, set()).add((id(e.scene), e.answer))
+        if e.text.startswith("is there") and "true for" not in e.text:
+            assert (e.answer == "yes") == facts.yes_no_truth(e.text, e.scene)
+    # every object recoloured: some question must flip between the scene and its twin
+    assert any(len({a for _, a in v}) == 2 for v in by_text.values())
+    assert {id(e.scene) for e in yes_no} == {id(scene), id(twin)}
+
+
+def test_balance_leaves_as_many_yes_as_no_in_every_topic():
+    rng = random.Random(1)
+    pool = []
+    for spec, scene in wdata.world_scenes("train", 12):
+        pool += wdata.complementary_examples(spec, scene, None, rng)
+    balanced = wdata.balance(pool, rng)
+    topics = {e.topic for e in balanced if e.kind == "yes_no"}
+    assert {"colour", "existence"} <= topics
+    for t in topics:
+        answers = [e.answer for e in balanced if e.kind == "yes_no" and e.topic == t]
+        assert answers.count("yes") == answers.count("no") > 0
+    assert any(e.kind == "answer" for e in balanced)
+
+
+@pytest.fixture(scope="module")
+def tiny_vlm():
+    import torch
+
+    from autoalign.models.tiny_vlm import build_tokenizer
+    from autoalign.world import train_vlm
+
+    tokenizer = build_tokenizer(corpus=["is there a red circle? yes no"] * 4 + [" ".join(colors())] * 4
+                                + ["circle square triangle small big"] * 4, vocab_size=300)
+    torch.manual_seed(0)
+    model, processor = train_vlm.build(tokenizer)
+    return model, tokenizer
+
+
+def test_grounding_loss_is_low_when_each_patch_token_points_at_its_words_and_high_otherwise(tiny_vlm):
+    import torch
+    import torch.nn.functional as F
+
+    from autoalign.world.train_vlm import Grounding, patch_labels
+
+    model, tokenizer = tiny_vlm
+    ground = Grounding(model, tokenizer)
+    scene = Scene([Obj("circle", "red", "big", 20, 20), Obj("triangle", "yellow", "big", 44, 44)])
+    labels = [patch_labels(scene)]
+    emb = model.get_input_embeddings().weight.detach()
+    rows = []
+    for c, s, z in labels[0]:
+        if c < 0:
+            rows.append(F.normalize(ground.extra["background"].detach(), dim=-1).sum(0))
+        else:
+            parts = [emb[ground.heads[0][c]].mean(0), emb[ground.heads[1][s]].mean(0), emb[ground.heads[2][z]].mean(0)]
+            rows.append(sum(F.normalize(p, dim=-1) for p in parts))
+    ground.features = torch.stack(rows).unsqueeze(0) * 10
+    right = float(ground.loss(labels).detach())
+    ground.features = torch.randn(1, 64, emb.shape[1])
+    wrong = float(ground.loss(labels).detach())
+    assert right < wrong
+    # the loss reaches the projector through the hook: a forward pass fills the features
+    ground.features = None
+    pixel_values = torch.zeros(1, 3, 64, 64)
+    model.model.get_image_features(pixel_values=pixel_values, vision_feature_layer=-1, vision_feature_select_strategy="default")
+    assert ground.features is not None and ground.features.shape[:2] == (1, 64)
