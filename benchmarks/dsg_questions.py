@@ -316,6 +316,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--seed", type=int, default=17, help="Seed of the --sample-* draws (another seed: a fresh sample).")
     ap.add_argument("--part", choices=["tune", "held"], default="tune", help="Which part the samples come from.")
     ap.add_argument("--lexical-predicates", action="store_true", help="Match relation predicates by shared lemmas only (no spatial synonyms).")
+    ap.add_argument("--misses", action="store_true",
+                    help="Print the tuning part's uncovered human tuples with the generated questions (tuning part only: "
+                         "the held-out part's misses are never printed).")
     ap.add_argument("--json", action="store_true", help="Print JSON.")
     args = ap.parse_args(argv)
 
@@ -347,6 +350,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             res[part] = report
             if part == args.part:
                 samples[key] = (pairs, [(prompts[i], f) for i in sorted(items) for f in facts_by_item[i]])
+            if part == "tune":
+                samples[key + "/tune"] = pairs
         out[key] = res
     if args.colour_prompts:
         out["colour_binding"] = colour_binding(read_colour_prompts(args.colour_prompts), SpacyQuestions(RoleSpec("spacy", None, {})))
@@ -362,11 +367,27 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         print(f"\n# {args.sample_matches} matched pairs ({args.part} part, {key}): human tuple => generated question")
         for h, f in rng.sample(matched, min(args.sample_matches, len(matched))):
             print(f"  {h.broad}/{h.detailed} ({', '.join(h.args)})  =>  {f.question.text}   [{h.prompt}]")
+    if args.misses:
+        _print_misses(samples[key + "/tune"], facts_by_item)  # facts_by_item: the last setting run, the one of key
     if args.sample_questions:
         print(f"\n# {args.sample_questions} generated questions ({args.part} part, {key})")
         for prompt, f in rng.sample(generated, min(args.sample_questions, len(generated))):
             print(f"  {f.question.text:50s} [{prompt}]")
     return out
+
+
+def _print_misses(pairs: list[tuple[HumanTuple, Fact | None]], facts_by_item: dict[str, list[Fact]]) -> None:
+    """The tuning part's uncovered tuples, grouped by prompt, with what the generator wrote."""
+    by_item: dict[str, list[HumanTuple]] = defaultdict(list)
+    for h, f in pairs:
+        if f is None:
+            by_item[h.item_id].append(h)
+    print(f"\n# uncovered human tuples (tuning part): {sum(map(len, by_item.values()))}")
+    for item, hs in by_item.items():
+        print(f"\n[{hs[0].prompt}]")
+        for h in hs:
+            print(f"  MISS {h.broad}/{h.detailed} ({', '.join(h.args)})")
+        print("  generated: " + " | ".join(f.question.text for f in facts_by_item[item]))
 
 
 def _print(out: dict[str, Any]) -> None:

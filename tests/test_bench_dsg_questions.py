@@ -95,3 +95,12 @@ def test_colour_swap_exchanges_the_first_two_different_colours():
     assert colour_swap("a red car and a blue bird") == "a blue car and a red bird"
     assert colour_swap("A Red book and a red pen next to a Green cup") == "A Green book and a red pen next to a Red cup"
     assert colour_swap("a red car") is None
+
+
+def test_misses_prints_only_the_tuning_parts_uncovered_tuples(anns, capsys):
+    main(["--anns", str(anns), "--filter", "on", "--misses"])
+    printed = capsys.readouterr().out.split("# uncovered human tuples (tuning part)")[1]
+    tune = {split_of(i) for i in ("p1", "p2")}
+    for item, prompt, wrong in (("p1", "two brown dogs on a red sofa", "(sofa, green)"), ("p2", "a photo of a man riding a horse", "(man, horse, under)")):
+        shown = split_of(item) == "tune"
+        assert (f"[{prompt}]" in printed) == shown and (wrong in printed) == shown, tune

@@ -364,6 +364,44 @@ def test_facts_carry_dsg_categories_and_parent_links():
         ("A teddy bear under some furniture.", ["is there a teddy bear?", "is the teddy bear under the furniture?"],
          ["is there a teddy?", "is there bear?"]),
         ("a wrestler with bright orange boots", ["are there boots?", "are the boots orange?"], ["orange boots orange", "bright orange boots?"]),
+        # a way ("towards") hung on a quantity of a thing the verb goes across is still the verb's way
+        ("skiers travelling across a vast expanse of snow covered land towards a mountain",
+         ["are the skiers travelling towards the mountain?"], ["is the land towards"]),
+        # a noun on the participle before a thing is what the participle is done by ("snow covered land")
+        ("a moss covered rock near a river", ["is there a rock?", "is there moss?", "is the rock covered by moss?", "is the rock near the river?"],
+         ["is the moss covered rock?", "is there a moss?"]),
+        ("an ivy covered wall", ["is the wall covered by ivy?"], ["is the wall covered?"]),
+        # a verb's object that is a quantity of a thing ("a slice of pizza", "a game of tennis"): the thing
+        ("a man eating a slice of pizza", ["is the man eating pizza?"], []),
+        ("The woman is on the court playing a game of tennis.", ["is the woman playing tennis?", "is the woman on the court?"], ["game"]),
+        # a colour right after a wearing verb / "in", hung by the tagger on "-ing word + noun": worn; the -ing word is a verb
+        ("A lady wearing red playing tennis on a blue and green court.",
+         ["is the lady wearing red?", "is the lady playing tennis?", "is the lady on the court?"], ["is there playing tennis?", "is the lady wearing playing"]),
+        ("a man in red playing golf", ["is the man playing golf?"], ["is there playing golf?"]),
+        ("a man wearing red running shoes", ["are the running shoes red?"], ["is the man running"]),
+        ("a man in black hiking gear", ["is there hiking gear?"], ["is the man hiking"]),
+        # a base-form verb right after "and" after a thing, without a subject, is a thing ("a suit and tie")
+        ("A young man in a suit and tie with a beer in his hand.", ["is there a tie?", "is the beer in the hand?"], []),
+        # the verb after a quote that follows a text noun is about that noun
+        ("the word 'START' written in chalk on a sidewalk", ["is the word written on the sidewalk?", 'is "START" written on the sidewalk?'], []),
+        # a picture on a thing is a thing ("a vase with a painting of X"), and X is in it; not the picture's frame
+        ("a vase with a painting of pangolins", ["is there a painting?", "are the pangolins in the painting?"], ["is this a painting?"]),
+        # "for" after a verb without an object names what the action is about; not a length of time
+        ("A man is standing on a street corner and waiting for a bus.",
+         ["is the man waiting for the bus?", "is there a street corner?", "is the man standing on the street corner?"], []),
+        ("a man waiting for an hour", [], ["hour"]),
+        ("The sushi chef is slicing fresh fish for sashimi.", ["is the sushi chef slicing fish?"], ["for sashimi"]),
+        # "it" / "them" as a verb's object: the last thing named before, when it is an earlier object of the same subject
+        ("A child is holding a book and reading it in bed.", ["is the child reading the book?"], ["reading in bed"]),
+        ("The baker kneaded the dough before placing it in the oven.", ["is the dough in the oven?"], ["placing in"]),
+        ("The twisted, gnarled roots of the old oak tree snaked through the rich soil, anchoring it firmly to the earth.", [],
+         ["anchoring the soil"]),
+        # a sentence's own past verb that the tagger read as a participle is asked as a verb; "over and over" is no particle
+        ("The rough brown boots contrasted with the soft white snow.", ["do the boots contrast with the snow?"], ["contrasted with"]),
+        ("A chef is seasoning a dish, tasting it over and over until it's just right.", ["is the chef tasting the dish?"], ["tasting over"]),
+        # "between X and Y" is one place
+        ("The rough square was nestled between the smooth rectangle and the bumpy sphere.",
+         ["is the square nestled between the rectangle and the sphere?"], ["between the rectangle?"]),
         ],
 )
 def test_offline_generator_reads_the_failure_classes_of_issue_17(prompt, expected, absent):

@@ -71,6 +71,7 @@ def lexicon() -> dict[str, Any]:
     data["text_nouns"] = set(words["text_nouns"]["words"])
     data["motion_prepositions"] = set(words["motion_prepositions"]["words"])
     data["colour_modifiers"] = set(words["colour_modifiers"]["words"])
+    data["worn_colours"] = {k: set(v) for k, v in words["worn_colours"].items() if not k.startswith("_")}
     data["material_adjectives"] = {k: v for k, v in words["material_adjectives"].items() if not k.startswith("_")}
     data["chain_prepositions"] = {k: set(v) for k, v in words["chain_prepositions"].items() if not k.startswith("_")}
     flags = sorted(not_things["flag"], key=len, reverse=True)
@@ -137,6 +138,7 @@ class Relation:
     start: int = 0  # token span from subject to object (for the question's span)
     end: int = 0
     finite: str = ""  # for a finite verb ("grips"), its lemma ("grip"): asked as "does the boy grip ...?"
+    also: tuple[int, ...] = ()  # the other objects of "between X and Y" (X's index; ``obj`` is Y)
 
 
 @dataclass
@@ -292,16 +294,26 @@ def _finite_lemma(verb) -> str:
     return lemma
 
 
+def _past_read_as_participle(verb) -> bool:
+    """ "the clouds floated above the sea" with "floated" tagged as a participle: a sentence's verb with its own subject
+    and no auxiliary is a past tense (asked in the present: "do the clouds float above the sea?")."""
+    return (
+        verb.tag_ == "VBN" and verb.dep_ == "ROOT"
+        and any(c.dep_ == "nsubj" for c in verb.children) and not any(c.dep_ in ("aux", "auxpass") for c in verb.children)
+    )
+
+
 def _verb_words(verb) -> tuple[str, str]:
     """(the verb as a question says it after "is the X", finite lemma or "") for a verb token."""
-    if verb.tag_ in ("VBG", "VBN"):
+    if verb.tag_ in ("VBG", "VBN") and not _past_read_as_participle(verb):
         return verb.lower_, ""
     lemma = _finite_lemma(verb)
     return ing_form(lemma), lemma
 
 
 def _particle(verb) -> str:
-    prt = [c.lower_ for c in verb.children if c.dep_ == "prt"]
+    # not "over and over" (a repetition, not a particle: "tasting it over and over")
+    prt = [c.lower_ for c in verb.children if c.dep_ == "prt" and not any(g.dep_ == "cc" for g in c.children)]
     return " ".join(prt)
 
 
@@ -487,6 +499,7 @@ class _Reader:
         self.finite_repairs: list[tuple[int, str, int, str]] = []  # (subject, words, object, lemma): "a raft floats on ..."
         self.misread_verbs: dict[int, int] = {}  # a verb read as a plural noun -> the thing before it ("raft floats")
         self.not_describing: set[int] = set()  # modifiers that are a verb of another thing ("a man vacuuming sand")
+        self.depictions: set[int] = set()  # pictures on a thing ("a vase with a painting of ..."): things, not the frame
 
     # -- things and global tags
     def _sentence_first_noun(self, tok) -> bool:
@@ -577,7 +590,11 @@ class _Reader:
             has_of = any(c.dep_ == "prep" and c.lower_ == "of" for c in tok.children)
             if lem in lex["compound_prep_nouns"] and tok.dep_ == "pobj" and has_of:
                 continue  # "front" in "in front of"
-            if lem in lex["frame_nouns"] and (has_of or self._sentence_first_noun(tok) or self._fragment(tok)) and not tok.ent_type_:
+            on_thing = tok.dep_ == "pobj" and tok.head.lower_ in ("with", "on") and tok.head.head.i in self.nouns
+            if on_thing and lem in lex["frame_nouns"] and has_of and lem not in nt["meta"]:
+                # "a vase with a painting of pangolins": a picture on a thing is a thing, what it shows is in it
+                self.depictions.add(tok.i)
+            elif lem in lex["frame_nouns"] and (has_of or self._sentence_first_noun(tok) or self._fragment(tok)) and not tok.ent_type_:
                 self._frame(tok)
                 continue
             if (
@@ -592,8 +609,9 @@ class _Reader:
             if lem in lex["time_words"] and tok.dep_ in ("pobj", "npadvmod", "ROOT") and (tok.dep_ != "pobj" or tok.head.lower_ in ("at", "during", "in", "on", "by")):
                 self._time(tok)
                 continue
-            if lem == "style" or (lem in nt["meta"] and not _compounds(tok)) or tok.lower_ in nt["meta"]:
-                continue
+            named_place = lem in nt["position"] and any(c.pos_ == "NOUN" and not _in(c, nt["meta"]) for c in _compounds(tok))
+            if lem == "style" or (lem in nt["meta"] or tok.lower_ in nt["meta"]) and not named_place or lem in nt["duration"]:
+                continue  # ("a street corner", "a picture frame" are things)
             if lem in nt["pronoun"] and not _compounds(tok):
                 continue  # "one behind the other": the thing is named elsewhere
             if self._misread_verb(tok):
@@ -603,6 +621,7 @@ class _Reader:
                 continue  # "a group of giraffes": the giraffes are asked
             self._add_noun(tok)
             self._verb_compound(tok)
+            self._agent_participle(tok)
 
     def _misread_verb(self, tok) -> bool:
         """Repair "a blue raft floats on white water" read as one plural name "raft floats" (a singular article before
@@ -633,6 +652,18 @@ class _Reader:
             return
         self.not_describing.add(verb.i)
         self.repairs.append((subject.i, verb.lower_, tok.i))
+
+    def _agent_participle(self, tok) -> None:
+        """ "snow covered land", "an ivy covered wall": a noun on the participle right before a thing is what the
+        participle is done by ("is the land covered by snow?"), not a bare state ("is the land covered?")."""
+        for p in tok.children:
+            if p.dep_ != "amod" or p.tag_ not in ("VBN", "VBD") or p.i != tok.i - 1:
+                continue
+            agent = next((c for c in p.children if c.dep_ in ("npadvmod", "nsubj", "compound") and c.i == p.i - 1), None)
+            if agent is None or agent.i not in self.nouns:
+                continue
+            self.not_describing.add(p.i)
+            self.repairs.append((tok.i, f"{p.lower_} by", agent.i))
 
     def _fragment(self, tok) -> bool:
         """Whether ``tok`` heads a fragment set off by punctuation (", digital art.")."""
@@ -706,6 +737,8 @@ class _Reader:
                 noun.modifier_start[c.lower_] = c.i
         first = doc[start]
         noun.bare = not noun.plural and not (first.pos_ in ("DET", "NUM") or first.tag_ == "PRP$") and not _determined(tok, parts)
+        if tok.dep_ == "npadvmod" and tok.head.dep_ == "amod":  # "a snow covered mountain": the article is the mountain's
+            noun.bare = not noun.plural and not any(c.dep_ in ("det", "poss", "nummod") for c in tok.children)
         for c in parts:  # "wood table", "denim jacket": a material written as a compound
             if _in(c, self.lex["attribute_kinds"]["material"]) or c.lower_ in self.lex["colors"]:
                 self.add_attr(noun, c.lower_, _kind(c, self.lex), c.i)
@@ -824,6 +857,14 @@ class _Reader:
             if verb.tag_ in ("VBG", "VBN") or verb.dep_ in ("ROOT", "conj", "relcl", "acl", "advcl"):
                 self.add_attr(noun, vwords, "state", verb.i)
 
+    def _sought(self, prep, verb) -> bool:
+        """ "a man waiting for a bus", "reaching for a cup": "for" after a verb without an object names what the
+        action is about (asked "is the man waiting for the bus?"); not a purpose after an object ("slicing fish for
+        sashimi") and not a time ("for an hour": a thing is needed)."""
+        if prep.lower_ != "for" or verb.pos_ != "VERB" or verb.lemma_ == "be" or self._verb_has_object(verb, ("for",)):
+            return False
+        return verb.tag_ in ("VBG", "VBZ", "VBP") and not any(c.dep_ == "nummod" for c in prep.children)
+
     def _held_with(self, verb, prep, obj):
         """The thing a verb (or a thing) is "with" when a place after it is a part of someone's own ("with her hands on her
         hips"): that thing is there, not the verb's subject."""
@@ -838,11 +879,11 @@ class _Reader:
                     return max(near, key=lambda t: t.i) if near else held
         return None
 
-    def _verb_has_object(self, verb) -> bool:
+    def _verb_has_object(self, verb, skip: tuple[str, ...] = ()) -> bool:
         for c in verb.children:
-            if c.dep_ in ("dobj", "attr", "dative") and _is_noun(c):
+            if c.dep_ in ("dobj", "attr", "dative") and (_is_noun(c) or c.lower_ in ("it", "them")):
                 return True
-            if c.dep_ in ("prep", "agent"):
+            if c.dep_ in ("prep", "agent") and c.lower_ not in skip:
                 rel = _prep_relation(c, self.lex)
                 if rel is not None and (rel[1].i in self.nouns or rel[1].lower_ in ("it", "them")):
                     return True
@@ -855,7 +896,7 @@ class _Reader:
             if tok.dep_ in ("prep", "agent"):
                 rel = _prep_relation(tok, lex)
                 anchor = _anchor(tok)
-                if rel is None or tok.lower_ in lex["non_spatial_prepositions"] and tok.lower_ != "of":
+                if rel is None or tok.lower_ in lex["non_spatial_prepositions"] and tok.lower_ != "of" and not self._sought(tok, anchor):
                     continue  # "during the party" is a time, not a place
                 words, obj = rel
                 if obj.i in self.misread_verbs:
@@ -888,6 +929,13 @@ class _Reader:
                     if held is None or held.i not in self.nouns:
                         continue
                     anchor = held
+                if (
+                    tok.lower_ in lex["motion_prepositions"] and anchor.dep_ == "pobj" and anchor.head.dep_ == "prep"
+                    and _anchor(anchor.head).pos_ == "VERB"
+                ):
+                    # "travelling across the land towards a mountain": the travelling goes there; also across a
+                    # quantity of it ("across a vast expanse of land towards ..."), so before the thing after "of"
+                    anchor = _anchor(anchor.head)
                 if _is_noun(anchor) and anchor.i not in self.nouns:
                     # "a photograph of a bed with a laptop", "a flock of geese in front of ...": the thing after "of"
                     of = next((c for c in anchor.children if c.dep_ == "prep" and c.lower_ == "of"), None)
@@ -895,12 +943,11 @@ class _Reader:
                     if pictured is None or pictured.i not in self.nouns or tok.lower_ == "of":
                         continue
                     anchor = pictured
-                if (
-                    tok.lower_ in lex["motion_prepositions"] and anchor.dep_ == "pobj" and anchor.head.dep_ == "prep"
-                    and _anchor(anchor.head).pos_ == "VERB"
-                ):
-                    anchor = _anchor(anchor.head)  # "travelling across the land towards a mountain": the travelling goes there
                 if _is_noun(anchor) and anchor.i in self.nouns:
+                    if tok.lower_ == "of" and anchor.i in self.depictions:
+                        for o in _conjuncts(obj):
+                            self._relation(o.i, "in", anchor.i, "prep", "", "")  # "a painting of pangolins": in it
+                        continue
                     if tok.lower_ == "of":
                         continue  # "a cup of tea", "the side of ..." are not spatial relations
                     kind, tag, finite = ("part" if words == "with" else "prep"), "", ""
@@ -917,6 +964,8 @@ class _Reader:
                         continue
                     subjects = self._group(subject)
                     dobj = next((c for c in anchor.children if c.dep_ == "dobj" and c.i in self.nouns), None)
+                    if dobj is None:  # "placing it in the oven": the thing "it" stands for
+                        dobj = next((self._pronoun_object(c) for c in anchor.children if c.dep_ == "dobj" and c.lower_ in ("it", "them")), None)
                     held = self._held_with(anchor, tok, obj)
                     if held is not None:
                         # "standing with her hands on her hips": the hands are on the hips, not the woman
@@ -942,7 +991,12 @@ class _Reader:
                 else:
                     continue
                 for s in subjects:
-                    for o in [s] if mutual is not None else _conjuncts(obj) if obj.dep_ not in ("conj", "appos") else [obj]:
+                    objs = [s] if mutual is not None else _conjuncts(obj) if obj.dep_ not in ("conj", "appos") else [obj]
+                    objs = [o for o in objs if o.i in self.nouns] or objs
+                    if tok.lower_ == "between" and len(objs) > 1:  # "between the rectangle and the sphere": one place
+                        self._relation(s.i, words, objs[-1].i, kind, tag, finite, also=tuple(o.i for o in objs[:-1]))
+                        continue
+                    for o in objs:
                         self._relation(s.i, words, o.i, kind, tag, finite, mutual)
             elif tok.dep_ == "dobj" and _reciprocal_end(tok) and tok.head.pos_ == "VERB":  # "two elephants touching each other"
                 subject = self._verb_subject(tok.head)
@@ -962,6 +1016,16 @@ class _Reader:
                 subjects = self._group(subject)
                 for s in subjects:
                     self._relation(s.i, words, tok.i, "prep", "", "")
+            elif tok.dep_ == "dobj" and tok.lower_ in ("it", "them") and tok.head.pos_ == "VERB":
+                # "a child playing with a frisbee and throwing it": the thing named last before the pronoun
+                verb, obj = tok.head, self._pronoun_object(tok)
+                subject = self._verb_subject(verb)
+                if obj is None or subject is None:
+                    continue
+                vwords, finite = _verb_words(verb)
+                words = " ".join(w for w in (vwords, _particle(verb)) if w)
+                for s in self._group(subject):
+                    self._relation(s.i, words, obj.i, "verb", verb.tag_, finite)
             elif tok.dep_ in ("dobj", "dative") and _is_noun(tok) and tok.head.pos_ == "VERB" and tok.dep_ != "conj":
                 verb = tok.head
                 subject = self._verb_subject(verb)
@@ -977,6 +1041,10 @@ class _Reader:
                 subjects = self._group(subject)
                 for s in subjects:
                     for o in _conjuncts(tok):
+                        # "eating a slice of pizza", "playing a game of tennis": the thing after "of" (not a purpose:
+                        # "an app for ordering types of milk")
+                        if not (verb.dep_ == "pcomp" and verb.head.lower_ == "for"):
+                            o = self._pictured(o) or o
                         self._relation(s.i, words, o.i, "verb", verb.tag_, finite)
 
         for subject, verb, obj in self.repairs:
@@ -1104,25 +1172,50 @@ class _Reader:
         subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass") and c.i in self.nouns), None)
         return subject
 
+    def _pronoun_object(self, pron):
+        """What "it" / "them" as a verb's object stands for: the last thing named before it in its sentence that is
+        not the verb's own subject, singular for "it", plural for "them", and the object of an earlier verb of the same
+        subject ("holding a book and reading it"; not "roots snaked through the soil, anchoring it": the tree's);
+        None when there is none."""
+        subject = self._verb_subject(pron.head)
+        if subject is None:
+            return None
+        own = {t.i for t in self._group(subject)}
+        for i in sorted((i for i in self.nouns if pron.sent.start <= i < pron.i), reverse=True):
+            if i in own or i in self.depictions:
+                continue
+            if self.nouns[i].plural != (pron.lower_ == "them"):
+                return None  # the nearest thing does not agree: no guess
+            governor = self.doc[i]
+            for _ in range(6):  # the verb it is the object of, across "of" ("holding a plate of food")
+                if governor.pos_ == "VERB" or governor.head is governor:
+                    break
+                governor = governor.head
+            other = self._verb_subject(governor) if governor.pos_ == "VERB" else None
+            return self.doc[i] if other is not None and other.i in own else None
+        return None
+
     def _antecedent(self, anchor):
         """What "it" / "them" stands for: the last thing named before the phrase it is in."""
         about = anchor if _is_noun(anchor) else _subject_of(anchor)
         if about is None:
             return None
         start = min([about.i] + [t.i for t in about.children if t.i < about.i])
-        before = [i for i in self.nouns if i < start]
+        before = [i for i in self.nouns if i < start and i not in self.depictions]  # "a shirt with a picture of a cat on it"
         return self.doc[max(before)] if before else None
 
-    def _relation(self, subject: int, word: str, obj: int, kind: str, tag: str, finite: str, mutual: int | None = None) -> None:
+    def _relation(self, subject: int, word: str, obj: int, kind: str, tag: str, finite: str, mutual: int | None = None,
+                  also: tuple[int, ...] = ()) -> None:
         """Record a relation; ``subject == obj`` only for "each other", whose end index is ``mutual`` (the span reaches it)."""
-        if subject not in self.nouns or obj not in self.nouns or subject == obj and mutual is None:
+        if subject not in self.nouns or obj not in self.nouns or subject == obj and mutual is None or subject in also:
             return
         if any(r.subject == subject and r.obj == obj and r.word == word for r in self.relations):
             return
         s, o = self.nouns[subject], self.nouns[obj]
         start = min(s.index - (len(s.phrase.split()) - 1), o.start)
         end = max(o.end, o.index + 1, s.index + 1, mutual or 0)
-        self.relations.append(Relation(subject=subject, word=word, obj=obj, kind=kind, verb_tag=tag, start=start, end=end, finite=finite))
+        self.relations.append(Relation(subject=subject, word=word, obj=obj, kind=kind, verb_tag=tag, start=start, end=end, finite=finite,
+                                       also=tuple(i for i in also if i in self.nouns)))
 
 
 def _join_hyphens(doc):
@@ -1142,11 +1235,124 @@ def _join_hyphens(doc):
     return doc
 
 
+# ---- tagger slips mended in the parse itself (the reading below then sees the sentence as written) ------------
+
+
+def _rehang(tok, head, dep: str) -> None:
+    tok.head = head
+    tok.dep_ = dep
+
+
+def _mend_agent_participle(doc) -> None:
+    """ "a moss covered rock near a river" read as a sentence (moss covers rock): the rock, covered by moss, as in
+    "an ivy covered wall" (a noun on a participle that describes the thing after it; read in ``_agent_participles``)."""
+    for p in doc:
+        if p.tag_ != "VBN" or p.dep_ != "ROOT" or p.i < 1 or p.i + 1 >= len(doc):
+            continue
+        agent, thing = doc[p.i - 1], doc[p.i + 1]
+        if agent.head.i != p.i or agent.dep_ not in ("nsubj", "npadvmod") or agent.pos_ != "NOUN" or agent.tag_ != "NN":
+            continue
+        if thing.head.i != p.i or thing.dep_ != "dobj" or thing.pos_ != "NOUN" or any(c.i < thing.i for c in thing.children):
+            continue  # "moss covered the rock" is a clause
+        _rehang(thing, thing, "ROOT")
+        for c in list(agent.children):
+            if c.dep_ in ("det", "poss", "nummod") and c.i < agent.i:
+                _rehang(c, thing, c.dep_)  # "a moss covered rock": the article is the rock's
+        for c in list(p.children):
+            if c.i not in (agent.i, thing.i):
+                _rehang(c, thing, c.dep_)  # "... near a river": the rock is near it
+        _rehang(p, thing, "amod")
+        agent.dep_ = "npadvmod"
+
+
+def _mend_worn_colour(doc, lex) -> None:
+    """ "a lady wearing red playing tennis", "a man in red playing golf": the colour is what the person wears, the -ing
+    word the person's verb and the noun its object (the tagger read "red playing tennis" as one name). Not when the
+    noun is a garment ("in black hiking gear") or a plural the -ing word names ("wearing red running shoes")."""
+    worn = lex["worn_colours"]
+    for colour in doc:
+        if colour.lower_ not in lex["colors"] or colour.i < 1 or colour.i + 2 >= len(doc):
+            continue
+        trigger, ing, thing = doc[colour.i - 1], doc[colour.i + 1], doc[colour.i + 2]
+        wearing = trigger.pos_ == "VERB" and _in(trigger, worn["verbs"])
+        if not (wearing or trigger.lower_ == "in" and trigger.pos_ == "ADP"):
+            continue
+        if not ing.lower_.endswith("ing") or ing.dep_ not in ("compound", "amod") or ing.head.i != thing.i:
+            continue
+        if colour.head.i not in (ing.i, thing.i) or thing.pos_ != "NOUN" or _in(thing, worn["garments"]):
+            continue
+        if thing.head.i != trigger.i or thing.dep_ not in ("dobj", "pobj") or any(c.i < ing.i for c in thing.children if c.i != colour.i):
+            continue
+        if thing.tag_ == "NNS" and not (ing.tag_ == "VBG" or ing.dep_ == "amod"):
+            continue  # "wearing red running shoes"
+        # the -ing word hangs where the wearing hangs: on the person ("a lady wearing red", "a man (dressed) in red")
+        clause = trigger if wearing else trigger.head
+        if clause.pos_ in ("NOUN", "PROPN"):
+            head, dep = clause, "acl"  # "a man in red playing golf"
+        elif clause.dep_ == "acl" and clause.head.pos_ in ("NOUN", "PROPN"):
+            head, dep = clause.head, "acl"  # "a lady wearing red playing tennis", "a man dressed in red playing golf"
+        else:
+            head, dep = clause, "advcl"  # "the lady is wearing red playing tennis"
+        _rehang(colour, trigger, "dobj" if wearing else "pobj")
+        _rehang(ing, head, dep)
+        ing.pos_, ing.tag_ = "VERB", "VBG"
+        _rehang(thing, ing, "dobj")
+        for c in list(trigger.children):
+            if c.i > thing.i:
+                _rehang(c, ing, c.dep_)  # "... on a blue and green court": where she plays
+
+
+def _mend_coordinated_verb(doc, model: str) -> None:
+    """ "a man in a suit and tie with a beer": "tie" read as a verb coordinated with the man (no subject, base form,
+    right after "and" after a thing, a noun on its own) is a thing coordinated with that thing; what hangs on it
+    ("with a beer") stays with what it hung from."""
+    for tok in doc:
+        if tok.tag_ != "VB" or tok.dep_ != "conj" or tok.i < 2 or tok.head.pos_ not in ("NOUN", "PROPN"):
+            continue
+        cc, partner = doc[tok.i - 1], doc[tok.i - 2]
+        if cc.lower_ not in ("and", "or") or partner.pos_ != "NOUN" or partner.dep_ not in ("pobj", "dobj", "conj"):
+            continue
+        if any(c.dep_ in ("nsubj", "nsubjpass", "aux", "dobj") for c in tok.children) or not _reads_as_noun(tok.lower_, model):
+            continue
+        old_head = tok.head
+        for c in list(tok.children):
+            _rehang(c, old_head, c.dep_)
+        _rehang(cc, partner, "cc")
+        _rehang(tok, partner, "conj")
+        tok.pos_, tok.tag_ = "NOUN", "NN"
+        tok.lemma_ = tok.lower_
+
+
+def _mend_text_verb(doc, text_nouns: set[str]) -> None:
+    """ "the word 'START' written in chalk on a sidewalk": the verb after a quote that follows a text noun is about
+    that noun (the parser hung it on the quoted word)."""
+    for tok in doc:
+        if tok.tag_ not in ("VBN", "VBG") or tok.dep_ not in ("acl", "relcl") or tok.i < 3:
+            continue
+        quote = doc[tok.i - 1]
+        if quote.text not in ("'", '"', "”", "’"):
+            continue
+        opening = next((t for t in reversed(doc[: quote.i]) if t.text in ("'", '"', "“", "‘")), None)
+        if opening is None or opening.i < 1 or not (opening.i < tok.head.i < quote.i):
+            continue
+        noun = doc[opening.i - 1]
+        if _lemma(noun) in text_nouns and noun.pos_ == "NOUN":
+            _rehang(tok, noun, "acl")
+
+
+def _mend_parse(doc, lex, model: str):
+    _mend_agent_participle(doc)
+    _mend_worn_colour(doc, lex)
+    _mend_coordinated_verb(doc, model)
+    _mend_text_verb(doc, lex["text_nouns"])
+    return doc
+
+
 def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
     """Read things, modifiers, relations, global tags and quotes out of ``prompt``."""
     lex = lexicon()
     text = lex["flag_re"].sub(" ", prompt).rstrip() if "--" in prompt else prompt
-    doc = _join_hyphens(load_spacy(model)(text))
+    doc = _mend_parse(_join_hyphens(load_spacy(model)(text)), lex, model)
     reader = _Reader(doc, lex)
     reader.read_nouns()
     reader.read_attributes()
@@ -1170,5 +1376,5 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
     quote_chars = [(q.char_start, q.char_end) for q in quotes]
     nouns = [n for n in nouns if not any(a <= doc[n.index].idx < b for a, b in quote_chars)]
     kept = {n.index for n in nouns}
-    relations = [r for r in reader.relations if r.subject in kept and r.obj in kept]
+    relations = [r for r in reader.relations if r.subject in kept and r.obj in kept and all(i in kept for i in r.also)]
     return Parse(doc=doc, nouns=nouns, relations=relations, quotes=quotes, globals=reader.globals, model=model)

@@ -53,7 +53,7 @@ from autoalign.types import ASPECTS, Question
 logger = logging.getLogger(__name__)
 
 LLMProvider = Callable[[], Any]  # returns an object with complete_json(messages, schema, name)
-CACHE_VERSION = "16"  # bump when generated questions change for the same settings (2: issue-17 parse repairs; 3: second attachments; 4: lost subjects; 5: made-of things act, ways; 6: with-places, frame sentences; 7: owners, colours on "in"; 8: "next to X" misparse in the place rules; 9: tagger slips; 10: a verb with an object: its place is the subject's; 11: "-es" verb endings, colour shades and colour compounds; 12: numbers shown, places of a "with" thing; 13: also after a thing with one; 14: "in black and white" on a verb; 15: participle materials; 16: things named after a place, names split by a clause)
+CACHE_VERSION = "17"  # bump when generated questions change for the same settings (history: git log -S CACHE_VERSION)
 
 
 # ---- the VQ2 answer-consistency filter -------------------------------------------------------------
@@ -278,7 +278,8 @@ def facts_from_parse(parse: Parse) -> list[Fact]:
         subject, obj = parse.noun_at(rel.subject), parse.noun_at(rel.obj)
         if subject is None or obj is None:
             continue
-        deps = list(dict.fromkeys([entity_id[rel.subject], entity_id[rel.obj]]))
+        deps = list(dict.fromkeys([entity_id[rel.subject]] + [entity_id[i] for i in rel.also] + [entity_id[rel.obj]]))
+        others = [n for n in (parse.noun_at(i) for i in rel.also) if n is not None]
         span = parse.span_text(rel.start, rel.end)
         args = (subject.lemma, rel.word, obj.lemma)
         do = "do" if subject.plural else "does"
@@ -294,11 +295,11 @@ def facts_from_parse(parse: Parse) -> list[Fact]:
             verb, prep = rel.finite, " ".join(words[1:])
             kind = "relation_finite_prep" if prep else "relation_finite"
             b.add("relation", "action", args, kind, "relation", obj.phrase, span, deps, noun=name(subject), verb=verb, prep=prep,
-                  object=the(obj), do=do)
+                  object=" and ".join(the(n) for n in others + [obj]), do=do)
         else:
             detailed = "action" if rel.kind == "verb" else "spatial"
             b.add("relation", detailed, args, "relation", "relation", obj.phrase, span, deps, noun=name(subject), prep=rel.word,
-                  object=the(obj), be=be(subject))
+                  object=" and ".join(the(n) for n in others + [obj]), be=be(subject))
     for quote in parse.quotes:
         owner = parse.noun_at(quote.noun) if quote.noun is not None else None
         span = quote.raw or f'"{quote.text}"'
