@@ -9,6 +9,11 @@
   asked through the real VQA backend of the ``shapes`` preset.
 * **vq2** - ROC AUC of VQ2 and VNLI for telling a caption's own image from an image one edit away
   (SeeTRUE's protocol in this world), with bootstrap intervals.
+* **rerank** - the judges on the trained generator's own candidates (4 per caption, seeded): how often
+  the candidate each judge ranks first is one the oracle reads as right (best of 4; the oracle's own
+  pick is the upper bound), and how well each score separates right candidates from wrong ones (ROC
+  AUC, the best threshold): the figures that choose the preset's judge and ``loop.threshold`` on the
+  validation split.
 * **instructions** - the loop's detection and writing on rendered scenes one edit away from their
   caption, by the preset's detectors (the CLIP probe) and, to compare, by the VQ2 detector (the
   trained VLM answers the caption's questions and the detector's open questions); the template
@@ -42,7 +47,7 @@ from autoalign.world.render import draw, scene_for
 from autoalign.world.scene import Group, Scene, Spec, parse_caption, spec_for
 
 SPLITS = ("test", "compositional")
-PARTS = ("oracle", "vlm", "vq2", "instructions", "editor", "clip")
+PARTS = ("oracle", "vlm", "vq2", "rerank", "instructions", "editor", "clip")
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> dict[str, Any]:
@@ -194,6 +199,53 @@ def eval_vq2(models, config, n: int, splits: Sequence[str] = SPLITS) -> dict[str
                     if getattr(card, key) is not None:
                         scores[key].append(float(getattr(card, key)))
         out[split] = {f"{k} ROC AUC": auc_with_ci(labels, v) for k, v in scores.items() if len(v) == len(labels)}
+    return out
+
+
+# --------------------------------------------------------------------------------------------- rerank
+
+
+RERANK_CANDIDATES = 4  # as the shapes preset's loop.candidates
+
+
+def eval_rerank(models, config, n: int, splits: Sequence[str] = SPLITS) -> dict[str, Any]:
+    """Each judge's first pick among the generator's candidates, read by the oracle (module docstring)."""
+    from autoalign.scoring.scorer import Scorer
+
+    scorer = Scorer(models, config)
+    judges = ("vq2", "vnli", "clip")
+    out: dict[str, Any] = {}
+    for split in splits:
+        picks: dict[str, list[bool]] = {j: [] for j in ("first candidate", *judges, "oracle (upper bound)")}
+        scores: dict[str, list[float]] = {j: [] for j in judges}
+        right: list[int] = []
+        for i, (spec, _scene) in enumerate(world_scenes(split, n)):
+            caption = spec.caption()
+            images = models.generator.generate(caption, n=RERANK_CANDIDATES, seed=i)
+            cards = scorer.score(images, caption)
+            ok = []
+            for image in images:
+                reading = oracle.read(image)
+                ok.append(bool(reading.readable and oracle.check(spec, reading.scene).aligned))
+            picks["first candidate"].append(ok[0])
+            picks["oracle (upper bound)"].append(any(ok))
+            for j in judges:
+                values = [getattr(c, j) for c in cards]
+                if any(v is None for v in values):
+                    continue
+                picks[j].append(ok[max(range(len(values)), key=lambda k: values[k])])
+                scores[j] += [float(v) for v in values]
+            right += [int(x) for x in ok]
+        table: dict[str, Any] = {f"best of {RERANK_CANDIDATES} right by {j}": wilson(sum(v), len(v)) for j, v in picks.items() if v}
+        for j, v in scores.items():
+            if len(v) != len(right):
+                continue
+            table[f"{j}: ROC AUC right vs wrong candidates"] = auc_with_ci(right, v)
+            best = max(sorted(set(v)), key=lambda t: sum((x >= t) == bool(r) for x, r in zip(v, right)))
+            hits = sum((x >= best) == bool(r) for x, r in zip(v, right))
+            table[f"{j}: accuracy at its best threshold here, {best:.3f}"] = wilson(hits, len(v))
+        table["share of candidates right"] = wilson(sum(right), len(right))
+        out[split] = table
     return out
 
 
@@ -352,6 +404,8 @@ def run(n: int = 300, weights: Path | None = None, parts: Sequence[str] | None =
         result["vlm accuracy"] = eval_vlm(models, n, splits)
     if "vq2" in parts:
         result["own image vs one edit away"] = eval_vq2(models, config, n, splits)
+    if "rerank" in parts:
+        result["the judges on generated candidates"] = eval_rerank(models, config, n, splits)
     if "instructions" in parts:
         result["the loop's instruction on one-edit-away scenes"] = eval_instructions(models, config, n, splits)
     if "editor" in parts:

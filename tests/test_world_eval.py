@@ -96,3 +96,19 @@ def test_bench_run_on_shapes_reads_every_stage_with_the_oracle(tmp_path):
     oracle_pick = data["ablation: rerank judge (first N candidates)"]["oracle"]["value"]
     assert oracle_pick >= data["ablation: rerank judge (first N candidates)"]["vq2"]["value"]  # an upper bound
     assert (out / "oracle.md").read_text().startswith("# The shapes suite")
+
+
+@pytest.mark.slow
+def test_world_eval_rerank_reads_each_judges_pick_with_the_oracle():
+    from autoalign.benchmarks import world_eval
+    from autoalign.models.cache import Models
+
+    config = world_eval.config_for(generator={"num_inference_steps": 4})
+    got = world_eval.eval_rerank(Models(config), config, 3, splits=("val",))
+    table = got["val"]
+    k = world_eval.RERANK_CANDIDATES
+    assert table["share of candidates right"]["n"] == 3 * k
+    upper = table[f"best of {k} right by oracle (upper bound)"]
+    for judge in ("first candidate", "vq2", "vnli", "clip"):
+        m = table[f"best of {k} right by {judge}"]
+        assert m["n"] == 3 and m["value"] <= upper["value"]  # no judge beats the oracle's own pick

@@ -1,0 +1,33 @@
+"""The world's captions keep their questions.
+
+The world VLM was trained on the project's own questions for world captions
+(:mod:`autoalign.world.data`), so a change of the question generator that changes them silently changes
+what the committed VLM was trained on and what VQ2 asks it. This pins a digest of the questions of 600
+world captions (200 per split: train, val, test). If it fails after a parser change, prefer a rule that
+leaves these captions alone; if the change is meant, retrain the VLM (``autoalign world train --only
+vlm``), re-measure it, and put the new digest here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from autoalign.world import data as wdata
+from autoalign.world.scene import spec_for
+
+DIGEST = "91a6bfe3ad7a355a3bfa38411ef5d798ebe34298f4cf44578c3a4c30ac1bd061"
+
+
+def questions_digest() -> str:
+    h = hashlib.sha256()
+    for split in ("train", "val", "test"):
+        for i in range(200):
+            caption = spec_for(split, i).caption()
+            qs = [q.to_dict() for q in wdata.questions(caption)]
+            h.update(json.dumps([caption, qs], sort_keys=True).encode())
+    return h.hexdigest()
+
+
+def test_world_captions_keep_their_questions():
+    assert questions_digest() == DIGEST
