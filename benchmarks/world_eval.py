@@ -16,7 +16,7 @@
   validation split.
 * **instructions** - the loop's detection and writing on rendered scenes one edit away from their
   caption, by the preset's detectors (the CLIP probe) and, to compare, by the VQ2 detector (the
-  trained VLM answers the caption's questions and the detector's open questions); the template
+  trained VLM answers the caption's questions and the detector's open questions) and by both merged; the template
   writer writes. The share whose instruction is exactly the one written from the true scene (the
   editor's training instruction), and the share of a caption's *own* image with no mismatch
   reported (no false alarm).
@@ -268,7 +268,11 @@ def eval_instructions(models, config, n: int, splits: Sequence[str] = SPLITS) ->
 
     scorer = Scorer(models, config)
     writer = TemplateWriter(config=config, mode=config.loop.multi_mismatch)
-    setups = [list(config.detection.detectors)] + ([["vq2"]] if config.detection.detectors != ["vq2"] else [])
+    # the preset's detectors, VQ2's alone and (merged) both, to compare
+    setups = [list(config.detection.detectors)]
+    for extra in (["vq2"], [*config.detection.detectors, "vq2"]):
+        if extra not in setups and len(set(extra)) == len(extra):
+            setups.append(extra)
     out: dict[str, Any] = {}
     for split in splits:
         cases = [(t, draw(t.source), draw(t.target)) for t in edit_cases(split, n)]

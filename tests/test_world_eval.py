@@ -54,7 +54,7 @@ def test_world_eval_reads_instructions_and_edits_with_the_oracle():
     models = Models(config)
     got = world_eval.eval_instructions(models, config, 6, splits=("test",))
     assert set(got) == {"test"}  # only the splits asked for
-    for detectors in ("clip-probe", "vq2"):  # the preset's detector, and VQ2's to compare
+    for detectors in ("clip-probe", "vq2", "clip-probe+vq2"):  # the preset's detector, VQ2's and both, to compare
         assert got["test"][f"{detectors}: instruction = the true one (one edit away)"]["n"] == len(cases)
         assert got["test"][f"{detectors}: no mismatch on the caption's own image"]["n"] == len(cases)
     edits = world_eval.eval_editor(models, 6)["test"]
@@ -112,3 +112,15 @@ def test_world_eval_rerank_reads_each_judges_pick_with_the_oracle():
     for judge in ("first candidate", "vq2", "vnli", "clip"):
         m = table[f"best of {k} right by {judge}"]
         assert m["n"] == 3 and m["value"] <= upper["value"]  # no judge beats the oracle's own pick
+
+
+@pytest.mark.slow
+def test_loop_settings_runs_the_loop_on_validation_captions_and_counts_with_the_oracle():
+    from autoalign.benchmarks import loop_settings
+    from autoalign.world.scene import spec_for
+
+    prompts = loop_settings.captions(2)
+    assert len(set(prompts)) == 2 and prompts[0] == spec_for("val", 0).caption()
+    counts = loop_settings.run_setting({"max_rounds": 1}, prompts)
+    assert all(0 <= v <= 2 for v in counts.values())
+    assert counts["false passes"] <= counts["judge passed"]

@@ -25,7 +25,7 @@ from autoalign.world.train import Plan, augment, fit
 
 logger = logging.getLogger(__name__)
 
-PLAN = Plan(steps=5000, batch_size=48, lr=1.5e-3, warmup=150)
+PLAN = Plan(steps=8000, batch_size=48, lr=1.5e-3, warmup=150)
 N_SCENES = 3000
 SMOKE_KWARGS = {"n_scenes": 8}
 VOCAB = 640
