@@ -170,13 +170,10 @@ def eval_vlm(models, n: int, splits: Sequence[str] = SPLITS) -> dict[str, Any]:
 
 
 def one_edit_away(spec: Spec, scene: Scene, rng: random.Random) -> Scene | None:
-    from autoalign.world.edits import corrupt
+    """A scene one edit away that no longer shows the caption (:func:`autoalign.world.edits.one_edit_away`)."""
+    from autoalign.world.edits import one_edit_away as twin
 
-    for _ in range(20):
-        got = corrupt(spec, scene, rng)
-        if got is not None and not oracle.check(spec, got[0]).aligned:
-            return got[0]
-    return None
+    return twin(spec, scene, rng, tries=20, must_differ=True)
 
 
 def eval_vq2(models, config, n: int, splits: Sequence[str] = SPLITS) -> dict[str, Any]:

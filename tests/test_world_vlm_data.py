@@ -106,3 +106,24 @@ def test_grounding_loss_is_low_when_each_patch_token_points_at_its_words_and_hig
     pixel_values = torch.zeros(1, 3, 64, 64)
     model.model.get_image_features(pixel_values=pixel_values, vision_feature_layer=-1, vision_feature_select_strategy="default")
     assert ground.features is not None and ground.features.shape[:2] == (1, 64)
+
+
+def test_balance_is_the_same_in_every_process():
+    """Seeded training data must not depend on Python's per-process string hashing (set order)."""
+    import subprocess
+    import sys
+
+    script = (
+        "import random\n"
+        "from autoalign.world import data as w\n"
+        "spec, scene = w.world_scenes('train', 1)[0]\n"
+        "ex = [w.Example(spec, scene, 'yes_no', f'q{i}', 'yes' if i % 3 else 'no', t)\n"
+        "      for i in range(60) for t in ('colour', 'count', 'relation', 'size', 'shape', 'existence')]\n"
+        "print([(e.text, e.topic) for e in w.balance(ex, random.Random(0))])\n"
+    )
+    runs = [
+        subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                       env={**__import__("os").environ, "PYTHONHASHSEED": seed}).stdout
+        for seed in ("1", "2", "3")
+    ]
+    assert runs[0] and runs[0] == runs[1] == runs[2]

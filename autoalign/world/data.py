@@ -146,7 +146,7 @@ def balance(examples: list[Example], rng: random.Random) -> list[Example]:
         if e.kind == "yes_no":
             by.setdefault((e.topic, e.answer), []).append(e)
     out = [e for e in examples if e.kind != "yes_no"]
-    for topic in {t for t, _ in by}:
+    for topic in sorted({t for t, _ in by}):  # sorted: a set of strings iterates in a per-process order
         yes, no = by.get((topic, "yes"), []), by.get((topic, "no"), [])
         k = min(len(yes), len(no))
         out += rng.sample(yes, k) + rng.sample(no, k)

@@ -112,6 +112,19 @@ def corrupt(spec: Spec, scene: Scene, rng: random.Random) -> tuple[Scene, str] |
     return Scene(objs), kind
 
 
+def one_edit_away(spec: Spec, scene: Scene, rng: random.Random, tries: int = 20, must_differ: bool = True) -> Scene | None:
+    """The first of up to ``tries`` corruptions of ``scene`` (:func:`corrupt`) that works; with
+    ``must_differ``, only one that no longer shows ``spec`` (an extra object of a kind the caption
+    does not count can leave it true). ``None`` when none did."""
+    from autoalign.world.oracle import check
+
+    for _ in range(tries):
+        got = corrupt(spec, scene, rng)
+        if got is not None and not (must_differ and check(spec, got[0]).aligned):
+            return got[0]
+    return None
+
+
 def triple(spec: Spec, scene: Scene, rng: random.Random) -> Triple | None:
     """One training triple for the editor, or None when the corruption is invisible to the questions."""
     corrupted = corrupt(spec, scene, rng)

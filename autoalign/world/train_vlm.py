@@ -85,24 +85,17 @@ def prompt_text(processor, kind: str, text: str) -> str:
     return processor.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
 
 
-def _twin(spec: wdata.Spec, scene: wdata.Scene, rng: random.Random) -> wdata.Scene | None:
-    """A scene one edit away (recoloured, reshaped, an object dropped or added, a relation swapped)."""
-    from autoalign.world.edits import corrupt
-
-    for _ in range(5):
-        got = corrupt(spec, scene, rng)
-        if got is not None:
-            return got[0]
-    return None
-
-
 def examples(n_scenes: int, split: str = "train", seed: int = 0) -> list[wdata.Example]:
     """Complementary yes/no pairs (each question on a scene and on its twin one edit away), balanced
     per question topic, plus short answers (:mod:`autoalign.world.data`)."""
+    from autoalign.world.edits import one_edit_away
+
     rng = random.Random(seed)
     out: list[wdata.Example] = []
     for spec, scene in wdata.world_scenes(split, n_scenes):
-        out += wdata.complementary_examples(spec, scene, _twin(spec, scene, rng), rng)
+        # a twin one edit away (recoloured, reshaped, an object dropped or added, a relation swapped)
+        twin = one_edit_away(spec, scene, rng, tries=5, must_differ=False)
+        out += wdata.complementary_examples(spec, scene, twin, rng)
     return wdata.balance(out, rng)
 
 
