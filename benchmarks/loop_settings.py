@@ -40,28 +40,23 @@ def captions(n: int) -> list[str]:
     return out
 
 
-def right(image, caption: str) -> bool:
-    from autoalign.world import oracle
-    from autoalign.world.scene import parse_caption
-
-    reading = oracle.read(image)
-    return bool(reading.readable and oracle.check(parse_caption(caption), reading.scene).aligned)
-
-
 def run_setting(overrides: dict[str, Any], prompts: list[str]) -> dict[str, int]:
     from PIL import Image
 
     import autoalign
+    from autoalign.world.oracle import shows
+    from autoalign.world.scene import parse_caption
 
     counts = {"first candidate right": 0, "reranked right": 0, "final right": 0, "judge passed": 0, "false passes": 0}
     for caption in prompts:
+        spec = parse_caption(caption)
         with tempfile.TemporaryDirectory() as tmp:
             result = autoalign.align(caption, preset="shapes", seed=0, out_dir=f"{tmp}/run", **overrides)
             with Image.open(f"{tmp}/run/candidates/cand_00.png") as first:
-                counts["first candidate right"] += right(first.convert("RGB"), caption)
+                counts["first candidate right"] += shows(first.convert("RGB"), spec)
             with Image.open(f"{tmp}/run/{result.first_best.path}") as reranked:
-                counts["reranked right"] += right(reranked.convert("RGB"), caption)
-            final = right(result.image, caption)
+                counts["reranked right"] += shows(reranked.convert("RGB"), spec)
+            final = shows(result.image, spec)
             passed = result.stop_reason == "aligned"
             counts["final right"] += final
             counts["judge passed"] += passed

@@ -43,6 +43,7 @@ from autoalign.benchmarks.meta import winoground_item
 from autoalign.world import facts, oracle
 from autoalign.world.data import questions as caption_questions
 from autoalign.world.data import world_scenes
+from autoalign.world.edits import one_edit_away
 from autoalign.world.render import draw, scene_for
 from autoalign.world.scene import Group, Scene, Spec, parse_caption, spec_for
 
@@ -75,6 +76,16 @@ def auc_with_ci(labels: Sequence[int], scores: Sequence[float], n_boot: int = 10
             boots.append(roc_auc_score(y[idx], s[idx]))
     lo, hi = np.quantile(boots, [0.025, 0.975])
     return {"value": float(roc_auc_score(y, s)), "n": int(len(y)), "ci": [float(lo), float(hi)]}
+
+
+def best_threshold(scores: Sequence[float], labels: Sequence[bool]) -> tuple[float, int]:
+    """The score threshold (among the scores seen) that classifies most items right as ``score >= t``
+    for a true label, and how many it gets right; the lowest such threshold on ties."""
+    def hits(t: float) -> int:
+        return sum((s >= t) == bool(y) for s, y in zip(scores, labels))
+
+    best = max(sorted(set(scores)), key=hits)
+    return best, hits(best)
 
 
 def config_for(weights: Path | None = None, **overrides: Any):
@@ -169,13 +180,6 @@ def eval_vlm(models, n: int, splits: Sequence[str] = SPLITS) -> dict[str, Any]:
 # --------------------------------------------------------------------------------------------- VQ2 / VNLI AUC
 
 
-def one_edit_away(spec: Spec, scene: Scene, rng: random.Random) -> Scene | None:
-    """A scene one edit away that no longer shows the caption (:func:`autoalign.world.edits.one_edit_away`)."""
-    from autoalign.world.edits import one_edit_away as twin
-
-    return twin(spec, scene, rng, tries=20, must_differ=True)
-
-
 def eval_vq2(models, config, n: int, splits: Sequence[str] = SPLITS) -> dict[str, Any]:
     from autoalign.scoring.scorer import Scorer
 
@@ -220,10 +224,7 @@ def eval_rerank(models, config, n: int, splits: Sequence[str] = SPLITS) -> dict[
             caption = spec.caption()
             images = models.generator.generate(caption, n=RERANK_CANDIDATES, seed=i)
             cards = scorer.score(images, caption)
-            ok = []
-            for image in images:
-                reading = oracle.read(image)
-                ok.append(bool(reading.readable and oracle.check(spec, reading.scene).aligned))
+            ok = [oracle.shows(image, spec) for image in images]
             picks["first candidate"].append(ok[0])
             picks["oracle (upper bound)"].append(any(ok))
             for j in judges:
@@ -238,8 +239,7 @@ def eval_rerank(models, config, n: int, splits: Sequence[str] = SPLITS) -> dict[
             if len(v) != len(right):
                 continue
             table[f"{j}: ROC AUC right vs wrong candidates"] = auc_with_ci(right, v)
-            best = max(sorted(set(v)), key=lambda t: sum((x >= t) == bool(r) for x, r in zip(v, right)))
-            hits = sum((x >= best) == bool(r) for x, r in zip(v, right))
+            best, hits = best_threshold(v, right)
             table[f"{j}: accuracy at its best threshold here, {best:.3f}"] = wilson(hits, len(v))
         table["share of candidates right"] = wilson(sum(right), len(right))
         out[split] = table
@@ -468,7 +468,7 @@ def calibrate_threshold(n: int = 100, split: str = "val", weights: Path | None =
         own, edited = scorer.score([draw(scene), draw(other)], spec.caption())
         pos.append(getattr(own, key))
         neg.append(getattr(edited, key))
-    best = max(sorted(set(pos + neg)), key=lambda t: sum(p >= t for p in pos) + sum(q < t for q in neg))
-    acc = (sum(p >= best for p in pos) + sum(q < best for q in neg)) / (len(pos) + len(neg))
+    best, hits = best_threshold(pos + neg, [True] * len(pos) + [False] * len(neg))
+    acc = hits / (len(pos) + len(neg))
     return {"split": split, "score": key, "n_pairs": len(pos), "threshold": best, "accuracy": acc,
             "mean_own": sum(pos) / len(pos), "mean_one_edit_away": sum(neg) / len(neg)}

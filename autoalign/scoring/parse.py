@@ -378,10 +378,16 @@ def _prep_relation(prep, lex) -> tuple[str, Any] | None:
     return words, pobj
 
 
+def _next(tok):
+    """The token right after ``tok``, or None at the end of the text."""
+    return tok.doc[tok.i + 1] if tok.i + 1 < len(tok.doc) else None
+
+
 def _reciprocal_end(tok) -> int | None:
     """When ``tok`` is the head of "each other" / "one another": the token index just after the phrase."""
     before = tok.doc[tok.i - 1].lower_ if tok.i > 0 else ""
-    after = tok.doc[tok.i + 1].lower_ if tok.i + 1 < len(tok.doc) else ""
+    nxt = _next(tok)
+    after = nxt.lower_ if nxt is not None else ""
     if tok.lower_ == "other" and before == "each":
         return tok.i + 1
     if tok.lower_ == "one" and after == "another":
@@ -439,7 +445,7 @@ def _name_tail(tok):
     some furniture": "bear" an ``acl`` of "teddy"): a bare singular noun right after its singular head noun."""
     if tok.pos_ != "NOUN" or tok.tag_ != "NN":
         return None
-    nxt = tok.doc[tok.i + 1] if tok.i + 1 < len(tok.doc) else None
+    nxt = _next(tok)
     if nxt is None or nxt.dep_ != "acl" or nxt.head.i != tok.i or nxt.pos_ != "NOUN" or nxt.tag_ != "NN":
         return None
     if any(c.dep_ in ("det", "amod", "compound", "poss", "nummod") for c in nxt.children):
@@ -459,7 +465,7 @@ def _colour_part_child(tok, colour_parts: list[Any]) -> bool:
 
 def _shading(tok, lex) -> bool:
     """A word that shades the colour right after it ("dark blue", "neon green"): part of the colour."""
-    nxt = tok.doc[tok.i + 1] if tok.i + 1 < len(tok.doc) else None
+    nxt = _next(tok)
     return tok.lower_ in lex["colour_modifiers"] and nxt is not None and nxt.lower_ in lex["colors"]
 
 
@@ -707,7 +713,7 @@ class _Reader:
             # "bright orange boots" with "orange" read as a compound: the boots, coloured orange (asked below)
             phrase = " ".join(_word(c) for c in sorted(parts, key=lambda t: t.i) if c not in colour_parts and not _colour_part_child(c, colour_parts))
             phrase = f"{phrase} {_word(tok)}".strip()
-        tail = doc[tok.i + 1] if tok.i + 1 < len(doc) else None
+        tail = _next(tok)
         if (
             tail is not None and tail.dep_ == "appos" and tail.pos_ in ("ADV", "ADJ") and not list(tail.children)
             and tok.whitespace_ and not tail.like_num and tail.lower_ not in self.lex["colors"]

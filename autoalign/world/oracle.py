@@ -143,6 +143,12 @@ class Check:
         return {f.aspect for f in self.facts}
 
 
+def shows(image: Image.Image, spec: Spec) -> bool:
+    """Whether the oracle reads ``image`` and finds every fact of ``spec`` in it (an abstention is not)."""
+    reading = read(image)
+    return bool(reading.readable and check(spec, reading.scene).aligned)
+
+
 def check(spec: Spec, scene: Scene) -> Check:
     """Every fact of ``spec`` checked against ``scene``.
 
