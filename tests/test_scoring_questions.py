@@ -402,6 +402,39 @@ def test_facts_carry_dsg_categories_and_parent_links():
         # "between X and Y" is one place
         ("The rough square was nestled between the smooth rectangle and the bumpy sphere.",
          ["is the square nestled between the rectangle and the sphere?"], ["between the rectangle?"]),
+        # "next to" / "close to" after "be": a place, not a look
+        ("The black suitcase was next to the brown briefcase.", ["is the suitcase next to the briefcase?"], ["is the suitcase next?"]),
+        ("a photo of cup and sofa; sofa is close to cup", ["is the sofa close to cup?"], ["is the sofa close?"]),
+        # "left" read as a verb in "is left to": one "to the left of"
+        ("a photo of cup and sofa; sofa is left to cup", ["is the sofa to the left of cup?"], ["left to the left"]),
+        # a noun tagged as a pronoun with its own article is a thing
+        ("The red book was on top of the yellow bookshelf.", ["is there a bookshelf?", "is the book on top of the bookshelf?"], []),
+        # a time after an -ing verb is no object: the action is asked
+        ("A dog is panting and resting after a long walk.", ["is the dog resting?"], []),
+        # a two-word name the tagger split, in a caption without a verb
+        ("A red fire hydrant on a sidewalk.", ["is there a fire hydrant?", "is the fire hydrant on the sidewalk?"],
+         ["is there a fire?", "is the fire hydrant?"]),
+        ("A teddy bear on a bed.", ["is there a teddy bear?", "is the teddy bear on the bed?"], ["is there a teddy?"]),
+        # a place hung on a verb's object is the one acting's place too
+        ("A gymnast is performing a perfect routine on the balance beam.", ["is the gymnast on the balance beam?"], []),
+        ("The painter is creating a landscape painting on canvas.", [], ["is the painter on canvas?"]),
+        # "on it" after a list "with" a thing: the holder; "above it": the thing before
+        ("A plate with a sandwich and a pickle on it.", ["is the sandwich on the plate?", "is the pickle on the plate?"],
+         ["on the sandwich?", "on the pickle?"]),
+        ("A bathroom with a sink and a mirror above it.", ["is the mirror above the sink?"],
+         ["is the bathroom above", "is the sink above the mirror?"]),
+        # a participle after "in front of X" is about the one in front
+        ("A man standing in front of a building holding an umbrella.", ["is the man holding the umbrella?"], ["is the building holding"]),
+        # a picture a thing acts on is a thing, not the frame
+        ("A woman taking a photo of a bird.", ["is the woman taking the photo?"], ["is this a photo?"]),
+        # "X and Y ... each other": each with the other, by name
+        ("A cat and a dog sitting next to each other on a couch.", ["is the cat sitting next to the dog?", "is the dog sitting next to the cat?"],
+         ["each other"]),
+        ("A man and a woman hugging each other.", ["is the man hugging the woman?"], ["each other"]),
+        # a list of things, each with its own place
+        ("A lamp on a desk and a chair under the window.", ["is the lamp on the desk?", "is the chair under the window?"],
+         ["is the lamp on the chair?", "is the lamp under the window?"]),
+        ("A cup on a table and a cat on the floor.", ["is the cat on the floor?"], ["is the cup on the floor?"]),
         ],
 )
 def test_offline_generator_reads_the_failure_classes_of_issue_17(prompt, expected, absent):

@@ -367,7 +367,7 @@ def _prep_relation(prep, lex) -> tuple[str, Any] | None:
     side = prep.head.lower_ if prep.head.i == prep.i - 1 else ""
     if side in ("left", "right") and words in ("to", "of"):  # "the human is right to the bed"
         return f"to the {side} of", pobj
-    if prep.head.dep_ == "advmod" and prep.head.i == prep.i - 1:  # "next to"
+    if _side_word(prep):  # "next to", "(is) close to"
         words = f"{prep.head.lower_} {words}"
     if _lemma(pobj) in lex["compound_prep_nouns"]:  # "in front of X", "to the left of X"
         of = next((c for c in pobj.children if c.dep_ == "prep" and c.lower_ == "of"), None)
@@ -395,9 +395,19 @@ def _reciprocal_end(tok) -> int | None:
     return None
 
 
+def _side_word(prep) -> bool:
+    """Whether ``prep`` is the second word of "next to" / "close to": hung on the word right before it, an adverb, or
+    the adjective a "be" verb describes its subject with ("the suitcase was next to the briefcase": "next" its
+    ``acomp``)."""
+    head = prep.head
+    if head.i != prep.i - 1 or head is prep:
+        return False
+    return head.dep_ == "advmod" or head.dep_ == "acomp" and prep.lower_ == "to" and head.lower_ in lexicon()["to_prepositions"]
+
+
 def _anchor(prep):
     """The token a preposition hangs from, skipping the adverb of "next to" and the side of "left to"."""
-    if prep.head.i == prep.i - 1 and (prep.head.dep_ == "advmod" or prep.head.lower_ in ("left", "right")) and prep.head.head is not prep.head:
+    if (_side_word(prep) or prep.head.i == prep.i - 1 and prep.head.lower_ in ("left", "right")) and prep.head.head is not prep.head:
         return prep.head.head
     return prep.head
 
@@ -597,6 +607,9 @@ class _Reader:
             if lem in lex["compound_prep_nouns"] and tok.dep_ == "pobj" and has_of:
                 continue  # "front" in "in front of"
             on_thing = tok.dep_ == "pobj" and tok.head.lower_ in ("with", "on") and tok.head.head.i in self.nouns
+            # "a woman taking a photo of a bird": a picture a thing acts on is a thing too, not the frame
+            maker = _subject_of(tok.head) if tok.dep_ == "dobj" and tok.head.pos_ == "VERB" else None
+            on_thing = on_thing or maker is not None and maker.i in self.nouns and maker.i < tok.i
             if on_thing and lem in lex["frame_nouns"] and has_of and lem not in nt["meta"]:
                 # "a vase with a painting of pangolins": a picture on a thing is a thing, what it shows is in it
                 self.depictions.add(tok.i)
@@ -772,6 +785,8 @@ class _Reader:
                 continue
             if adj.like_num or (adj.lower_ in self.lex["not_attributes"] and adj.dep_ != "amod"):
                 continue
+            if adj.lower_ in self.lex["to_prepositions"] and (_next(adj) is not None and _next(adj).lower_ == "to"):
+                continue  # "the suitcase was next to ...", "close to ...": a place (a relation), not a look
             if _shading(adj, self.lex):
                 continue  # "a dark blue scarf": "dark" shades the colour, it is not the scarf's kind
             if adj.lower_ in self.lex["not_attributes"] and adj.lower_ not in self.lex["compound_prep_nouns"]:
@@ -850,7 +865,9 @@ class _Reader:
                     if _in(target, self.lex["attribute_kinds"]["material"]):
                         self.nouns.pop(target.i, None)  # "made of denim": denim is what it is made of, not a thing
                     handled = True
-            if handled or self._verb_has_object(verb):
+            # "a dog resting after a long walk": a time after an -ing verb is no object (the dog is resting)
+            times = ("during", "while", "before", "after", "since", "until", "till") if verb.tag_ == "VBG" else ()
+            if handled or self._verb_has_object(verb, times):
                 continue
             if verb.dep_ in ("amod", "aux", "auxpass", "prep"):
                 continue
@@ -912,9 +929,10 @@ class _Reader:
                 ):
                     continue  # "eating a hot dog with people around him": the people are around him, not the dog's
                 mutual = _reciprocal_end(obj)  # "sitting next to each other": the things are next to one another
+                stands_for = obj.pos_ == "PRON"  # "it": the one thing it stands for, not the things listed with it
                 if obj.pos_ == "PRON" and obj.lower_ in ("it", "them"):
                     has_dobj = anchor.pos_ in ("VERB", "AUX") and any(c.dep_ == "dobj" for c in anchor.children)
-                    obj = self._verb_subject(anchor) if has_dobj else self._antecedent(anchor)
+                    obj = self._verb_subject(anchor) if has_dobj else self._antecedent(anchor, tok.lower_ in ("on", "in", "inside", "onto", "into"))
                     if obj is None:
                         continue
                 elif obj.pos_ == "PRON" and obj.lower_ in ("him", "her", "himself", "herself"):
@@ -959,6 +977,10 @@ class _Reader:
                     kind, tag, finite = ("part" if words == "with" else "prep"), "", ""
                     # "a woman in a black jacket and a pizza": a thing named after the place is not in it
                     subjects = [g for g in self._group(anchor) if g.i < tok.i] or [anchor]
+                    if any(g.i < anchor.i and self._placed(g) for g in subjects):
+                        # "a cup on a table and a cat on the floor": a list of things each with its own place; only the
+                        # last thing is on the floor ("a pear, an orange and two bananas in a bowl": all in the bowl)
+                        subjects = [anchor]
                     held = self._held_with(anchor, tok, obj)
                     if held is not None:
                         subjects = [held]  # "a woman with piercings all over her face": the piercings are over it
@@ -976,7 +998,10 @@ class _Reader:
                     if held is not None:
                         # "standing with her hands on her hips": the hands are on the hips, not the woman
                         subjects, kind, tag, finite = [held], "prep", "", ""
-                    elif anchor.lemma_ == "be" or _shows_number(anchor) or words == "with" and not self._verb_has_object(anchor):
+                    elif (
+                        anchor.lemma_ == "be" or _shows_number(anchor) or words == "with" and not self._verb_has_object(anchor)
+                        or anchor.lower_ in ("left", "right") and words.startswith("to the")  # "is left to bike", "left" read as a verb
+                    ):
                         kind, tag, finite = ("part" if words == "with" else "prep"), "", ""
                     elif any(c.dep_ == "dobj" and _reciprocal_end(c) for c in anchor.children):
                         kind, tag, finite = "prep", "", ""  # "two dogs facing each other on a rug": on the rug
@@ -996,8 +1021,15 @@ class _Reader:
                             continue  # "made of X" is a material
                 else:
                     continue
+                if mutual is not None and len(subjects) > 1:
+                    # "a cat and a dog next to each other": each is next to the other (asked of each, by name)
+                    for s in subjects:
+                        for o in subjects:
+                            if o.i != s.i:
+                                self._relation(s.i, words, o.i, kind, tag, finite)
+                    continue
                 for s in subjects:
-                    objs = [s] if mutual is not None else _conjuncts(obj) if obj.dep_ not in ("conj", "appos") else [obj]
+                    objs = [s] if mutual is not None else _conjuncts(obj) if obj.dep_ not in ("conj", "appos") and not stands_for else [obj]
                     objs = [o for o in objs if o.i in self.nouns] or objs
                     if tok.lower_ == "between" and len(objs) > 1:  # "between the rectangle and the sphere": one place
                         self._relation(s.i, words, objs[-1].i, kind, tag, finite, also=tuple(o.i for o in objs[:-1]))
@@ -1009,7 +1041,13 @@ class _Reader:
                 if subject is not None:
                     vwords, finite = _verb_words(tok.head)
                     words = " ".join(w for w in (vwords, _particle(tok.head)) if w)
-                    for s in self._group(subject):
+                    group = self._group(subject)
+                    for s in group:
+                        if len(group) > 1:  # "a man and a woman hugging each other": each hugs the other
+                            for o in group:
+                                if o.i != s.i:
+                                    self._relation(s.i, words, o.i, "verb", tok.head.tag_, finite)
+                            continue
                         self._relation(s.i, words, s.i, "verb", tok.head.tag_, finite, _reciprocal_end(tok))
             elif tok.i in self.nouns and _to_place(tok):  # "sitting next to vase", "airplane is left to backpack"
                 side = doc[tok.i - 2]
@@ -1058,6 +1096,7 @@ class _Reader:
         for subject, words, obj, lemma in self.finite_repairs:
             self._relation(subject, words, obj, "verb", "VBZ", lemma)
         self._second_attachments()
+        self._object_places()
         self._with_places()
         # "a signpost at an intersection near a waterway": the signpost is near the waterway too
         places = lex["chain_prepositions"]
@@ -1090,7 +1129,7 @@ class _Reader:
                 if rel is None or rel[1].i not in self.nouns or _reciprocal_end(rel[1]) is not None:
                     continue
                 words, obj = rel
-                first = tok.head if tok.head.i == tok.i - 1 and tok.head.dep_ == "advmod" else tok  # "next to"
+                first = tok.head if _side_word(tok) else tok  # "next to"
                 anchor = _anchor(tok)
             if words not in lex["chain_prepositions"]["located"]:
                 continue  # a place ("on", "next to"), not a way ("through", "from")
@@ -1103,6 +1142,33 @@ class _Reader:
                 continue
             for o in _conjuncts(obj) if obj.dep_ not in ("conj", "appos") else [obj]:
                 self._relation(near.i, words, o.i, "prep", "", "")
+
+    def _object_places(self) -> None:
+        """Where a verb's object is, the one acting is too: "a skateboarder doing a trick on a ramp", "a boy flying a kite
+        at the beach" with the place hung on the object (the skateboarder is on the ramp). Not for verbs that put or keep
+        the object somewhere (``placing_verbs``: "holding a cup in a box"), nor a place someone owns ("on his lap")."""
+        doc, located = self.doc, self.lex["chain_prepositions"]["located"]
+        for r in list(self.relations):
+            if r.kind != "prep" or r.word not in located:
+                continue
+            obj = doc[r.subject]
+            while obj.dep_ == "conj" and obj.head.i != obj.i:
+                obj = obj.head
+            verb = obj.head
+            if obj.dep_ != "dobj" or verb.pos_ != "VERB" or _lemma(verb) in self.lex["placing_verbs"]:
+                continue
+            if any(c.dep_ == "poss" for c in doc[r.obj].children) or doc[r.obj].pos_ == "PRON" or self.nouns[r.obj].bare:
+                continue  # (nor a bare medium: "painting a landscape on canvas")
+            place = doc[r.obj]
+            while place.head.i != place.i and place.head.i != doc[r.subject].i and place.head.i > r.subject:
+                place = place.head
+            if place.head.i != doc[r.subject].i:
+                continue  # the place hangs on the object itself, as written (not through "it": "placing it in the oven")
+            subject = self._verb_subject(verb)
+            if subject is None or subject.i == r.obj:
+                continue
+            for s in self._group(subject):
+                self._relation(s.i, r.word, r.obj, "prep", "", "")
 
     def _with_places(self) -> None:
         """Where the things a thing is "with" are, the thing is too: "a laptop with a keyboard and a mouse on a desk",
@@ -1120,8 +1186,19 @@ class _Reader:
             if any(c.dep_ == "poss" for c in doc[r.obj].children):
                 continue
             holder = first.head.head
+            if r.obj in {t.i for t in _conjuncts(first)}:
+                continue  # "a bathroom with a sink and a mirror above it": the mirror's place is the sink, not the bathroom's
             if holder.i in self.nouns and holder.i != r.obj:
                 self._relation(holder.i, r.word, r.obj, "prep", "", "")
+
+    def _placed(self, tok) -> bool:
+        """Whether a thing has a place phrase of its own ("a cup on a table")."""
+        lex = self.lex
+        return any(
+            c.dep_ == "prep" and c.lower_ not in ("with", "of") and c.lower_ not in lex["non_spatial_prepositions"]
+            and (rel := _prep_relation(c, lex)) is not None and rel[1].i in self.nouns
+            for c in tok.children
+        )
 
     def _group(self, tok) -> list[Any]:
         """The things a relation of ``tok`` is about: all of "a pear, an orange and two bananas in a bowl"."""
@@ -1153,9 +1230,12 @@ class _Reader:
                 return None  # ("a flag that has ...": the relative clause's subject is the flag)
         participle = verb.tag_ == "VBG" and (verb.dep_ == "acl" or verb.dep_ in ("advcl", "conj") and verb.head.dep_ == "acl")
         made_of = subject.dep_ == "pobj" and subject.head.lower_ in ("of", "from") and subject.head.head.tag_ == "VBN" and _lemma(subject.head.head) in lexicon()["making_verbs"]
-        if participle and subject.dep_ in ("pobj", "dobj") and (subject.dep_ == "dobj" or subject.head.lower_ in ("in", "with", "at", "on") or made_of):
+        prep = subject.head
+        if prep.lower_ == "of" and _lemma(prep.head) in lexicon()["compound_prep_nouns"] and prep.head.dep_ == "pobj":
+            prep = prep.head.head  # "a man standing in front of a building holding an umbrella": as "in" a building
+        if participle and subject.dep_ in ("pobj", "dobj") and (subject.dep_ == "dobj" or prep.lower_ in ("in", "with", "at", "on") or made_of):
             # "a tornado made of tigers crashing into ...": what the thing is made of does not act; the thing does
-            outer = subject.head if subject.dep_ == "dobj" else subject.head.head  # "a man wearing a hat holding ..."
+            outer = subject.head if subject.dep_ == "dobj" else prep.head  # "a man wearing a hat holding ..."
             if outer.pos_ == "VERB" and outer.dep_ == "acl":  # "a man sitting on a motorcycle smoking ..."
                 outer = outer.head
             if _is_noun(outer) and outer.i in self.nouns:
@@ -1201,13 +1281,17 @@ class _Reader:
             return self.doc[i] if other is not None and other.i in own else None
         return None
 
-    def _antecedent(self, anchor):
-        """What "it" / "them" stands for: the last thing named before the phrase it is in."""
+    def _antecedent(self, anchor, holder: bool = False):
+        """What "it" / "them" stands for: the last thing named before the phrase it is in. With ``holder`` (the phrase is
+        "on it" / "in it"), not a thing listed with the one the phrase is about: "a plate with a sandwich and a pickle on
+        it" is on the plate, not on the sandwich (a thing beside its fellow: "a sink and a mirror above it")."""
         about = anchor if _is_noun(anchor) else _subject_of(anchor)
         if about is None:
             return None
         start = min([about.i] + [t.i for t in about.children if t.i < about.i])
-        before = [i for i in self.nouns if i < start and i not in self.depictions]  # "a shirt with a picture of a cat on it"
+        fellows = {t.i for t in self._group(about)} if holder and about.i in self.nouns else set()
+        # ("a shirt with a picture of a cat on it")
+        before = [i for i in self.nouns if i < start and i not in self.depictions and i not in fellows]
         return self.doc[max(before)] if before else None
 
     def _relation(self, subject: int, word: str, obj: int, kind: str, tag: str, finite: str, mutual: int | None = None,
@@ -1346,7 +1430,93 @@ def _mend_text_verb(doc, text_nouns: set[str]) -> None:
             _rehang(tok, noun, "acl")
 
 
+def _mend_pronoun_noun(doc, lex) -> None:
+    """ "the yellow bookshelf" with "bookshelf" tagged as a personal pronoun: a pronoun takes no article and no
+    describing word, so a "pronoun" with an article of its own is a noun (not "the other", "the one": ``pronoun``)."""
+    for tok in doc:
+        if tok.pos_ != "PRON" or tok.tag_ != "PRP" or not tok.is_alpha or _in(tok, lex["not_things"]["pronoun"]):
+            continue
+        if not any(c.dep_ == "det" and c.lower_ in ("a", "an", "the") and c.i < tok.i for c in tok.children):
+            continue
+        plural = is_plural(tok.text)
+        tok.pos_, tok.tag_ = "NOUN", "NNS" if plural else "NN"
+        tok.lemma_ = singular(tok.lower_) if plural else tok.lower_
+
+
+def _mend_split_name(doc, lex, model: str) -> None:
+    """ "a teddy bear on a bed", "a red fire hydrant on a sidewalk": in a caption with no verb, a bare word that reads as a
+    noun right after a singular noun with an article, hung on it or holding it ("bear" the head of "teddy", "hydrant" a
+    describing word of "fire"), is the second word of one name: the first word becomes its compound, and what hung on
+    the first word (article, colour, place) hangs on the name."""
+    for sent in doc.sents:
+        if any(t.pos_ in ("VERB", "AUX") for t in sent):
+            continue
+        for first in sent:
+            second = _next(first)
+            if second is None or second.i >= sent.end or first.pos_ != "NOUN" or first.tag_ != "NN":
+                continue
+            if second.pos_ not in ("NOUN", "ADJ", "ADV") or second.tag_ in ("NNS", "NNPS") or not second.is_alpha:
+                continue
+            if second.lower_ in lex["colors"] or second.lower_ in lex["to_prepositions"] or second.like_num:
+                continue
+            if any(c.dep_ in ("det", "poss", "nummod", "amod", "compound") for c in second.children):
+                continue
+            if not any(c.dep_ == "det" and c.lower_ in ("a", "an", "the") for c in first.children):
+                continue
+            held = first.head.i == second.i and first.dep_ in ("nsubj", "compound", "npadvmod", "dep")
+            linked = held or second.head.i == first.i or (
+                second.head.head.i == first.i and second.head.i > second.i and second.dep_ == "advmod"
+            )
+            if second.pos_ == "ADV" and second.head.i <= second.i:
+                continue  # "a man home from work": an adverb of the first word ("hydrant" in "fire hydrant next to" hangs on "next")
+            if not linked or second.dep_ == "conj" or not _reads_as_noun(second.lower_, model):
+                continue
+            if held:
+                _rehang(first, second, "compound")
+                for c in list(first.children):
+                    _rehang(c, second, c.dep_)
+            else:
+                head, dep = (first.head, first.dep_) if first.head.i != first.i else (None, "ROOT")
+                _rehang(second, second, "ROOT")
+                for c in list(first.children):
+                    _rehang(c, second, c.dep_)
+                _rehang(first, second, "compound")
+                if head is not None:
+                    _rehang(second, head, dep)
+                else:
+                    second.dep_ = "ROOT"
+            second.pos_, second.tag_ = "NOUN", "NN"
+            second.lemma_ = second.lower_
+
+
+def _mend_listed_place(doc, lex) -> None:
+    """ "a lamp on a desk and a chair under the window" read as "on a desk and a chair" with "under the window" hung on the
+    lamp: a thing with its own article after "and" that follows a place's object, with a place phrase right after it
+    hung on the first thing, is the next thing of a list, and the place phrase is its own."""
+    located = lex["chain_prepositions"]["located"]
+    for thing in doc:
+        if thing.dep_ != "conj" or thing.pos_ not in ("NOUN", "PROPN") or not any(c.dep_ == "det" for c in thing.children):
+            continue
+        partner = thing.head
+        if partner.dep_ != "pobj" or partner.head.dep_ != "prep" or partner.head.lower_ in ("with", "of", "between"):
+            continue
+        first = partner.head.head
+        after = _next(thing)
+        if first.pos_ not in ("NOUN", "PROPN") or after is None or after.dep_ != "prep" or after.head.i != first.i:
+            continue
+        if after.lower_ not in located and not (_next(after) is not None and f"{after.lower_} {_next(after).lower_}" in located):
+            continue
+        _rehang(thing, first, "conj")
+        cc = next((c for c in partner.children if c.dep_ == "cc" and c.i < thing.i), None)
+        if cc is not None:
+            _rehang(cc, first, "cc")
+        _rehang(after, thing, "prep")
+
+
 def _mend_parse(doc, lex, model: str):
+    _mend_listed_place(doc, lex)
+    _mend_split_name(doc, lex, model)
+    _mend_pronoun_noun(doc, lex)
     _mend_agent_participle(doc)
     _mend_worn_colour(doc, lex)
     _mend_coordinated_verb(doc, model)
