@@ -478,3 +478,23 @@ def test_not_a_thing_words_are_data_in_prompts():
     words = json.loads(prompt_files.load("question_words.json"))
     assert {"meta", "frame", "style", "flag"} <= set(words["not_things"])
     assert "background" in words["not_things"]["meta"] and "--ar" in words["not_things"]["flag"]
+
+
+def test_parse_compares_tokens_by_position_not_identity():
+    """spaCy makes a new ``Token`` object on every access, so ``tok.head is tok`` is never true, not even at the root:
+    the parse compares tokens by position. A noun at the root has no head noun to be about (with ``is`` the walk
+    went round the root and answered the noun itself)."""
+    from autoalign.scoring.parse import _subject_of, load_spacy
+
+    doc = load_spacy()("a lighthouse on a rocky cliff")
+    root = next(t for t in doc if t.dep_ == "ROOT")
+    assert root.lower_ == "lighthouse" and root.head is not root and root.head == root
+    assert _subject_of(root) is None
+    assert _subject_of(doc[2]).lower_ == "lighthouse"  # "on": about the lighthouse
+
+
+def test_a_describing_word_hung_on_a_colour_compound_stays_in_the_name():
+    # "clean" read as a compound of "white" (itself a compound of "bed"): only the colour leaves the name; dropping
+    # "clean" too (a rule that never fired while tokens were compared with ``is``) would lose a word of the prompt
+    qs = [q.text for q in spacy_gen().generate("The old man napped on the clean white bed.")]
+    assert "is the clean bed white?" in qs and "is there a bed?" not in qs

@@ -331,7 +331,7 @@ def _subject_of(tok):
     """The noun a preposition / verb is about: its head noun, or the verb's subject."""
     head = tok
     for _ in range(5):
-        if _is_noun(head) and head is not tok:
+        if _is_noun(head) and head.i != tok.i:
             return head
         if head.pos_ in ("VERB", "AUX"):
             if any(c.dep_ in ("nsubj", "nsubjpass") and c.tag_ == "PRP" for c in head.children):
@@ -343,7 +343,7 @@ def _subject_of(tok):
                 return min(subjects, key=lambda c: abs(head.i - c.i))
             if head.dep_ not in ("conj", "advcl", "xcomp", "ccomp", "acl", "relcl", "pcomp"):
                 return None
-        if head.head is head:
+        if head.head.i == head.i:
             return None
         head = head.head
     return None
@@ -400,14 +400,14 @@ def _side_word(prep) -> bool:
     the adjective a "be" verb describes its subject with ("the suitcase was next to the briefcase": "next" its
     ``acomp``)."""
     head = prep.head
-    if head.i != prep.i - 1 or head is prep:
+    if head.i != prep.i - 1 or head.i == prep.i:
         return False
     return head.dep_ == "advmod" or head.dep_ == "acomp" and prep.lower_ == "to" and head.lower_ in lexicon()["to_prepositions"]
 
 
 def _anchor(prep):
     """The token a preposition hangs from, skipping the adverb of "next to" and the side of "left to"."""
-    if (_side_word(prep) or prep.head.i == prep.i - 1 and prep.head.lower_ in ("left", "right")) and prep.head.head is not prep.head:
+    if (_side_word(prep) or prep.head.i == prep.i - 1 and prep.head.lower_ in ("left", "right")) and prep.head.head.i != prep.head.i:
         return prep.head.head
     return prep.head
 
@@ -433,7 +433,7 @@ def _with_adverbs(tok) -> tuple[str, int]:
 
 def _determined(tok, parts: list[Any]) -> bool:
     """Whether a determiner, possessive or number comes before the noun's name, across its adjectives."""
-    if tok.dep_ == "conj" and tok.head is not tok and _is_noun(tok.head) and tok.head.tag_ not in ("NNS", "NNPS"):
+    if tok.dep_ == "conj" and tok.head.i != tok.i and _is_noun(tok.head) and tok.head.tag_ not in ("NNS", "NNPS"):
         if _determined(tok.head, _compounds(tok.head)) and not any(c.dep_ == "det" for c in tok.children):
             return True  # "a pear, orange and ...": the list shares its article
     i = min([tok.i] + [p.i for p in parts]) - 1
@@ -467,10 +467,6 @@ def _shows_number(verb) -> bool:
     """A verb whose object is a number or a time ("reads 12:43", "says 3:15"): what a thing shows, not an action."""
     objs = [c for c in verb.children if c.dep_ == "dobj"]
     return bool(objs) and all(c.pos_ == "NUM" or c.like_num for c in objs)
-
-
-def _colour_part_child(tok, colour_parts: list[Any]) -> bool:
-    return any(tok.head is c for c in colour_parts)
 
 
 def _shading(tok, lex) -> bool:
@@ -724,7 +720,7 @@ class _Reader:
         colour_parts = [c for c in parts if c.lower_ in self.lex["colors"] or _shading(c, self.lex)]
         if colour_parts and tok.lower_ not in self.lex["colors"]:
             # "bright orange boots" with "orange" read as a compound: the boots, coloured orange (asked below)
-            phrase = " ".join(_word(c) for c in sorted(parts, key=lambda t: t.i) if c not in colour_parts and not _colour_part_child(c, colour_parts))
+            phrase = " ".join(_word(c) for c in sorted(parts, key=lambda t: t.i) if c not in colour_parts)
             phrase = f"{phrase} {_word(tok)}".strip()
         tail = _next(tok)
         if (
@@ -1179,7 +1175,7 @@ class _Reader:
             if r.kind != "prep" or r.word not in located:
                 continue
             first = doc[r.subject]
-            while first.dep_ == "conj" and first.head is not first:
+            while first.dep_ == "conj" and first.head.i != first.i:
                 first = first.head
             if first.dep_ != "pobj" or first.head.lower_ != "with" or doc[r.obj].pos_ == "PRON":
                 continue
@@ -1274,7 +1270,7 @@ class _Reader:
                 return None  # the nearest thing does not agree: no guess
             governor = self.doc[i]
             for _ in range(6):  # the verb it is the object of, across "of" ("holding a plate of food")
-                if governor.pos_ == "VERB" or governor.head is governor:
+                if governor.pos_ == "VERB" or governor.head.i == governor.i:
                     break
                 governor = governor.head
             other = self._verb_subject(governor) if governor.pos_ == "VERB" else None
