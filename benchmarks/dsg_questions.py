@@ -7,7 +7,8 @@
 (``attribute - color (bears, brown)``). A tuple counts as covered when the generator wrote a fact that
 states the same thing, by this rule (words compared as spaCy lemmas, lower case, articles and
 possessives dropped: "woman's dress" is the dress; "book_1" is the book; a thing's head word is read
-as a noun, "building" is a building):
+as a noun, "building" is a building; a human argument names every generated thing whose name holds its
+head word, so "the Statue of Liberty", head word "liberty", is the generated "Statue of Liberty"):
 
 * entity (thing): a generated entity whose name contains the thing's head word;
 * attribute (thing, value), also DSG's two-argument entity rows (``entity - scale (boy, little)``):
@@ -163,8 +164,14 @@ class Matcher:
         """Lemmas of the generated thing's name ("bathroom sink" -> {bathroom, sink})."""
         return self.lem(fact.question.answer) | {fact.args[0]}
 
-    def _thing(self, fact: Fact, head: str) -> bool:
-        return fact.args[0] == head or head in self.lem(fact.args[0])
+    def _named(self, head: str, facts: list[Fact]) -> set[str]:
+        """The generated things a human argument names: its head word, and every generated entity whose name holds that
+        word, as for entity rows ("the Statue of Liberty": head word "liberty", the generated thing "statue" named
+        "Statue of Liberty")."""
+        return {head} | {f.args[0] for f in facts if f.category == "entity" and head in self._names(f)}
+
+    def _thing(self, fact: Fact, head: str, facts: list[Fact]) -> bool:
+        return fact.args[0] in self._named(head, facts) or head in self.lem(fact.args[0])
 
     def match(self, h: HumanTuple, facts: list[Fact]) -> Fact | None:
         lem = self.lem
@@ -186,17 +193,17 @@ class Matcher:
         if broad == "count":
             head, n = lem.head(args[0]), _number(args[-1])
             return next(
-                (f for f in facts if f.category == "count" and self._thing(f, head) and n is not None and _number(f.args[1]) == n),
+                (f for f in facts if f.category == "count" and self._thing(f, head, facts) and n is not None and _number(f.args[1]) == n),
                 None,
             )
         if broad == "attribute":
             head, value = lem.head(args[0]), lem(" ".join(args[1:]))
             for f in facts:
-                if f.category == "attribute" and self._thing(f, head) and lem(f.args[1]) & value:
+                if f.category == "attribute" and self._thing(f, head, facts) and lem(f.args[1]) & value:
                     return f
                 if f.category == "entity" and head in self._names(f) and self._names(f) & value:
                     return f
-                if f.category == "relation" and self._thing(f, head) and lem(f.args[1]) & value:
+                if f.category == "relation" and self._thing(f, head, facts) and lem(f.args[1]) & value:
                     return f
             return None
         if broad in ("relation", "action"):
@@ -206,17 +213,19 @@ class Matcher:
             named = [x for x in heads if x in thing_heads]
             predicate = lem(" ".join(a for a, x in zip(args, heads) if x not in thing_heads)) or lem(args[-1])
             if len(set(named)) >= 2:
+                keys = [self._named(x, facts) for x in dict.fromkeys(named)]  # each human thing's generated things
                 for f in facts:
                     if f.category != "relation":
                         continue
                     s, o = f.args[0], f.args[2]
-                    if s in named and o in named and s != o and same_predicate(lem(f.args[1]), predicate, self.synonyms):
+                    two = any(s in a and o in b for i, a in enumerate(keys) for j, b in enumerate(keys) if i != j)
+                    if two and s != o and same_predicate(lem(f.args[1]), predicate, self.synonyms):
                         return f
                 return None
             if named:
-                subject = named[0]
+                subject = self._named(named[0], facts)
                 for f in facts:
-                    if f.category in ("attribute", "relation") and f.args[0] == subject and lem(f.args[1]) & predicate:
+                    if f.category in ("attribute", "relation") and f.args[0] in subject and lem(f.args[1]) & predicate:
                         return f
             return None
         return None

@@ -72,6 +72,30 @@ def test_matching_rule_spatial_synonyms_and_noun_heads(tmp_path):
     assert Matcher(lemmas).match(behind, facts) is None  # another place relation is no synonym
 
 
+def test_matching_rule_names_of_several_words(tmp_path):
+    # a human argument names the generated thing whose name holds its head word, as for entity rows: "the Tower of
+    # London" (head word "london") is the generated thing "tower" named "Tower of London"
+    rows = [
+        ("p4", "the Tower of London behind a red double-decker bus", "relation", "spatial",
+         "relation - spatial (the Tower of London, bus, behind)", "Is the Tower of London behind the bus?"),
+        ("p4", "the Tower of London behind a red double-decker bus", "relation", "spatial",
+         "relation - spatial (the Tower of London, bus, in front of)", "Is the Tower of London in front of the bus?"),
+        ("p5", "a white Statue of Zeus in a garden", "attribute", "color", "attribute - color (Statue of Zeus, white)", "Is the statue white?"),
+        ("p5", "a white Statue of Zeus in a garden", "relation", "spatial", "relation - spatial (Statue of Zeus, garden, in)", "Is the statue in the garden?"),
+    ]
+    matcher = Matcher(Lemmas())
+    got = {}
+    for h in read_anns(_write_anns(tmp_path / "anns.csv", rows)):
+        f = matcher.match(h, facts_from_parse(parse_prompt(h.prompt)))
+        got[h.question] = f.question.text if f else None
+    assert got == {
+        "Is the Tower of London behind the bus?": "is the Tower of London behind the double-decker bus?",
+        "Is the Tower of London in front of the bus?": None,  # the predicate still has to agree
+        "Is the statue white?": "is the Statue of Zeus white?",
+        "Is the statue in the garden?": "is the Statue of Zeus in the garden?",
+    }
+
+
 def test_benchmark_reports_recall_per_category_and_part(anns, capsys):
     out = main(["--anns", str(anns), "--filter", "off", "--json"])
     res = out["filter_off"]["all"]
