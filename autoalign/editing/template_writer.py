@@ -188,11 +188,11 @@ def _noun_near(token):
         if cur.dep_ == "acomp" or cur.pos_ in ("AUX", "VERB") or cur.dep_ == "attr":
             head = cur if cur.pos_ in ("AUX", "VERB") else cur.head
             subjects = [c for c in head.children if c.dep_ in ("nsubj", "nsubjpass")]
-            if subjects and subjects[0] is not cur:
+            if subjects and subjects[0].i != cur.i:
                 return subjects[0]
             if head.dep_ in ("acl", "relcl") and _is_noun(head.head):
                 return head.head
-        if cur.head is cur:
+        if cur.head.i == cur.i:
             return None
         cur = cur.head
     return None
