@@ -1139,17 +1139,23 @@ class _Reader:
             for o in _conjuncts(obj) if obj.dep_ not in ("conj", "appos") else [obj]:
                 self._relation(near.i, words, o.i, "prep", "", "")
 
+    def _located_relations(self):
+        """(relation, first conjunct of its subject) for the relations so far that say where a thing is ("on", "in")."""
+        located = self.lex["chain_prepositions"]["located"]
+        for r in list(self.relations):
+            if r.kind != "prep" or r.word not in located:
+                continue
+            first = self.doc[r.subject]
+            while first.dep_ == "conj" and first.head.i != first.i:
+                first = first.head
+            yield r, first
+
     def _object_places(self) -> None:
         """Where a verb's object is, the one acting is too: "a skateboarder doing a trick on a ramp", "a boy flying a kite
         at the beach" with the place hung on the object (the skateboarder is on the ramp). Not for verbs that put or keep
         the object somewhere (``placing_verbs``: "holding a cup in a box"), nor a place someone owns ("on his lap")."""
-        doc, located = self.doc, self.lex["chain_prepositions"]["located"]
-        for r in list(self.relations):
-            if r.kind != "prep" or r.word not in located:
-                continue
-            obj = doc[r.subject]
-            while obj.dep_ == "conj" and obj.head.i != obj.i:
-                obj = obj.head
+        doc = self.doc
+        for r, obj in self._located_relations():
             verb = obj.head
             if obj.dep_ != "dobj" or verb.pos_ != "VERB" or _lemma(verb) in self.lex["placing_verbs"]:
                 continue
@@ -1170,13 +1176,8 @@ class _Reader:
         """Where the things a thing is "with" are, the thing is too: "a laptop with a keyboard and a mouse on a desk",
         "a vase with flowers on a table" (the desk, the table); not a place that belongs to someone ("with a
         tattoo on his arm")."""
-        doc, located = self.doc, self.lex["chain_prepositions"]["located"]
-        for r in list(self.relations):
-            if r.kind != "prep" or r.word not in located:
-                continue
-            first = doc[r.subject]
-            while first.dep_ == "conj" and first.head.i != first.i:
-                first = first.head
+        doc = self.doc
+        for r, first in self._located_relations():
             if first.dep_ != "pobj" or first.head.lower_ != "with" or doc[r.obj].pos_ == "PRON":
                 continue
             if any(c.dep_ == "poss" for c in doc[r.obj].children):
