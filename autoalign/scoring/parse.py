@@ -33,6 +33,7 @@ import functools
 import json
 import logging
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,7 +65,8 @@ def lexicon() -> dict[str, Any]:
     data["count_words"] = dict(words["count_words"])
     data["possessives"] = set(words["possessives"])
     data["not_attributes"] = set(words["not_attributes"])  # "multiple skiers", "the left leg" is a name, not a look
-    data["non_spatial_prepositions"] = set(words["non_spatial_prepositions"])
+    data["time_prepositions"] = set(words["time_prepositions"])
+    data["non_spatial_prepositions"] = set(words["non_spatial_prepositions"]) | data["time_prepositions"]
     data["placing_verbs"] = set(words["placing_verbs"])
     data["to_prepositions"] = set(words["to_prepositions"])
     data["making_verbs"] = set(words["making_verbs"]["words"])
@@ -400,7 +402,7 @@ def _side_word(prep) -> bool:
     the adjective a "be" verb describes its subject with ("the suitcase was next to the briefcase": "next" its
     ``acomp``)."""
     head = prep.head
-    if head.i != prep.i - 1 or head.i == prep.i:
+    if head.i != prep.i - 1:
         return False
     return head.dep_ == "advmod" or head.dep_ == "acomp" and prep.lower_ == "to" and head.lower_ in lexicon()["to_prepositions"]
 
@@ -781,7 +783,7 @@ class _Reader:
                 continue
             if adj.like_num or (adj.lower_ in self.lex["not_attributes"] and adj.dep_ != "amod"):
                 continue
-            if adj.lower_ in self.lex["to_prepositions"] and (_next(adj) is not None and _next(adj).lower_ == "to"):
+            if adj.lower_ in self.lex["to_prepositions"] and (after := _next(adj)) is not None and after.lower_ == "to":
                 continue  # "the suitcase was next to ...", "close to ...": a place (a relation), not a look
             if _shading(adj, self.lex):
                 continue  # "a dark blue scarf": "dark" shades the colour, it is not the scarf's kind
@@ -862,7 +864,7 @@ class _Reader:
                         self.nouns.pop(target.i, None)  # "made of denim": denim is what it is made of, not a thing
                     handled = True
             # "a dog resting after a long walk": a time after an -ing verb is no object (the dog is resting)
-            times = ("during", "while", "before", "after", "since", "until", "till") if verb.tag_ == "VBG" else ()
+            times = self.lex["time_prepositions"] if verb.tag_ == "VBG" else frozenset()
             if handled or self._verb_has_object(verb, times):
                 continue
             if verb.dep_ in ("amod", "aux", "auxpass", "prep"):
@@ -898,7 +900,7 @@ class _Reader:
                     return max(near, key=lambda t: t.i) if near else held
         return None
 
-    def _verb_has_object(self, verb, skip: tuple[str, ...] = ()) -> bool:
+    def _verb_has_object(self, verb, skip: Collection[str] = ()) -> bool:
         for c in verb.children:
             if c.dep_ in ("dobj", "attr", "dative") and (_is_noun(c) or c.lower_ in ("it", "them")):
                 return True
@@ -1019,10 +1021,7 @@ class _Reader:
                     continue
                 if mutual is not None and len(subjects) > 1:
                     # "a cat and a dog next to each other": each is next to the other (asked of each, by name)
-                    for s in subjects:
-                        for o in subjects:
-                            if o.i != s.i:
-                                self._relation(s.i, words, o.i, kind, tag, finite)
+                    self._each_of_other(subjects, words, kind, tag, finite)
                     continue
                 for s in subjects:
                     objs = [s] if mutual is not None else _conjuncts(obj) if obj.dep_ not in ("conj", "appos") and not stands_for else [obj]
@@ -1038,13 +1037,11 @@ class _Reader:
                     vwords, finite = _verb_words(tok.head)
                     words = " ".join(w for w in (vwords, _particle(tok.head)) if w)
                     group = self._group(subject)
-                    for s in group:
-                        if len(group) > 1:  # "a man and a woman hugging each other": each hugs the other
-                            for o in group:
-                                if o.i != s.i:
-                                    self._relation(s.i, words, o.i, "verb", tok.head.tag_, finite)
-                            continue
-                        self._relation(s.i, words, s.i, "verb", tok.head.tag_, finite, _reciprocal_end(tok))
+                    if len(group) > 1:  # "a man and a woman hugging each other": each hugs the other
+                        self._each_of_other(group, words, "verb", tok.head.tag_, finite)
+                    else:
+                        for s in group:
+                            self._relation(s.i, words, s.i, "verb", tok.head.tag_, finite, _reciprocal_end(tok))
             elif tok.i in self.nouns and _to_place(tok):  # "sitting next to vase", "airplane is left to backpack"
                 side = doc[tok.i - 2]
                 words = f"to the {side.lower_} of" if side.lower_ in ("left", "right") else f"{side.lower_} to"
@@ -1187,6 +1184,13 @@ class _Reader:
                 continue  # "a bathroom with a sink and a mirror above it": the mirror's place is the sink, not the bathroom's
             if holder.i in self.nouns and holder.i != r.obj:
                 self._relation(holder.i, r.word, r.obj, "prep", "", "")
+
+    def _each_of_other(self, things: list[Any], words: str, kind: str, tag: str, finite: str) -> None:
+        """ "X and Y ... each other": a relation of each thing to every other one, named."""
+        for s in things:
+            for o in things:
+                if o.i != s.i:
+                    self._relation(s.i, words, o.i, kind, tag, finite)
 
     def _placed(self, tok) -> bool:
         """Whether a thing has a place phrase of its own ("a cup on a table")."""
@@ -1478,10 +1482,8 @@ def _mend_split_name(doc, lex, model: str) -> None:
                 for c in list(first.children):
                     _rehang(c, second, c.dep_)
                 _rehang(first, second, "compound")
-                if head is not None:
+                if head is not None:  # (else it stays the root it was made above)
                     _rehang(second, head, dep)
-                else:
-                    second.dep_ = "ROOT"
             second.pos_, second.tag_ = "NOUN", "NN"
             second.lemma_ = second.lower_
 
