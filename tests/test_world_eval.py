@@ -124,3 +124,19 @@ def test_loop_settings_runs_the_loop_on_validation_captions_and_counts_with_the_
     counts = loop_settings.run_setting({"max_rounds": 1}, prompts)
     assert all(0 <= v <= 2 for v in counts.values())
     assert counts["false passes"] <= counts["judge passed"]
+
+
+def test_editor_source_use_measures_the_committed_editor_reading_its_source():
+    from autoalign.benchmarks.editor_source_use import BANDS, source_use
+    from autoalign.world.train import WEIGHTS_DIR
+
+    got = source_use(WEIGHTS_DIR / "editor", n=12, kinds=["drop", "extra", "swap"])
+    assert got["n"] == 12 and set(got["kinds"]) <= {"drop", "extra", "swap"}
+    noisy, source = got["conv_in weight norm: noisy / source channels"]
+    assert noisy > 0 and source > 0  # the source channels started at zero and were trained
+    for lo, hi in BANDS:
+        losses = got[f"t in [{lo}, {hi})"]
+        assert all(0 < v < 1 for v in losses.values())
+    # at high noise, where the layout forms, the trained editor reads its source: a wrong source hurts
+    high = got["t in [800, 1000)"]
+    assert high["true source"] < high["another's source"]
