@@ -170,8 +170,9 @@ class Matcher:
         "Statue of Liberty")."""
         return {head} | {f.args[0] for f in facts if f.category == "entity" and head in self._names(f)}
 
-    def _thing(self, fact: Fact, head: str, facts: list[Fact]) -> bool:
-        return fact.args[0] in self._named(head, facts) or head in self.lem(fact.args[0])
+    def _thing(self, fact: Fact, head: str, named: set[str]) -> bool:
+        """Whether ``fact`` is about the human argument with head word ``head``, which names ``named`` (:meth:`_named`)."""
+        return fact.args[0] in named or head in self.lem(fact.args[0])
 
     def match(self, h: HumanTuple, facts: list[Fact]) -> Fact | None:
         lem = self.lem
@@ -192,18 +193,20 @@ class Matcher:
             return next((f for f in facts if f.category == "global" and lem(f.args[0]) & want), None)
         if broad == "count":
             head, n = lem.head(args[0]), _number(args[-1])
+            named_by = self._named(head, facts)
             return next(
-                (f for f in facts if f.category == "count" and self._thing(f, head, facts) and n is not None and _number(f.args[1]) == n),
+                (f for f in facts if f.category == "count" and self._thing(f, head, named_by) and n is not None and _number(f.args[1]) == n),
                 None,
             )
         if broad == "attribute":
             head, value = lem.head(args[0]), lem(" ".join(args[1:]))
+            named_by = self._named(head, facts)
             for f in facts:
-                if f.category == "attribute" and self._thing(f, head, facts) and lem(f.args[1]) & value:
+                if f.category == "attribute" and self._thing(f, head, named_by) and lem(f.args[1]) & value:
                     return f
                 if f.category == "entity" and head in self._names(f) and self._names(f) & value:
                     return f
-                if f.category == "relation" and self._thing(f, head, facts) and lem(f.args[1]) & value:
+                if f.category == "relation" and self._thing(f, head, named_by) and lem(f.args[1]) & value:
                     return f
             return None
         if broad in ("relation", "action"):
