@@ -1,44 +1,38 @@
 """Does an InstructPix2Pix editor read its source image? Denoising loss with the true, a zeroed and another
 edit's source latents, per noise band, on validation editing triples.
 
-    python -m autoalign.benchmarks.editor_source_use [--editor DIR] [--n 128] [--kinds drop,extra,swap]
+    python -m autoalign.benchmarks.editor_source_use [--editor DIR] [--scenes 400] [--kinds drop,extra,swap]
 
 The editor is trained to predict the noise added to the *edited* scene's latents, given the source
 scene's latents as four extra input channels. If it uses the source, its loss with the true source is
 lower than with a zeroed one (what the image-dropped branch of classifier-free guidance sees) and a
 wrong source makes it worse still; if it ignores the source, all three are equal. ``--kinds`` picks
 edit kinds by the corruption that made the source (``drop``: the edit must add an object, ``extra``:
-remove one, ``swap``: move two, ``recolor``, ``reshape``). Validation split only: a tool for tuning.
+remove one, ``swap``: move two, ``recolor``, ``reshape``). The triples are ``world eval``'s editor cases
+(:func:`autoalign.benchmarks.world_eval.edit_cases`) of the first ``--scenes`` validation scenes, so
+``--scenes 400`` reads the edits of ``autoalign world eval --only editor --validation --n 400``.
+Validation split only: a tool for tuning.
 """
 
 from __future__ import annotations
 
 import argparse
-import random
 from pathlib import Path
 
 BANDS = ((0, 200), (200, 500), (500, 800), (800, 1000))
 
 
-def source_use(editor_dir: Path, n: int = 128, kinds: list[str] | None = None, seed: int = 1) -> dict:
+def source_use(editor_dir: Path, scenes: int = 400, kinds: list[str] | None = None, seed: int = 1) -> dict:
     import torch
     import torch.nn.functional as F
     from diffusers import StableDiffusionInstructPix2PixPipeline
 
+    from autoalign.benchmarks.world_eval import edit_cases
     from autoalign.world import train_generator as gen
-    from autoalign.world.data import world_scenes
-    from autoalign.world.edits import triple
     from autoalign.world.render import draw
     from autoalign.world.train_vae import to_tensor
 
-    rng = random.Random(seed)
-    data = []
-    for spec, scene in world_scenes("val", 20 * n):
-        t = triple(spec, scene, rng)
-        if t is not None and (not kinds or t.kind in kinds):
-            data.append(t)
-        if len(data) == n:
-            break
+    data = [t for t in edit_cases("val", scenes) if not kinds or t.kind in kinds]
     pipe = StableDiffusionInstructPix2PixPipeline.from_pretrained(editor_dir).to(torch.float32)
     vae, unet = pipe.vae, pipe.unet
     weight = unet.conv_in.weight
@@ -69,10 +63,10 @@ def main(argv: list[str] | None = None) -> None:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--editor", type=Path, default=WEIGHTS_DIR / "editor", help="an InstructPix2Pix pipeline folder")
-    parser.add_argument("--n", type=int, default=128, help="validation triples")
+    parser.add_argument("--scenes", type=int, default=400, help="validation scenes whose editor cases are read")
     parser.add_argument("--kinds", default="", help="comma-separated edit kinds (default: all)")
     args = parser.parse_args(argv)
-    result = source_use(args.editor, args.n, [k for k in args.kinds.split(",") if k])
+    result = source_use(args.editor, args.scenes, [k for k in args.kinds.split(",") if k])
     for key, value in result.items():
         print(f"{key}: {value}")
 

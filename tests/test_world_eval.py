@@ -127,11 +127,14 @@ def test_loop_settings_runs_the_loop_on_validation_captions_and_counts_with_the_
 
 
 def test_editor_source_use_measures_the_committed_editor_reading_its_source():
+    from autoalign.benchmarks import world_eval
     from autoalign.benchmarks.editor_source_use import BANDS, source_use
     from autoalign.world.train import WEIGHTS_DIR
 
-    got = source_use(WEIGHTS_DIR / "editor", n=12, kinds=["drop", "extra", "swap"])
-    assert got["n"] == 12 and set(got["kinds"]) <= {"drop", "extra", "swap"}
+    kinds = ["drop", "extra", "swap"]
+    got = source_use(WEIGHTS_DIR / "editor", scenes=60, kinds=kinds)
+    cases = [t for t in world_eval.edit_cases("val", 60) if t.kind in kinds]  # the same cases, world eval's
+    assert got["n"] == len(cases) >= 8 and got["kinds"] == {k: sum(t.kind == k for t in cases) for k in sorted({t.kind for t in cases})}
     noisy, source = got["conv_in weight norm: noisy / source channels"]
     assert noisy > 0 and source > 0  # the source channels started at zero and were trained
     for lo, hi in BANDS:
