@@ -18,7 +18,10 @@ from typing import Any
 #: VNLI and VQ2 judges are the ones that best separate right from wrong generated candidates on validation
 #: (``autoalign world eval --only rerank --validation --n 150``).
 SETTINGS: dict[str, dict[str, Any]] = {
-    "clip judge + clip-probe (the preset)": {},
+    "clip judge (2.0) + clip-probe (the preset)": {},
+    "the same, threshold 2.2": {"threshold": 2.2},
+    # before round 9: CLIPScore's "A photo depicts ..." text, which the world's CLIP never saw in training
+    "the same, 'A photo depicts' prefix": {"clip": {"text_template": "A photo depicts {text}"}},
     "clip judge + vq2 detector": {"detection": {"detectors": ["vq2"]}},
     "vnli judge (0.838) + vq2 detector": {
         "scoring": {"primary": "vnli", "rerank": ["vnli", "vq2", "clip"]}, "detection": {"detectors": ["vq2"]}, "threshold": 0.838},

@@ -82,6 +82,16 @@ def test_the_rewrite_clip_prefers_becomes_a_triplet_the_writer_turns_into_the_fi
     assert writer.write(prompt, found, tried=[])[0].text == "make the triangle green"
 
 
+def test_the_probe_embeds_texts_with_the_clips_own_template(config):
+    prompt = "a big yellow circle above a green triangle"
+    clip = ClipDouble()
+    clip.text_template = "{text}"
+    clip.prefer = {"a big yellow circle above a red triangle": 0.8}
+    found = ClipProbeDetector(ModelsDouble(clip), config).detect(IMAGE, prompt, None)
+    assert clip.asked[0][0] == prompt and "a big yellow circle above a red triangle" in clip.asked[0]
+    assert [(m.phrase, m.correction) for m in found] == [("green", "red")]
+
+
 def test_entity_and_relation_triplets_carry_what_the_writer_needs(config):
     prompt = "a big yellow circle above a green triangle"
     writer = TemplateWriter(config=config, mode=config.loop.multi_mismatch)

@@ -79,6 +79,23 @@ def test_unknown_option_is_a_config_error():
         make(batchsize=4)
 
 
+@pytest.mark.parametrize("template", ["a photo", "{text} and {text}", "{text} {other}", "{}{text}", 3])
+def test_a_text_template_needs_one_text_field_and_no_other(template):
+    with pytest.raises(ConfigError, match="text_template"):
+        make(text_template=template)
+
+
+def test_the_text_template_defaults_to_clipscore_and_the_shapes_preset_embeds_bare_captions():
+    from autoalign.config import load_config
+    from autoalign.scoring.clipscore import text_for
+
+    assert text_for(make(), "a red circle") == "A photo depicts a red circle"
+    assert text_for(make(text_template="an image of {text}."), " a red circle ") == "an image of a red circle."
+    # the world's CLIP was trained on bare captions (autoalign/world/train_clip.py)
+    shapes = load_config("shapes").clip
+    assert text_for(OpenClipScorer(shapes, CPU), "a red circle") == "a red circle"
+
+
 def test_a_preset_naming_the_open_clip_backend_gets_this_scorer():
     from autoalign.config import load_config
     from autoalign.models.cache import Models

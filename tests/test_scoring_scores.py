@@ -210,3 +210,6 @@ def test_clipscore_embeds_the_caption_with_the_reference_prefix():
     clip = RecordingClipDouble()
     assert clip_scores(clip, [image("A")], "two red apples") == [pytest.approx(1.0)]
     assert clip.texts == ["A photo depicts two red apples"]
+    clip.text_template = "{text}"  # a CLIP trained on bare captions is given them ([clip] text_template)
+    clip_scores(clip, [image("A")], "two red apples")
+    assert clip.texts[-1] == "two red apples"

@@ -36,7 +36,7 @@ from PIL import Image
 from autoalign import prompts
 from autoalign.detection.base import detector_options
 from autoalign.inflect import plural, singular
-from autoalign.scoring.clipscore import clipscore_text
+from autoalign.scoring.clipscore import text_for
 from autoalign.types import Mismatch, ScoreCard
 
 if TYPE_CHECKING:
@@ -172,8 +172,9 @@ class ClipProbeDetector:
         found = slots(prompt)
         if not found:
             return []
-        texts = [clipscore_text(prompt)] + [clipscore_text(text) for s in found for text, _ in s.rewrites]
-        cosines = self.models.clip.cosine_texts(image, texts)
+        clip = self.models.clip
+        texts = [text_for(clip, prompt)] + [text_for(clip, text) for s in found for text, _ in s.rewrites]
+        cosines = clip.cosine_texts(image, texts)
         own, k = cosines[0], 1
         scored: list[tuple[float, Mismatch]] = []
         for slot in found:

@@ -9,6 +9,12 @@ The model id takes one of these forms::
     # model = "/models/my-clip"                              # a directory in open_clip's hub layout
     # model = "tiny:clip"                                    # the tiny random-weight model
     # batch_size = 32
+    # text_template = "{text}"                               # what is embedded for a caption (below)
+
+``text_template`` is the text CLIPScore and the ``clip-probe`` detector embed for a caption. It defaults
+to the CLIPScore paper's "A photo depicts {text}" (``prompts/clipscore_text.txt``), right for CLIPs
+trained on web captions; a CLIP trained on bare captions, as the shapes world's is, should be given
+``"{text}"``: a prefix it never saw in training moves every text embedding off its training distribution.
 
 A directory holds ``open_clip_config.json`` (``{"model_cfg": {...}, "preprocess_cfg": {...}}``) and
 ``open_clip_model.safetensors``, the layout open_clip's own ``hf-hub:`` loader reads. The tokenizer
@@ -34,6 +40,19 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_MODEL = "hf-hub:laion/CLIP-ViT-B-32-laion2B-s34B-b79K"
 _PRECISION = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16"}
+
+
+def check_text_template(template: Any) -> str | None:
+    """``template`` if it is a string with exactly one ``{text}`` field and no other; None stays None."""
+    if template is None:
+        return None
+    if not isinstance(template, str) or template.count("{text}") != 1:
+        raise ConfigError(f"[clip] text_template must be a string with one {{text}} in it (got {template!r})")
+    try:
+        template.format(text="")
+    except (KeyError, IndexError, ValueError):
+        raise ConfigError(f"[clip] text_template may hold no field but {{text}} (got {template!r})") from None
+    return template
 
 
 def split_arch_tag(model_id: str) -> tuple[str, str] | None:
@@ -114,9 +133,10 @@ class OpenClipScorer:
         self.batch_size = spec.options.get("batch_size", 32)
         if isinstance(self.batch_size, bool) or not isinstance(self.batch_size, int) or self.batch_size < 1:
             raise ConfigError(f"[clip] batch_size must be a positive integer (got {self.batch_size!r})")
-        unknown = sorted(set(spec.options) - {"batch_size"})
+        unknown = sorted(set(spec.options) - {"batch_size", "text_template"})
         if unknown:
-            raise ConfigError(f"[clip] unknown option(s) {', '.join(unknown)}; allowed: batch_size")
+            raise ConfigError(f"[clip] unknown option(s) {', '.join(unknown)}; allowed: batch_size, text_template")
+        self.text_template = check_text_template(spec.options.get("text_template"))
         self._loaded: tuple[Any, Any, Any] | None = None
         self._lock = threading.Lock()
 

@@ -3,7 +3,8 @@
 As in the reference implementation (``clipscore.py`` of jmhessel/clipscore), the text is prefixed
 with "A photo depicts" before it is embedded (``prompts/clipscore_text.txt``): the paper found the
 prefix raises correlation with human judgements, and following it keeps our numbers comparable to
-published CLIPScores.
+published CLIPScores. A CLIP that was trained on bare captions is given its own template by its
+preset (``[clip] text_template``, read here from the loaded model as ``clip.text_template``).
 """
 
 from __future__ import annotations
@@ -20,11 +21,19 @@ def clip_score(cosine: float, weight: float = CLIPSCORE_WEIGHT) -> float:
     return float(weight * max(float(cosine), 0.0))
 
 
-def clipscore_text(text: str) -> str:
-    """The text CLIP embeds for a caption: the reference's "A photo depicts ..." form."""
-    return prompts.load("clipscore_text.txt").strip().format(text=text.strip())
+def clipscore_text(text: str, template: str | None = None) -> str:
+    """The text CLIP embeds for a caption: ``template`` (with one ``{text}``), by default the
+    reference's "A photo depicts ..." form."""
+    if template is None:
+        template = prompts.load("clipscore_text.txt").strip()
+    return template.format(text=text.strip())
+
+
+def text_for(clip, text: str) -> str:
+    """The text ``clip`` embeds for caption ``text``: its own ``text_template`` when it has one."""
+    return clipscore_text(text, getattr(clip, "text_template", None))
 
 
 def clip_scores(clip, images: Sequence, text: str) -> list[float]:
     """CLIPScore of every image with ``text``: one ``cosine`` call for all images."""
-    return [clip_score(c) for c in clip.cosine(list(images), clipscore_text(text))]
+    return [clip_score(c) for c in clip.cosine(list(images), text_for(clip, text))]
