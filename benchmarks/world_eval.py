@@ -43,7 +43,7 @@ from autoalign.benchmarks.meta import winoground_item
 from autoalign.world import facts, oracle
 from autoalign.world.data import questions as caption_questions
 from autoalign.world.data import world_scenes
-from autoalign.world.edits import one_edit_away
+from autoalign.world.edits import adds_to_a_single, edit_away, one_edit_away
 from autoalign.world.render import draw, scene_for
 from autoalign.world.scene import Group, Scene, Spec, parse_caption, spec_for
 
@@ -188,18 +188,31 @@ def eval_vq2(models, config, n: int, splits: Sequence[str] = SPLITS) -> dict[str
     out: dict[str, Any] = {}
     for split in splits:
         labels: list[int] = []
+        kinds: list[str] = []  # of each edited image ("" for the caption's own)
         scores: dict[str, list[float]] = {"vq2": [], "vnli": [], "clip": []}
         for spec, scene in world_scenes(split, n):
-            other = one_edit_away(spec, scene, rng)
-            if other is None:
+            got = edit_away(spec, scene, rng)
+            if got is None:
                 continue
+            other, kind = got
             cards = scorer.score([draw(scene), draw(other)], spec.caption())
+            kinds += ["", "extra copy of an 'a' object" if adds_to_a_single(spec, other, kind) else kind]
             for label, card in zip((1, 0), cards):
                 labels.append(label)
                 for key in scores:
                     if getattr(card, key) is not None:
                         scores[key].append(float(getattr(card, key)))
-        out[split] = {f"{k} ROC AUC": auc_with_ci(labels, v) for k, v in scores.items() if len(v) == len(labels)}
+        table = {f"{k} ROC AUC": auc_with_ci(labels, v) for k, v in scores.items() if len(v) == len(labels)}
+        if len(scores["vq2"]) == len(labels):
+            # VQ2 by the kind of edit: every own image against the edited images of that kind
+            own = [s for s, k in zip(scores["vq2"], kinds) if not k]
+            for kind in sorted(set(kinds) - {""}):
+                edited = [s for s, k in zip(scores["vq2"], kinds) if k == kind]
+                table[f"vq2 ROC AUC, edit: {kind}"] = auc_with_ci([1] * len(own) + [0] * len(edited), own + edited)
+            seen = [(lab, s) for lab, s, k in zip(labels, scores["vq2"], kinds) if k != "extra copy of an 'a' object"]
+            table["vq2 ROC AUC, edits its questions can see (all but extra copies of an 'a' object)"] = auc_with_ci(
+                [lab for lab, _ in seen], [s for _, s in seen])
+        out[split] = table
     return out
 
 

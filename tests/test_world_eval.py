@@ -36,8 +36,11 @@ def test_world_eval_judges_on_a_small_sample():
     vlm = data["vlm accuracy"]["test"]
     assert vlm["all yes/no (no vnli)"]["n"] > 20
     assert 0.0 <= vlm["all yes/no (no vnli)"]["value"] <= 1.0
-    auc = data["own image vs one edit away"]["test"]["vq2 ROC AUC"]
+    vq2 = data["own image vs one edit away"]["test"]
+    auc = vq2["vq2 ROC AUC"]
     assert auc["n"] == 8 and 0.0 <= auc["value"] <= 1.0
+    by_kind = {k: v for k, v in vq2.items() if k.startswith("vq2 ROC AUC, edit: ")}
+    assert by_kind and sum(v["n"] - 4 for v in by_kind.values()) == 4  # the 4 own images beside each kind's edits
     clip = data["clip winoground"]["clip"]["test colour swap"]
     assert clip["group"]["n"] == 4
 

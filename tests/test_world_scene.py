@@ -129,6 +129,22 @@ def test_perturbed_captions_are_one_edit_away():
         assert changed == 1
 
 
+def test_edit_away_names_its_kind_and_an_extra_copy_of_an_a_object_is_told_apart():
+    from autoalign.world.edits import adds_to_a_single, edit_away, one_edit_away
+
+    spec = parse_caption("a red circle and two blue squares")
+    scene = scene_for(spec, 3)
+    got = edit_away(spec, scene, random.Random(5))
+    assert got is not None and got[1] in {"recolor", "reshape", "drop", "extra", "swap"}
+    assert one_edit_away(spec, scene, random.Random(5)) == got[0]  # the same draw, the scene alone
+    red = next(o for o in scene.objects if o.color == "red")
+    blue = next(o for o in scene.objects if o.color == "blue")
+    far = lambda o: replace(o, x=4.0, y=4.0)  # noqa: E731 - where nothing else stands
+    assert adds_to_a_single(spec, Scene([*scene.objects, far(red)]), "extra")  # a second red circle: no question asks
+    assert not adds_to_a_single(spec, Scene([*scene.objects, far(blue)]), "extra")  # a third blue square: "two" asks
+    assert not adds_to_a_single(spec, scene, "recolor")
+
+
 def test_group_matching_respects_colour_size_and_shape():
     scene = scene_for(parse_caption("a small red circle and a big blue square"), 4)
     assert len(facts.matching(scene, Group(1, "red", "circle", "small"))) == 1

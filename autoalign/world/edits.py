@@ -116,13 +116,29 @@ def one_edit_away(spec: Spec, scene: Scene, rng: random.Random, tries: int = 20,
     """The first of up to ``tries`` corruptions of ``scene`` (:func:`corrupt`) that works; with
     ``must_differ``, only one that no longer shows ``spec`` (an extra object of a kind the caption
     does not count can leave it true). ``None`` when none did."""
+    got = edit_away(spec, scene, rng, tries, must_differ)
+    return None if got is None else got[0]
+
+
+def edit_away(spec: Spec, scene: Scene, rng: random.Random, tries: int = 20, must_differ: bool = True) -> tuple[Scene, str] | None:
+    """:func:`one_edit_away` with the kind of the edit (``recolor``, ``reshape``, ``drop``, ``extra``, ``swap``)."""
     from autoalign.world.oracle import check
 
     for _ in range(tries):
         got = corrupt(spec, scene, rng)
         if got is not None and not (must_differ and check(spec, got[0]).aligned):
-            return got[0]
+            return got
     return None
+
+
+def adds_to_a_single(spec: Spec, edited: Scene, kind: str) -> bool:
+    """True for an ``extra`` edit that copies an object the caption names once ("a red circle"): no
+    question of the project's generator sees it, since "a" asks no count (as in DSG and TIFA), while
+    the world's captions name every object, so the oracle does."""
+    if kind != "extra":
+        return False
+    new = edited.objects[-1]  # corrupt appends the copy
+    return any(g.count == 1 and g.shape == new.shape and g.color in (None, new.color) for g in spec.groups)
 
 
 def triple(spec: Spec, scene: Scene, rng: random.Random) -> Triple | None:
