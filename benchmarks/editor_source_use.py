@@ -30,7 +30,6 @@ def source_use(editor_dir: Path, scenes: int = 400, kinds: list[str] | None = No
     from autoalign.benchmarks.world_eval import edit_cases
     from autoalign.world import train_generator as gen
     from autoalign.world.render import draw
-    from autoalign.world.train_vae import to_tensor
 
     data = [t for t in edit_cases("val", scenes) if not kinds or t.kind in kinds]
     pipe = StableDiffusionInstructPix2PixPipeline.from_pretrained(editor_dir).to(torch.float32)
@@ -42,7 +41,7 @@ def source_use(editor_dir: Path, scenes: int = 400, kinds: list[str] | None = No
     noise = gen.noise_scheduler()
     torch.manual_seed(seed)
     with torch.no_grad():
-        src = vae.encode(to_tensor([draw(t.source) for t in data])).latent_dist.mode()
+        src = gen.latents_of(vae, [draw(t.source) for t in data], scaled=False)
         tgt = gen.latents_of(vae, [draw(t.target) for t in data])
         text = gen.encode_text(pipe.tokenizer, pipe.text_encoder, [t.instruction for t in data])
         other = src[torch.roll(torch.arange(len(data)), 1)]

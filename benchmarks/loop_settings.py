@@ -14,6 +14,8 @@ import json
 import tempfile
 from typing import Any
 
+from autoalign.scoring.clipscore import reference_template
+
 #: Each setting overrides the shapes preset (``autoalign.align`` keyword overrides). The thresholds of the
 #: VNLI and VQ2 judges are the ones that best separate right from wrong generated candidates on validation
 #: (``autoalign world eval --only rerank --validation --n 150``).
@@ -21,7 +23,7 @@ SETTINGS: dict[str, dict[str, Any]] = {
     "clip judge (2.0) + clip-probe (the preset)": {},
     "the same, threshold 2.2": {"threshold": 2.2},
     # before round 9: CLIPScore's "A photo depicts ..." text, which the world's CLIP never saw in training
-    "the same, 'A photo depicts' prefix": {"clip": {"text_template": "A photo depicts {text}"}},
+    "the same, 'A photo depicts' prefix": {"clip": {"text_template": reference_template()}},
     "clip judge + vq2 detector": {"detection": {"detectors": ["vq2"]}},
     "vnli judge (0.838) + vq2 detector": {
         "scoring": {"primary": "vnli", "rerank": ["vnli", "vq2", "clip"]}, "detection": {"detectors": ["vq2"]}, "threshold": 0.838},

@@ -180,6 +180,10 @@ def eval_vlm(models, n: int, splits: Sequence[str] = SPLITS) -> dict[str, Any]:
 # --------------------------------------------------------------------------------------------- VQ2 / VNLI AUC
 
 
+#: the kind of edit no question can see: a second copy of an object the caption names with "a" (:func:`adds_to_a_single`)
+A_COPY = "extra copy of an 'a' object"
+
+
 def eval_vq2(models, config, n: int, splits: Sequence[str] = SPLITS) -> dict[str, Any]:
     from autoalign.scoring.scorer import Scorer
 
@@ -196,7 +200,7 @@ def eval_vq2(models, config, n: int, splits: Sequence[str] = SPLITS) -> dict[str
                 continue
             other, kind = got
             cards = scorer.score([draw(scene), draw(other)], spec.caption())
-            kinds += ["", "extra copy of an 'a' object" if adds_to_a_single(spec, other, kind) else kind]
+            kinds += ["", A_COPY if adds_to_a_single(spec, other, kind) else kind]
             for label, card in zip((1, 0), cards):
                 labels.append(label)
                 for key in scores:
@@ -209,9 +213,9 @@ def eval_vq2(models, config, n: int, splits: Sequence[str] = SPLITS) -> dict[str
             for kind in sorted(set(kinds) - {""}):
                 edited = [s for s, k in zip(scores["vq2"], kinds) if k == kind]
                 table[f"vq2 ROC AUC, edit: {kind}"] = auc_with_ci([1] * len(own) + [0] * len(edited), own + edited)
-            seen = [(lab, s) for lab, s, k in zip(labels, scores["vq2"], kinds) if k != "extra copy of an 'a' object"]
+            seen = [i for i, k in enumerate(kinds) if k != A_COPY]
             table["vq2 ROC AUC, edits its questions can see (all but extra copies of an 'a' object)"] = auc_with_ci(
-                [lab for lab, _ in seen], [s for _, s in seen])
+                [labels[i] for i in seen], [scores["vq2"][i] for i in seen])
         out[split] = table
     return out
 

@@ -21,12 +21,15 @@ def clip_score(cosine: float, weight: float = CLIPSCORE_WEIGHT) -> float:
     return float(weight * max(float(cosine), 0.0))
 
 
+def reference_template() -> str:
+    """The reference's text for a caption, "A photo depicts {text}" (``prompts/clipscore_text.txt``)."""
+    return prompts.load("clipscore_text.txt").strip()
+
+
 def clipscore_text(text: str, template: str | None = None) -> str:
-    """The text CLIP embeds for a caption: ``template`` (with one ``{text}``), by default the
-    reference's "A photo depicts ..." form."""
-    if template is None:
-        template = prompts.load("clipscore_text.txt").strip()
-    return template.format(text=text.strip())
+    """The text CLIP embeds for a caption: ``template`` (with one ``{text}``), by default
+    :func:`reference_template`."""
+    return (reference_template() if template is None else template).format(text=text.strip())
 
 
 def text_for(clip, text: str) -> str:

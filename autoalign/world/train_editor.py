@@ -57,7 +57,6 @@ def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, n_scenes: int = N_SCE
     from diffusers import StableDiffusionPipeline
 
     from autoalign.world import train_generator as gen
-    from autoalign.world.train_vae import to_tensor
 
     out_dir = Path(out_dir)
     base = StableDiffusionPipeline.from_pretrained(out_dir.parent / "generator", torch_dtype=torch.float32)
@@ -65,9 +64,7 @@ def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, n_scenes: int = N_SCE
     tok, encoder = base.tokenizer, base.text_encoder
     data = triples(n_scenes, seed)
     logger.info("editor: %d triples from %d scenes", len(data), n_scenes)
-    with torch.no_grad():
-        src = torch.cat([vae.encode(to_tensor([draw(t.source) for t in data[i : i + 256]])).latent_dist.mode()
-                         for i in range(0, len(data), 256)])
+    src = gen.latents_of(vae, [draw(t.source) for t in data], scaled=False)
     tgt = gen.latents_of(vae, [draw(t.target) for t in data])
     texts = [t.instruction for t in data]
 

@@ -78,8 +78,9 @@ def encode_text(tok, encoder, captions: list[str]):
     return encoder(ids)[0]
 
 
-def latents_of(vae, images, batch: int = 256):
-    """Scaled latents (the mode of the posterior) of PIL images."""
+def latents_of(vae, images, batch: int = 256, scaled: bool = True):
+    """Latents (the mode of the posterior) of PIL images, times the VAE's scaling factor unless ``scaled``
+    is False (an InstructPix2Pix source image: the pipeline encodes it unscaled)."""
     import torch
 
     from autoalign.world.train_vae import to_tensor
@@ -87,7 +88,8 @@ def latents_of(vae, images, batch: int = 256):
     out = []
     with torch.no_grad():
         for i in range(0, len(images), batch):
-            out.append(vae.encode(to_tensor(images[i : i + batch])).latent_dist.mode() * vae.config.scaling_factor)
+            latents = vae.encode(to_tensor(images[i : i + batch])).latent_dist.mode()
+            out.append(latents * vae.config.scaling_factor if scaled else latents)
     return torch.cat(out)
 
 
