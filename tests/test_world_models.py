@@ -77,6 +77,23 @@ def test_committed_weights_are_small_and_complete():
     assert not list(WEIGHTS_DIR.rglob("checkpoint.pt"))
 
 
+def test_generator_and_editor_attend_with_heads_of_sixteen_channels():
+    """diffusers' UNet2DConditionModel reads ``attention_head_dim`` as a number of heads; rounds 1-9
+    asked for 16 and got 16 heads of 3-4 channels. The recipe and the committed models both split
+    every attention into heads of HEAD_DIM channels."""
+    from diffusers import UNet2DConditionModel
+
+    from autoalign.world import train_generator as gen
+
+    models = {"recipe": gen.unet(), "recipe, 8 channels in": gen.unet(in_channels=8)}
+    for name in ("generator", "editor"):
+        models[name] = UNet2DConditionModel.from_pretrained(WEIGHTS_DIR / name / "unet")
+    for name, model in models.items():
+        attentions = [m for n, m in model.named_modules() if n.endswith(("attn1", "attn2"))]
+        assert len(attentions) == 14, name
+        assert {a.inner_dim // a.heads for a in attentions} == {gen.HEAD_DIM}, name
+
+
 def test_world_ids_resolve_to_the_package_and_unknown_ones_say_what_exists():
     assert Path(resolve_model("world:vlm", "vqa")) == WEIGHTS_DIR / "vlm"
     with pytest.raises(ModelNotAvailable, match="world models: .*vlm"):
