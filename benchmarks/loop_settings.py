@@ -20,8 +20,9 @@ from autoalign.scoring.clipscore import reference_template
 #: VNLI and VQ2 judges are the ones that best separate right from wrong generated candidates on validation
 #: (``autoalign world eval --only rerank --validation --n 150``).
 SETTINGS: dict[str, dict[str, Any]] = {
-    "clip judge (2.0) + clip-probe (the preset)": {},
-    "the same, threshold 2.2": {"threshold": 2.2},
+    "clip judge (2.2) + clip-probe (the preset)": {},
+    # the preset's threshold until round 10
+    "the same, threshold 2.0": {"threshold": 2.0},
     # before round 9: CLIPScore's "A photo depicts ..." text, which the world's CLIP never saw in training
     "the same, 'A photo depicts' prefix": {"clip": {"text_template": reference_template()}},
     "clip judge + vq2 detector": {"detection": {"detectors": ["vq2"]}},
