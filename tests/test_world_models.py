@@ -47,6 +47,8 @@ def test_every_recipe_writes_what_its_backend_loads(smoke_weights):
     editor = InstructPix2PixEditor(RoleSpec("instruct-pix2pix", str(smoke_weights / "editor"),
                                             {"num_inference_steps": 2, "resolution": 64}), CPU)
     assert editor.edit(image, "make the circle blue", n=1, seed=0)[0].size == (64, 64)
+    for name in ("generator", "editor"):  # the VAE they carry names the world's model, not the folder it came from
+        assert json.loads((smoke_weights / name / "vae" / "config.json").read_text())["_name_or_path"] == "world:vae"
     vqa = ImageTextToTextVQA(RoleSpec("image-text-to-text", str(smoke_weights / "vlm"), {}), CPU)
     p = vqa.yes_prob([image], ["is there a red circle?"])[0]
     assert 0.0 <= p <= 1.0
@@ -75,6 +77,10 @@ def test_committed_weights_are_small_and_complete():
         card = json.loads((WEIGHTS_DIR / name / "MODEL_CARD.json").read_text())
         assert card["steps"] == card["plan"]["steps"], name  # finished, not an intermediate checkpoint
     assert not list(WEIGHTS_DIR.rglob("checkpoint.pt"))
+    # no config names the folder a training run happened to load from
+    for f in WEIGHTS_DIR.rglob("*.json"):
+        name = json.loads(f.read_text()).get("_name_or_path", "") if f.name == "config.json" else ""
+        assert not name or name.startswith("world:"), (f, name)
 
 
 def test_generator_and_editor_attend_with_heads_of_sixteen_channels():

@@ -145,6 +145,8 @@ def save_pipeline(out_dir: Path, vae, encoder, tok, model, pipeline: str = "sd")
     from diffusers import StableDiffusionInstructPix2PixPipeline, StableDiffusionPipeline
 
     cls = StableDiffusionPipeline if pipeline == "sd" else StableDiffusionInstructPix2PixPipeline
+    # diffusers records the folder the VAE was loaded from (a local path): name the world's VAE instead
+    vae.register_to_config(_name_or_path="world:vae")
     pipe = cls(vae=vae, text_encoder=encoder, tokenizer=tok, unet=model, scheduler=sampler(),
                safety_checker=None, feature_extractor=None, requires_safety_checker=False)
     pipe.to(torch.float16)
