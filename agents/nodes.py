@@ -98,7 +98,7 @@ def _observe(ctx: LoopContext, image: Image.Image, prompt: str, card: dict[str, 
     """The mismatches the loop works on for one image: detectors, with the low-score fallback."""
     with meter.call("detect"):
         found = ctx.detect(image, prompt, ScoreCard.from_dict(card), ctx.models, ctx.config)
-    return [m.to_dict() for m in policy.mismatches_to_fix(found, card, ctx.config)]
+    return [m.to_dict() for m in policy.mismatches_to_fix(found, card, ctx.config, prompt)]
 
 
 # --- nodes ---------------------------------------------------------------------------------------

@@ -154,6 +154,20 @@ def test_low_score_mismatches_feed_the_template_writer():
     assert [i.text for i in TemplateWriter(None, CFG).write("a red car", out, tried=[])] == ["make the car red"]
 
 
+def test_a_low_score_attribute_question_edits_its_own_attribute_not_its_whole_span():
+    # "is the circle small?" on "a small yellow circle": span "small yellow circle", answer "small"
+    small = {"id": "q3", "text": "is the circle small?", "answer": "small", "aspect": "attribute", "span": "small yellow circle",
+             "depends_on": ["q1"], "p_yes": 0.1}
+    from autoalign.editing.template_writer import TemplateWriter
+
+    prompt = "a small yellow circle"
+    out = mismatches_to_fix([], card(0.2, [small]), CFG, prompt)
+    assert [(m.aspect, m.phrase, m.evidence["noun"]) for m in out] == [("attribute", "small", "circle")]
+    assert [i.text for i in TemplateWriter(None, CFG).write(prompt, out, tried=[])] == ["make the circle small"]
+    # without the prompt the span stands in, as before
+    assert [m.phrase for m in mismatches_to_fix([], card(0.2, [small]), CFG)] == ["small yellow circle"]
+
+
 # ---- stopping ---------------------------------------------------------------------------------------
 LOOP = LoopSettings(max_rounds=3, threshold=0.8, patience=2)
 

@@ -104,14 +104,18 @@ def by_confidence(mismatches: list[Mismatch]) -> list[Mismatch]:
     return sorted(mismatches, key=lambda m: -float(m.confidence))
 
 
-def low_score_mismatches(card: ScoreCard | dict[str, Any], below: float, limit: int) -> list[Mismatch]:
+def low_score_mismatches(card: ScoreCard | dict[str, Any], below: float, limit: int, prompt: str = "") -> list[Mismatch]:
     """Mismatches made from the card's lowest-scoring questions (P(yes) < ``below``; at least one).
 
-    Each has ``source="low_score"``, the question's aspect, ``phrase`` = the question's span (its
-    answer when it has no span), no correction, and ``confidence = 1 - P(yes)``. When no question is
-    below ``below``, the weakest one is named with ``evidence["passing"] = True``; :func:`judge_edit`
-    does not count such a stand-in as a new mismatch.
+    Each has ``source="low_score"``, the question's aspect, ``phrase`` = what the VQ2 detector would
+    report for the question given the ``prompt`` (the attribute word, the relation words, the span;
+    :func:`autoalign.detection.vq2_detector.locate`, whose hints join the evidence), else the
+    question's span (its answer when it has no span), no correction, and ``confidence = 1 - P(yes)``.
+    When no question is below ``below``, the weakest one is named with ``evidence["passing"] = True``;
+    :func:`judge_edit` does not count such a stand-in as a new mismatch.
     """
+    from autoalign.detection.vq2_detector import locate
+
     questions = sorted(_card(card).questions, key=lambda q: float(q.get("p_yes", 0.0)))
     if not questions:
         return []
@@ -121,9 +125,13 @@ def low_score_mismatches(card: ScoreCard | dict[str, Any], below: float, limit: 
     seen: set[tuple[str, str]] = set()
     for q in picked:
         p_yes = float(q.get("p_yes", 0.0))
-        phrase = str(q.get("span") or q.get("answer") or q.get("text") or "")
+        aspect = str(q.get("aspect") or "entity")
+        span, answer = str(q.get("span") or ""), str(q.get("answer") or "")
+        # "is the circle small?" (span "small yellow circle"): the attribute is "small", on the circle
+        located, hints = locate(aspect, span, answer, prompt) if prompt else (None, {})
+        phrase = located or span or answer or str(q.get("text") or "")
         m = Mismatch(
-            aspect=str(q.get("aspect") or "entity"),
+            aspect=aspect,
             phrase=phrase,
             correction="",
             confidence=1.0 - p_yes,
@@ -135,6 +143,7 @@ def low_score_mismatches(card: ScoreCard | dict[str, Any], below: float, limit: 
                 "p_yes": p_yes,
                 "span": phrase,
                 "passing": not failing,  # True: no question fails; this is only the weakest one
+                **hints,
             },
         )
         if not phrase or m.key() in seen:
@@ -146,7 +155,8 @@ def low_score_mismatches(card: ScoreCard | dict[str, Any], below: float, limit: 
     return out
 
 
-def mismatches_to_fix(mismatches: list[Mismatch] | list[dict[str, Any]], card: ScoreCard | dict[str, Any], config: Any) -> list[Mismatch]:
+def mismatches_to_fix(mismatches: list[Mismatch] | list[dict[str, Any]], card: ScoreCard | dict[str, Any], config: Any,
+                      prompt: str = "") -> list[Mismatch]:
     """What the next edit should address, most confident first.
 
     The detectors' mismatches when there are any. When there are none but the score is below
@@ -161,7 +171,7 @@ def mismatches_to_fix(mismatches: list[Mismatch] | list[dict[str, Any]], card: S
     c = _card(card)
     if c.overall >= config.loop.threshold:
         return []
-    low = low_score_mismatches(c, below=config.detection.threshold, limit=config.detection.max_mismatches)
+    low = low_score_mismatches(c, below=config.detection.threshold, limit=config.detection.max_mismatches, prompt=prompt)
     if not low:
         logger.warning(
             "score %.3f is below the threshold %.3f but no detector named a mismatch and the score card has "
