@@ -8,7 +8,8 @@
   generator on the scene's caption and on one-edit-away captions (the training recipe's forms),
   asked through the real VQA backend of the ``shapes`` preset.
 * **vq2** - ROC AUC of VQ2 and VNLI for telling a caption's own image from an image one edit away
-  (SeeTRUE's protocol in this world), with bootstrap intervals.
+  (SeeTRUE's protocol in this world), with bootstrap intervals; VQ2 per kind of edit, and VQ2 also
+  with a count question for every "a" (the question generator's ``closed_counts`` option).
 * **rerank** - the judges on the trained generator's own candidates (4 per caption, seeded): how often
   the candidate each judge ranks first is one the oracle reads as right (best of 4; the oracle's own
   pick is the upper bound), and how well each score separates right candidates from wrong ones (ROC
@@ -185,21 +186,29 @@ A_COPY = "extra copy of an 'a' object"
 
 
 def eval_vq2(models, config, n: int, splits: Sequence[str] = SPLITS) -> dict[str, Any]:
+    from autoalign.models.cache import Models
     from autoalign.scoring.scorer import Scorer
 
     scorer = Scorer(models, config)
+    # VQ2 also with a count for every "a" ("is there one red circle?", the question generator's option
+    # closed_counts, off in the preset): what the world's closed captions mean, but the VLM must count
+    closed = replace(config, questions=replace(config.questions, options={**config.questions.options, "closed_counts": True}))
+    counted = Scorer(Models(closed), closed, only={"vq2"})
     rng = random.Random(7)
     out: dict[str, Any] = {}
     for split in splits:
         labels: list[int] = []
         kinds: list[str] = []  # of each edited image ("" for the caption's own)
         scores: dict[str, list[float]] = {"vq2": [], "vnli": [], "clip": []}
+        closed_scores: list[float] = []
         for spec, scene in world_scenes(split, n):
             got = edit_away(spec, scene, rng)
             if got is None:
                 continue
             other, kind = got
-            cards = scorer.score([draw(scene), draw(other)], spec.caption())
+            pair = [draw(scene), draw(other)]
+            cards = scorer.score(pair, spec.caption())
+            closed_scores += [float(c.vq2) for c in counted.score(pair, spec.caption())]
             kinds += ["", A_COPY if adds_to_a_single(spec, other, kind) else kind]
             for label, card in zip((1, 0), cards):
                 labels.append(label)
@@ -207,6 +216,7 @@ def eval_vq2(models, config, n: int, splits: Sequence[str] = SPLITS) -> dict[str
                     if getattr(card, key) is not None:
                         scores[key].append(float(getattr(card, key)))
         table = {f"{k} ROC AUC": auc_with_ci(labels, v) for k, v in scores.items() if len(v) == len(labels)}
+        table["vq2 ROC AUC with a count for every 'a' (closed_counts)"] = auc_with_ci(labels, closed_scores)
         if len(scores["vq2"]) == len(labels):
             # VQ2 by the kind of edit: every own image against the edited images of that kind
             own = [s for s, k in zip(scores["vq2"], kinds) if not k]

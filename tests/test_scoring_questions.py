@@ -222,6 +222,26 @@ def test_shapes_world_captions_give_clean_questions(caption):
     assert by_text[SHAPES[caption][0]].span in caption
 
 
+def test_closed_counts_ask_one_for_a_singular_thing_and_nothing_more():
+    # DSG's default: "a" asks no count, so a second red circle is invisible to the questions
+    assert not [q for q in spacy_gen().generate("a red circle and two blue squares") if q.aspect == "number" and q.answer == "one"]
+    closed = spacy_gen(closed_counts=True)
+    got = closed.generate("a red circle and two blue squares")
+    assert [q.text for q in got] == ["is there a circle?", "is there one red circle?", "is the circle red?", "are there squares?",
+                                     "are there two squares?", "are the squares blue?"]
+    one = got[1]
+    assert (one.aspect, one.answer, one.span, one.depends_on) == ("number", "one", "a red circle", [got[0].id])
+    # a thing already counted ("one yellow triangle") or plural gets no second count; two things of one name each get theirs
+    assert [q.text for q in closed.generate("one yellow triangle below two green squares") if q.aspect == "number"] == [
+        "is there one triangle?", "are there two squares?"]
+    assert [q.text for q in closed.generate("a red circle and a blue circle") if q.aspect == "number"] == [
+        "is there one red circle?", "is there one blue circle?"]
+    # the option is part of the question cache's key
+    from autoalign.scoring.questions import cache_key
+
+    assert cache_key("a red circle", RoleSpec("spacy", None, {})) != cache_key("a red circle", RoleSpec("spacy", None, {"closed_counts": True}))
+
+
 def test_facts_carry_dsg_categories_and_parent_links():
     rows = [(f.category, f.detailed, f.args, f.question.text, f.question.depends_on) for f in facts("a dog sleeping on a wooden table, digital art")]
     assert rows == [

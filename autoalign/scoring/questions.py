@@ -18,7 +18,9 @@ Two generators, chosen by ``[questions] backend``:
     (option ``qa``: ``"rules"``, the default, is a rule-based extractive answerer over the parse;
     ``"llm"`` asks the LLM; see :mod:`autoalign.scoring.text_qa`) and the pair is kept only when
     that answer has token F1 >= 0.54 with the expected answer (option ``min_f1``). Option
-    ``filter = false`` keeps every pair.
+    ``filter = false`` keeps every pair. Option ``closed_counts = true`` also asks a count of every
+    singular thing ("a red circle" -> "is there one red circle?"), for prompts that name every object
+    (:func:`facts_from_parse`); off by default, as in DSG.
 
 ``llm`` (DSG style)
     The LLM writes atomic questions with aspect, span, expected answer and dependency ids
@@ -175,8 +177,14 @@ def _name_part(tok) -> bool:
     return tok.pos_ != "ADV" and tok.dep_ != "conj" and not any(c.dep_ in ("cc", "conj") for c in tok.children)
 
 
-def facts_from_parse(parse: Parse) -> list[Fact]:
-    """The DSG tuples of the parse, each with its yes/no question (and short-answer form), before filtering."""
+def facts_from_parse(parse: Parse, closed_counts: bool = False) -> list[Fact]:
+    """The DSG tuples of the parse, each with its yes/no question (and short-answer form), before filtering.
+
+    ``closed_counts`` (option ``closed_counts``, off by default): for prompts that name *every* object,
+    as the shapes world's captions do, a singular thing ("a red circle") also gets a count tuple,
+    asked "is there one red circle?" (answer "one"; the thing named with its describing words, so the
+    count is of what the prompt names). DSG and TIFA ask no count for "a", rightly for open-world
+    prompts: "a cat on a bench" says nothing about other cats."""
     b = _Builder()
     entity_id: dict[int, str] = {}
     same_name = Counter(n.phrase.lower() for n in parse.nouns)
@@ -238,6 +246,10 @@ def facts_from_parse(parse: Parse) -> list[Fact]:
             kind = "number_one" if value == 1 else "number"
             b.add("count", "count", (noun.lemma, str(value if value is not None else number)), kind, "number", number,
                   modifier_span(noun, at), parent, "" if repeated else "number", noun=described, number=number)
+        if closed_counts and not noun.plural and not noun.bare and not noun.numbers:
+            words = noun.chunk.split()
+            described = " ".join(words[1:] if words[0].lower() in ("a", "an", "the") else words)
+            b.add("count", "count", (noun.lemma, "1"), "number_one", "number", "one", noun.chunk, parent, noun=described, number="one")
         for attr in noun.attrs:
             span = modifier_span(noun, attr.index)
             simple = attr.phrase == attr.value and attr.index < noun.index
@@ -311,9 +323,9 @@ def facts_from_parse(parse: Parse) -> list[Fact]:
     return b.facts
 
 
-def questions_from_parse(parse: Parse) -> list[Question]:
+def questions_from_parse(parse: Parse, closed_counts: bool = False) -> list[Question]:
     """Every question the templates write for the parse, before filtering (one per :class:`Fact`)."""
-    return [f.question for f in facts_from_parse(parse)]
+    return [f.question for f in facts_from_parse(parse, closed_counts)]
 
 
 class SpacyQuestions:
@@ -329,10 +341,11 @@ class SpacyQuestions:
             raise ConfigError(f"[questions] qa must be 'rules' or 'llm' (got {self.qa!r})")
         self.filter = bool(spec.options.get("filter", True))
         self.min_f1 = float(spec.options.get("min_f1", ANSWER_F1_THRESHOLD))
+        self.closed_counts = bool(spec.options.get("closed_counts", False))  # see facts_from_parse
         self.last_dropped: list[dict[str, Any]] = []  # what the filter removed on the last call (reports, tests)
 
     def generate(self, prompt: str, llm: LLMProvider | None = None) -> list[Question]:
-        candidates = questions_from_parse(parse_prompt(prompt, self.spacy_model))
+        candidates = questions_from_parse(parse_prompt(prompt, self.spacy_model), self.closed_counts)
         # the filter checks the short-answer pairs (VQ2's wh-question + span); a question with no
         # short-answer form has nothing to check and is kept
         checked = [q for q in candidates if q.open_question]

@@ -134,7 +134,8 @@ def edit_away(spec: Spec, scene: Scene, rng: random.Random, tries: int = 20, mus
 def adds_to_a_single(spec: Spec, edited: Scene, kind: str) -> bool:
     """True for an ``extra`` edit that copies an object the caption names once ("a red circle"): no
     question of the project's generator sees it, since "a" asks no count (as in DSG and TIFA), while
-    the world's captions name every object, so the oracle does."""
+    the world's captions name every object, so the oracle does. (The generator's ``closed_counts``
+    option asks "is there one red circle?"; ``autoalign world eval`` measures VQ2 with it too.)"""
     if kind != "extra":
         return False
     new = edited.objects[-1]  # corrupt appends the copy
