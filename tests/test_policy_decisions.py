@@ -162,7 +162,7 @@ def test_a_low_score_attribute_question_edits_its_own_attribute_not_its_whole_sp
 
     prompt = "a small yellow circle"
     out = mismatches_to_fix([], card(0.2, [small]), CFG, prompt)
-    assert [(m.aspect, m.phrase, m.evidence["noun"]) for m in out] == [("attribute", "small", "circle")]
+    assert [(m.aspect, m.phrase, m.evidence["noun"], m.evidence["span"]) for m in out] == [("attribute", "small", "circle", "small yellow circle")]
     assert [i.text for i in TemplateWriter(None, CFG).write(prompt, out, tried=[])] == ["make the circle small"]
     # without the prompt the span stands in, as before
     assert [m.phrase for m in mismatches_to_fix([], card(0.2, [small]), CFG)] == ["small yellow circle"]

@@ -78,8 +78,8 @@ def test_committed_weights_are_small_and_complete():
         assert card["steps"] == card["plan"]["steps"], name  # finished, not an intermediate checkpoint
     assert not list(WEIGHTS_DIR.rglob("checkpoint.pt"))
     # no config names the folder a training run happened to load from
-    for f in WEIGHTS_DIR.rglob("*.json"):
-        name = json.loads(f.read_text()).get("_name_or_path", "") if f.name == "config.json" else ""
+    for f in WEIGHTS_DIR.rglob("config.json"):
+        name = json.loads(f.read_text()).get("_name_or_path", "")
         assert not name or name.startswith("world:"), (f, name)
 
 

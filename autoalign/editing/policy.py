@@ -141,7 +141,7 @@ def low_score_mismatches(card: ScoreCard | dict[str, Any], below: float, limit: 
                 "question_id": q.get("id", ""),
                 "answer": q.get("answer", ""),
                 "p_yes": p_yes,
-                "span": phrase,
+                "span": span or phrase,  # the question's span, as the VQ2 detector gives it (the writer searches it)
                 "passing": not failing,  # True: no question fails; this is only the weakest one
                 **hints,
             },
