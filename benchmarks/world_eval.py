@@ -9,7 +9,8 @@
   asked through the real VQA backend of the ``shapes`` preset.
 * **vq2** - ROC AUC of VQ2 and VNLI for telling a caption's own image from an image one edit away
   (SeeTRUE's protocol in this world), with bootstrap intervals; VQ2 per kind of edit, and VQ2 also
-  with a count question for every "a" (the question generator's ``closed_counts`` option).
+  with the other setting of the question generator's ``closed_counts`` option (a count question for
+  every "a"; off, DSG's questions, in the ``shapes`` preset and by default).
 * **rerank** - the judges on the trained generator's own candidates (4 per caption, seeded): how often
   the candidate each judge ranks first is one the oracle reads as right (best of 4; the oracle's own
   pick is the upper bound), and how well each score separates right candidates from wrong ones (ROC
@@ -181,7 +182,7 @@ def eval_vlm(models, n: int, splits: Sequence[str] = SPLITS) -> dict[str, Any]:
 # --------------------------------------------------------------------------------------------- VQ2 / VNLI AUC
 
 
-#: the kind of edit no question can see: a second copy of an object the caption names with "a" (:func:`adds_to_a_single`)
+#: the kind of edit no question of DSG's (the preset's) can see: a second copy of an object the caption names with "a" (:func:`adds_to_a_single`)
 A_COPY = "extra copy of an 'a' object"
 
 
@@ -190,17 +191,20 @@ def eval_vq2(models, config, n: int, splits: Sequence[str] = SPLITS) -> dict[str
     from autoalign.scoring.scorer import Scorer
 
     scorer = Scorer(models, config)
-    # VQ2 also with a count for every "a" ("is there one red circle?", the question generator's option
-    # closed_counts, off in the preset): what the world's closed captions mean, but the VLM must count
-    closed = replace(config, questions=replace(config.questions, options={**config.questions.options, "closed_counts": True}))
-    counted = Scorer(Models(closed), closed, only={"vq2"})
+    # VQ2 also with the other question setting: with a count for every "a" ("is there one red circle?",
+    # the question generator's closed_counts option: what the world's closed captions mean), or, for a
+    # preset that sets it, without it (DSG's questions, the generator's default)
+    closed_in_preset = bool(config.questions.options.get("closed_counts", False))
+    alt = replace(config, questions=replace(config.questions, options={**config.questions.options, "closed_counts": not closed_in_preset}))
+    alt_scorer = Scorer(Models(alt), alt, only={"vq2"})
+    alt_row = "vq2 ROC AUC with DSG's questions (no count for 'a')" if closed_in_preset else "vq2 ROC AUC with a count for every 'a' (closed_counts)"
     rng = random.Random(7)
     out: dict[str, Any] = {}
     for split in splits:
         labels: list[int] = []
         kinds: list[str] = []  # of each edited image ("" for the caption's own)
         scores: dict[str, list[float]] = {"vq2": [], "vnli": [], "clip": []}
-        closed_scores: list[float] = []
+        alt_scores: list[float] = []
         for spec, scene in world_scenes(split, n):
             got = edit_away(spec, scene, rng)
             if got is None:
@@ -208,7 +212,7 @@ def eval_vq2(models, config, n: int, splits: Sequence[str] = SPLITS) -> dict[str
             other, kind = got
             pair = [draw(scene), draw(other)]
             cards = scorer.score(pair, spec.caption())
-            closed_scores += [float(c.vq2) for c in counted.score(pair, spec.caption())]
+            alt_scores += [float(c.vq2) for c in alt_scorer.score(pair, spec.caption())]
             kinds += ["", A_COPY if adds_to_a_single(spec, other, kind) else kind]
             for label, card in zip((1, 0), cards):
                 labels.append(label)
@@ -216,7 +220,7 @@ def eval_vq2(models, config, n: int, splits: Sequence[str] = SPLITS) -> dict[str
                     if getattr(card, key) is not None:
                         scores[key].append(float(getattr(card, key)))
         table = {f"{k} ROC AUC": auc_with_ci(labels, v) for k, v in scores.items() if len(v) == len(labels)}
-        table["vq2 ROC AUC with a count for every 'a' (closed_counts)"] = auc_with_ci(labels, closed_scores)
+        table[alt_row] = auc_with_ci(labels, alt_scores)
         if len(scores["vq2"]) == len(labels):
             # VQ2 by the kind of edit: every own image against the edited images of that kind
             own = [s for s, k in zip(scores["vq2"], kinds) if not k]

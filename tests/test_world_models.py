@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -154,3 +155,19 @@ def test_shapes_preset_generates_reproducibly_and_its_clip_judges():
         other = facts.perturb(spec, rng)
         wins += models.clip.cosine([image], spec.caption())[0] > models.clip.cosine([image], other.caption())[0]
     assert wins >= 8, wins
+
+
+def test_vlm_refine_experiment_trains_the_committed_vlm_on_and_links_the_rest(tmp_path, monkeypatch):
+    """Round 12's experiment (benchmarks/vlm_refine.py) for two steps: it starts from the committed VLM,
+    writes OUT/vlm, and links the committed models beside it for `world eval --weights OUT`."""
+    from autoalign.benchmarks import vlm_refine
+    from autoalign.world import train_vlm
+
+    monkeypatch.setattr(train_vlm, "REFINE", replace(train_vlm.REFINE, batch_size=4))
+    got = vlm_refine.main(["--out", str(tmp_path), "--steps", "2", "--scenes", "6", "--per-number"])
+    assert got["steps"] == 2 and got["per_number"] and got["loss"] > 0
+    assert (tmp_path / "vlm" / "model.safetensors").is_file()
+    assert (tmp_path / "clip").resolve() == (WEIGHTS_DIR / "clip").resolve()
+    from autoalign.benchmarks.world_eval import config_for
+
+    assert config_for(tmp_path).vqa.model == str(tmp_path / "vlm")

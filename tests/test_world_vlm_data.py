@@ -127,3 +127,71 @@ def test_balance_is_the_same_in_every_process():
         for seed in ("1", "2", "3")
     ]
     assert runs[0] and runs[0] == runs[1] == runs[2]
+
+
+def test_patch_labels_with_counts_name_how_many_share_the_shape_and_the_colour_and_shape():
+    from autoalign.world.train_vlm import patch_labels
+
+    red = list(colors()).index("red")
+    scene = Scene([Obj("circle", "red", "big", 14, 14), Obj("circle", "red", "big", 50, 14),
+                   Obj("circle", "blue", "big", 14, 50), Obj("square", "red", "big", 50, 50)])
+    labels = patch_labels(scene, counts=True)
+    assert len(labels) == 64 and all(len(lab) == 5 for lab in labels)
+    # the patch at rows/cols 8..15 lies inside the first red circle: three circles, two of them red
+    assert labels[1 * 8 + 1][0] == red and labels[1 * 8 + 1][3:] == (2, 1)
+    assert labels[6 * 8 + 1][3:] == (2, 0)  # the blue circle: three circles, one blue one
+    assert labels[6 * 8 + 6][3:] == (0, 0)  # the only square
+    assert labels[0] == (-1,) * 5
+    assert [lab[:3] for lab in labels] == patch_labels(scene)  # the first three are the plain labels
+
+
+def test_closed_count_examples_ask_one_of_an_a_object_and_a_copy_answers_no():
+    from autoalign.world.scene import Group, Spec
+
+    spec = Spec((Group(1, "red", "circle"), Group(2, "blue", "square")), None, "count")
+    scene = Scene([Obj("circle", "red", "big", 14, 14), Obj("square", "blue", "big", 50, 14), Obj("square", "blue", "big", 30, 50)])
+    twin = Scene(scene.objects + [Obj("circle", "red", "big", 50, 50)])  # a second red circle
+    plain = {e.text for e in wdata.complementary_examples(spec, scene, twin, random.Random(0)) if e.kind == "yes_no"}
+    closed = wdata.complementary_examples(spec, scene, twin, random.Random(0), closed_counts=True)
+    asked = [e for e in closed if e.kind == "yes_no" and "one red circle" in e.text]
+    assert asked and not any("one red circle" in t for t in plain)
+    assert {(e.scene is scene, e.answer) for e in asked} == {(True, "yes"), (False, "no")}
+
+
+def test_grounding_with_count_heads_scores_every_head(tiny_vlm):
+    import torch
+
+    from autoalign.world.train_vlm import Grounding, patch_labels
+
+    model, tokenizer = tiny_vlm
+    ground = Grounding(model, tokenizer, counts=True)
+    assert len(ground.heads) == 5 and ground.extra["background"].shape[0] == 5
+    scene = Scene([Obj("circle", "red", "big", 14, 40), Obj("circle", "blue", "big", 50, 20)])
+    ground.features = torch.randn(1, 64, model.config.text_config.hidden_size, requires_grad=True)
+    loss = ground.loss([patch_labels(scene, counts=True)])
+    loss.backward()
+    assert torch.isfinite(loss) and float(ground.features.grad.abs().sum()) > 0
+
+
+def test_per_number_balance_leaves_no_count_word_that_gives_its_answer_away():
+    from autoalign.world.facts import count_in
+
+    rng = random.Random(2)
+    pool = []
+    for spec, scene in wdata.world_scenes("train", 40):
+        twin = Scene(scene.objects[:-1]) if len(scene.objects) > 1 else None
+        pool += wdata.complementary_examples(spec, scene, twin, rng, closed_counts=True)
+
+    def by_number(examples):
+        tally: dict[int | None, list[str]] = {}
+        for e in examples:
+            if e.kind == "yes_no" and e.topic == "count":
+                tally.setdefault(count_in(e.text), []).append(e.answer)
+        return tally
+
+    skewed = by_number(wdata.balance(pool, random.Random(0)))
+    assert any(v.count("yes") != v.count("no") for v in skewed.values())  # one topic: the numbers are skewed
+    even = by_number(wdata.balance(pool, random.Random(0), per_number=True))
+    assert {1, 2} <= set(even)
+    for answers in even.values():
+        assert answers.count("yes") == answers.count("no") > 0

