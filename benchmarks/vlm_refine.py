@@ -1,6 +1,6 @@
 """Round 12's VLM experiment: train the committed VLM on, with count grounding, and measure it.
 
-    python -m autoalign.benchmarks.vlm_refine --out runs/vlm-refine [--per-number] [--steps 4000]
+    python -m autoalign.benchmarks.vlm_refine --out runs/vlm-refine [--per-number --steps 1500 --warmup 100]
     autoalign world eval --weights runs/vlm-refine --only vlm --only vq2 --validation --n 150
 
 It starts from ``autoalign/world/weights/vlm`` and runs :func:`autoalign.world.train_vlm.refine`
@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -28,6 +27,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, required=True, help="where to write OUT/vlm (and links to the other committed models)")
     parser.add_argument("--steps", type=int, default=train_vlm.REFINE.steps, help="steps of the cosine plan")
+    parser.add_argument("--warmup", type=int, default=None, help="warm-up steps (default: the plan's, at most half the steps)")
     parser.add_argument("--scenes", type=int, default=train_vlm.REFINE_SCENES, help="training scenes")
     parser.add_argument("--per-number", action="store_true", help="balance count questions per number they ask")
     parser.add_argument("--no-closed-counts", action="store_true", help="leave out the closed-count questions")
@@ -35,15 +35,17 @@ def main(argv: list[str] | None = None) -> dict:
     logging.basicConfig(level=logging.INFO)
     out = args.out
     out.mkdir(parents=True, exist_ok=True)
-    plan = replace(train_vlm.REFINE, steps=args.steps, warmup=min(train_vlm.REFINE.warmup, max(1, args.steps // 2)))
+    plan = train_vlm.REFINE.with_steps(args.steps)
+    if args.warmup is not None:
+        plan = replace(plan, warmup=args.warmup)
     stats = train_vlm.refine(WEIGHTS_DIR / "vlm", out / "vlm", plan=plan, n_scenes=args.scenes,
                              closed_counts=not args.no_closed_counts, per_number=args.per_number)
-    shutil.copy(WEIGHTS_DIR / "vlm" / "MODEL_CARD.json", out / "vlm" / "MODEL_CARD.json")  # what world: ids check for
     for name in ("generator", "editor", "clip"):
         link = out / name
         if not link.exists():
             link.symlink_to(WEIGHTS_DIR / name, target_is_directory=True)
     result = {"plan": plan.__dict__, "per_number": args.per_number, "closed_counts": not args.no_closed_counts, **stats}
+    (out / "vlm" / "MODEL_CARD.json").write_text(json.dumps({"name": "vlm-refine", "start": "world:vlm", **result}, indent=2), encoding="utf-8")
     print(json.dumps(result, indent=2))
     return result
 

@@ -167,6 +167,7 @@ def test_vlm_refine_experiment_trains_the_committed_vlm_on_and_links_the_rest(tm
     got = vlm_refine.main(["--out", str(tmp_path), "--steps", "2", "--scenes", "6", "--per-number"])
     assert got["steps"] == 2 and got["per_number"] and got["loss"] > 0
     assert (tmp_path / "vlm" / "model.safetensors").is_file()
+    assert json.loads((tmp_path / "vlm" / "MODEL_CARD.json").read_text())["plan"]["steps"] == 2  # its own card, not the committed one's
     assert (tmp_path / "clip").resolve() == (WEIGHTS_DIR / "clip").resolve()
     from autoalign.benchmarks.world_eval import config_for
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib
 import json
-from dataclasses import replace
 from pathlib import Path
 
 #: name -> module with ``PLAN`` and ``train(out_dir, seed, plan, resume, progress)``; in training order
@@ -22,7 +21,7 @@ RECIPES = {
 
 def train(name: str, out_dir: Path, seed: int = 0, resume: bool = True, steps: int | None = None, progress: bool = True) -> dict:
     module = importlib.import_module(RECIPES[name])
-    plan = module.PLAN if steps is None else replace(module.PLAN, steps=steps, warmup=min(module.PLAN.warmup, max(1, steps // 2)))
+    plan = module.PLAN if steps is None else module.PLAN.with_steps(steps)
     kwargs = {"seed": seed, "plan": plan, "resume": resume, "progress": progress}
     if steps is not None and hasattr(module, "SMOKE_KWARGS"):
         kwargs.update(module.SMOKE_KWARGS)

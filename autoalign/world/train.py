@@ -14,7 +14,7 @@ import logging
 import math
 import random
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -42,6 +42,10 @@ class Plan:
     warmup: int = 100
     save_every: int = 200
     weight_decay: float = 0.01
+
+    def with_steps(self, steps: int) -> "Plan":
+        """The same plan for ``steps`` steps, its warm-up cut to at most half of them (smoke runs)."""
+        return replace(self, steps=steps, warmup=min(self.warmup, max(1, steps // 2)))
 
 
 def seed_everything(seed: int) -> None:
