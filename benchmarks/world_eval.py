@@ -121,8 +121,7 @@ def eval_oracle(n: int, splits: Sequence[str] = SPLITS) -> dict[str, Any]:
 
 def vlm_items(split: str, n: int, seed: int = 0) -> list[dict[str, Any]]:
     """Yes/no items: the generator's questions on the caption and on one-edit-away captions, VNLI, and
-    shape questions (a colour the scene has, on another shape); labels from the scene graph, each
-    question read as its text says (:func:`autoalign.world.facts.answer_truth`)."""
+    shape questions (a colour the scene has, on another shape); labels from the scene graph."""
     from autoalign import prompts
 
     rng = random.Random(seed)
@@ -135,7 +134,7 @@ def vlm_items(split: str, n: int, seed: int = 0) -> list[dict[str, Any]]:
             items.append({"scene": scene, "text": vnli.format(text=caption), "type": "vnli",
                           "label": oracle.check(cap, scene).aligned})
             for q in caption_questions(caption):
-                truth = facts.answer_truth(q, scene)  # as the question reads: the VLM sees only its text
+                truth = facts.question_truth(q, scene)
                 if truth is not None:
                     items.append({"scene": scene, "text": predicate.format(answer=q.answer, question=q.text),
                                   "type": facts.question_topic(q.text, q.aspect, q.answer), "label": truth})

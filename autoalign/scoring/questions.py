@@ -55,7 +55,7 @@ from autoalign.types import ASPECTS, Question
 logger = logging.getLogger(__name__)
 
 LLMProvider = Callable[[], Any]  # returns an object with complete_json(messages, schema, name)
-CACHE_VERSION = "19"  # bump when generated questions change for the same settings (history: git log -S CACHE_VERSION)
+CACHE_VERSION = "18"  # bump when generated questions change for the same settings (history: git log -S CACHE_VERSION)
 
 
 # ---- the VQ2 answer-consistency filter -------------------------------------------------------------
@@ -177,11 +177,6 @@ def _name_part(tok) -> bool:
     return tok.pos_ != "ADV" and tok.dep_ != "conj" and not any(c.dep_ in ("cc", "conj") for c in tok.children)
 
 
-def _kind(noun: Noun) -> str:
-    """What kind of thing a noun names, singular or plural alike ("square" for "two red squares")."""
-    return " ".join(noun.phrase.lower().split()[:-1] + [noun.lemma or noun.phrase.lower()])
-
-
 def facts_from_parse(parse: Parse, closed_counts: bool = False) -> list[Fact]:
     """The DSG tuples of the parse, each with its yes/no question (and short-answer form), before filtering.
 
@@ -189,23 +184,17 @@ def facts_from_parse(parse: Parse, closed_counts: bool = False) -> list[Fact]:
     as the shapes world's captions do, a singular thing ("a red circle") also gets a count tuple,
     asked "is there one red circle?" (answer "one"; the thing named with its describing words, so the
     count is of what the prompt names). DSG and TIFA ask no count for "a", rightly for open-world
-    prompts: "a cat on a bench" says nothing about other cats.
-
-    Things of one kind named more than once, singular or plural ("a blue square and two red squares"),
-    are named with their describing words in later questions ("are there two red squares?", "is there
-    a blue square?"): "are there two squares?" would ask about all three."""
+    prompts: "a cat on a bench" says nothing about other cats."""
     b = _Builder()
     entity_id: dict[int, str] = {}
-    # things of one kind named more than once ("a blue square and two red squares"): later questions
-    # name each with its describing words, or "are there two squares?" would count the blue one too
-    same_name = Counter(_kind(n) for n in parse.nouns)
+    same_name = Counter(n.phrase.lower() for n in parse.nouns)
 
     def be(noun: Noun) -> str:
         return "are" if noun.plural else "is"
 
     def name(noun: Noun) -> str:
         """How later questions name a thing: "the leg", or "the left leg" when two things share a name."""
-        if same_name[_kind(noun)] < 2:
+        if same_name[noun.phrase.lower()] < 2:
             return noun.phrase
         before = [a.value for a in noun.attrs if a.phrase == a.value and a.index < noun.index]
         return " ".join(before + [noun.phrase])
@@ -249,7 +238,7 @@ def facts_from_parse(parse: Parse, closed_counts: bool = False) -> list[Fact]:
             q = b.add("entity", "whole", (noun.lemma,), kind, "entity", head, noun.chunk, [], noun=head, article=_article(head))
         entity_id[noun.index] = q.id
         parent = [q.id]
-        repeated = same_name[_kind(noun)] > 1  # "a red apple and a green apple": bind the attribute to the thing
+        repeated = same_name[head.lower()] > 1  # "a red apple and a green apple": bind the attribute to the thing
         for number in noun.numbers:
             value = _number_value(number)
             at = noun.modifier_start.get(number, noun.start)

@@ -97,15 +97,14 @@ def yes_no_items(spec: Spec, scene: Scene, rng: random.Random, closed_counts: bo
         caption = caption_spec.caption()
         items.append((t["vnli"].format(text=caption), "vnli", lambda s, c=caption_spec: check(c, s).aligned))
         for q in questions(caption, closed_counts):
-            if facts.answer_truth(q, scene) is None:
+            if facts.question_truth(q, scene) is None:
                 continue
             topic = facts.question_topic(q.text, q.aspect, q.answer)
-            # labelled as the question reads (the VLM sees only its text), not as the caption's span says
-            truth = lambda s, q=q: facts.answer_truth(q, s)  # noqa: E731
+            truth = lambda s, q=q: facts.question_truth(q, s)  # noqa: E731
             plain = q.answer.strip().lower() in ("yes", "no") or q.text.lower().startswith(("is ", "are ", "does ", "do "))
             if plain:
                 flip = q.answer.strip().lower() == "no"
-                items.append((q.text, topic, lambda s, q=q, f=flip: None if (v := facts.answer_truth(q, s)) is None else v != f))
+                items.append((q.text, topic, lambda s, q=q, f=flip: None if (v := facts.question_truth(q, s)) is None else v != f))
             items.append((t["predicate"].format(answer=q.answer, question=q.text), topic, truth))
     for text, _ in facts.canonical_questions(scene, rng, 4):
         topic = facts.question_topic(text, "", "yes")

@@ -27,12 +27,10 @@ from autoalign.world.scene import (
     parse_group,
     relations,
     shapes,
-    singular,
     sizes,
     split_relation,
 )
 
-_YES_NO = re.compile(r"(is|are|does|do)\b")
 _COUNT_WORD = {w: i + 1 for i, w in enumerate(count_words())} | {"zero": 0, "none": 0, "no": 0}
 
 
@@ -62,24 +60,8 @@ def _with_attribute(g: Group, word: str) -> Group:
     return g
 
 
-def answer_truth(q: Question, scene: Scene) -> bool | None:
-    """Whether the question's expected answer is right on ``scene``, reading the question as a person
-    would, from its text alone: the label a VLM (which sees only the text) is trained and measured on.
-    "are there two squares?" counts every square, where :func:`question_truth` counts what the
-    caption's span names ("two red squares"); "are the circles green?" asks about every circle.
-    Questions that are not yes/no ones are read as :func:`question_truth` reads them."""
-    text, answer = (q.text or "").strip().lower(), (q.answer or "").strip().lower()
-    if _YES_NO.match(text):
-        truth = yes_no_truth(text, scene)
-        if truth is not None:
-            return truth != (answer == "no")
-    return question_truth(q, scene)
-
-
 def question_truth(q: Question, scene: Scene) -> bool | None:
-    """Whether ``scene`` makes true what the question checks of the caption - the group its span
-    names ("two red squares" for "are there two squares?"); None when it cannot be read. The loop's
-    "true instruction" (the editor's training data) is written from this reading."""
+    """Whether ``scene`` makes the question's expected answer true; None when it cannot be read."""
     aspect, span, answer, text = q.aspect, q.span or "", q.answer or "", q.text or ""
     if answer.strip().lower() in ("yes", "no"):  # a plain yes/no question: read its text
         truth = yes_no_truth(text, scene)
@@ -148,34 +130,13 @@ def yes_no_truth(text: str, scene: Scene) -> bool | None:
     if parts is not None:
         a, b = parse_group(parts[0]), parse_group(parts[2])
         return None if a is None or b is None else relation_truth(scene, a, parts[1], b)
-    the = re.match(r"(is|are) the (.+)$", body)
-    if the is not None:
-        return _every(the.group(2), scene)
     g = parse_group(body)
     if g is None:
         return None
     n = count_in(body)
-    if n is not None or re.search(r"\b(exactly|only)\b", body):  # "is there one red circle?" is a count too
+    if n is not None and n != 1 or re.search(r"\b(exactly|only)\b", body):
         return len(matching(scene, g)) == (n or 1)
     return bool(matching(scene, g))
-
-
-def _every(words: str, scene: Scene) -> bool | None:
-    """For "the circles green": there are circles and every one of them is green, as a person answers
-    "are the circles green?" when one of four is blue. None when the words name no shape or no attribute."""
-    tokens = words.split()
-    ends = [i for i, w in enumerate(tokens) if singular(w) in shapes()]
-    if not ends:
-        return None
-    subject, asked = parse_group(" ".join(tokens[: ends[0] + 1])), tokens[ends[0] + 1 :]
-    want = [w for w in asked if w in colors() or w in sizes()]
-    if subject is None or not want:
-        return None
-    things = matching(scene, Group(1, subject.color, subject.shape, subject.size))
-    every = Group(1, subject.color, subject.shape, subject.size)
-    for w in want:
-        every = _with_attribute(every, w)
-    return bool(things) and all(every.matches(o) for o in things)
 
 
 # --------------------------------------------------------------------------------------------
