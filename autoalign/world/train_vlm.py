@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import random
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -118,6 +119,8 @@ def patch_labels(scene, grid: int = 8, counts: bool = False) -> list[tuple[int, 
     palette, forms, scales = list(colors()), shapes(), list(sizes())
     most = len(count_words())
     width = 5 if counts else 3
+    same_shape = Counter(o.shape for o in scene.objects)
+    same_kind = Counter((o.shape, o.color) for o in scene.objects)
     out = []
     for r in range(grid):
         for c in range(grid):
@@ -131,9 +134,7 @@ def patch_labels(scene, grid: int = 8, counts: bool = False) -> list[tuple[int, 
             o = scene.objects[k - 1]
             label = (palette.index(o.color), forms.index(o.shape), scales.index(o.size))
             if counts:
-                same_shape = sum(p.shape == o.shape for p in scene.objects)
-                same_kind = sum(p.shape == o.shape and p.color == o.color for p in scene.objects)
-                label += (min(same_shape, most) - 1, min(same_kind, most) - 1)
+                label += (min(same_shape[o.shape], most) - 1, min(same_kind[(o.shape, o.color)], most) - 1)
             out.append(label)
     return out
 
