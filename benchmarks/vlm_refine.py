@@ -27,9 +27,12 @@ def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, required=True, help="where to write OUT/vlm (and links to the other committed models)")
     parser.add_argument("--steps", type=int, default=train_vlm.REFINE.steps, help="steps of the cosine plan")
+    parser.add_argument("--lr", type=float, default=None, help="peak learning rate (default: the plan's)")
     parser.add_argument("--warmup", type=int, default=None, help="warm-up steps (default: the plan's, at most half the steps)")
     parser.add_argument("--scenes", type=int, default=train_vlm.REFINE_SCENES, help="training scenes")
     parser.add_argument("--per-number", action="store_true", help="balance count questions per number they ask")
+    parser.add_argument("--copies", type=float, default=0.0,
+                        help="share of scenes whose twin holds a second copy of an 'a' object (the closed count's hard negative)")
     parser.add_argument("--no-closed-counts", action="store_true", help="leave out the closed-count questions")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO)
@@ -38,13 +41,16 @@ def main(argv: list[str] | None = None) -> dict:
     plan = train_vlm.REFINE.with_steps(args.steps)
     if args.warmup is not None:
         plan = replace(plan, warmup=args.warmup)
+    if args.lr is not None:
+        plan = replace(plan, lr=args.lr)
     stats = train_vlm.refine(WEIGHTS_DIR / "vlm", out / "vlm", plan=plan, n_scenes=args.scenes,
-                             closed_counts=not args.no_closed_counts, per_number=args.per_number)
+                             closed_counts=not args.no_closed_counts, per_number=args.per_number,
+                             copies=args.copies)
     for name in ("generator", "editor", "clip"):
         link = out / name
         if not link.exists():
             link.symlink_to(WEIGHTS_DIR / name, target_is_directory=True)
-    result = {"plan": plan.__dict__, "per_number": args.per_number, "closed_counts": not args.no_closed_counts, **stats}
+    result = {"plan": plan.__dict__, "per_number": args.per_number, "copies": args.copies, "closed_counts": not args.no_closed_counts, **stats}
     (out / "vlm" / "MODEL_CARD.json").write_text(json.dumps({"name": "vlm-refine", "start": "world:vlm", **result}, indent=2), encoding="utf-8")
     print(json.dumps(result, indent=2))
     return result

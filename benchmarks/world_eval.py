@@ -10,7 +10,8 @@
 * **vq2** - ROC AUC of VQ2 and VNLI for telling a caption's own image from an image one edit away
   (SeeTRUE's protocol in this world), with bootstrap intervals; VQ2 per kind of edit, and VQ2 also
   with the other setting of the question generator's ``closed_counts`` option (a count question for
-  every "a"; off, DSG's questions, in the ``shapes`` preset and by default).
+  every "a"; off, DSG's questions, in the ``shapes`` preset and by default), and the ceiling of each
+  question setting: the AUC of a perfect VQA whose answers are read off the scene graph (:func:`truth_vq2`).
 * **rerank** - the judges on the trained generator's own candidates (4 per caption, seeded): how often
   the candidate each judge ranks first is one the oracle reads as right (best of 4; the oracle's own
   pick is the upper bound), and how well each score separates right candidates from wrong ones (ROC
@@ -186,6 +187,16 @@ def eval_vlm(models, n: int, splits: Sequence[str] = SPLITS) -> dict[str, Any]:
 A_COPY = "extra copy of an 'a' object"
 
 
+def truth_vq2(questions, scene: Scene, zeroing: bool = True) -> float:
+    """VQ2 as a *perfect* VQA model would score it: each question's P(yes) is its truth on the scene
+    graph (:func:`facts.question_truth`; 0.5 where that cannot be read), DSG zeroing as the scorer
+    applies it. Over one-edit-away pairs its ROC AUC is the ceiling a question set allows."""
+    from autoalign.scoring.vq2 import dependency_zeroed, vq2_score
+
+    p = [0.5 if (t := facts.question_truth(q, scene)) is None else float(t) for q in questions]
+    return vq2_score(dependency_zeroed(questions, p) if zeroing else p) or 0.0
+
+
 def eval_vq2(models, config, n: int, splits: Sequence[str] = SPLITS) -> dict[str, Any]:
     from autoalign.models.cache import Models
     from autoalign.scoring.scorer import Scorer
@@ -205,6 +216,7 @@ def eval_vq2(models, config, n: int, splits: Sequence[str] = SPLITS) -> dict[str
         kinds: list[str] = []  # of each edited image ("" for the caption's own)
         scores: dict[str, list[float]] = {"vq2": [], "vnli": [], "clip": []}
         alt_scores: list[float] = []
+        ceiling: dict[str, list[float]] = {"preset": [], "alt": []}  # a perfect VQA's VQ2 (truth_vq2)
         for spec, scene in world_scenes(split, n):
             got = edit_away(spec, scene, rng)
             if got is None:
@@ -213,6 +225,9 @@ def eval_vq2(models, config, n: int, splits: Sequence[str] = SPLITS) -> dict[str
             pair = [draw(scene), draw(other)]
             cards = scorer.score(pair, spec.caption())
             alt_scores += [float(c.vq2) for c in alt_scorer.score(pair, spec.caption())]
+            for key, which in (("preset", scorer), ("alt", alt_scorer)):
+                qs = which.questions(spec.caption())
+                ceiling[key] += [truth_vq2(qs, s, config.scoring.dependency_zeroing) for s in (scene, other)]
             kinds += ["", A_COPY if adds_to_a_single(spec, other, kind) else kind]
             for label, card in zip((1, 0), cards):
                 labels.append(label)
@@ -221,6 +236,9 @@ def eval_vq2(models, config, n: int, splits: Sequence[str] = SPLITS) -> dict[str
                         scores[key].append(float(getattr(card, key)))
         table = {f"{k} ROC AUC": auc_with_ci(labels, v) for k, v in scores.items() if len(v) == len(labels)}
         table[alt_row] = auc_with_ci(labels, alt_scores)
+        # the ceiling of each question set: VQ2 with every answer read off the scene graph
+        table["vq2 ROC AUC with a perfect VQA (answers from the scene graph): the preset's questions' ceiling"] = auc_with_ci(labels, ceiling["preset"])
+        table[f"{alt_row.replace('vq2 ROC AUC', 'the same ceiling')}"] = auc_with_ci(labels, ceiling["alt"])
         if len(scores["vq2"]) == len(labels):
             # VQ2 by the kind of edit: every own image against the edited images of that kind
             own = [s for s, k in zip(scores["vq2"], kinds) if not k]

@@ -146,3 +146,20 @@ def test_editor_source_use_measures_the_committed_editor_reading_its_source():
     # at high noise, where the layout forms, the trained editor reads its source: a wrong source hurts
     high = got["t in [800, 1000)"]
     assert high["true source"] < high["another's source"]
+
+
+def test_truth_vq2_is_the_ceiling_of_a_question_set_blind_to_an_a_copy():
+    # A perfect VQA (answers from the scene graph) scores the caption's own scene 1; DSG's questions ask
+    # no count for "a", so a second red circle leaves even a perfect VQA at 1, while the closed count sees it.
+    from autoalign.benchmarks.world_eval import truth_vq2
+    from autoalign.world.data import questions
+    from autoalign.world.scene import Group, Obj, Scene, Spec
+
+    spec = Spec((Group(1, "red", "circle"), Group(2, "blue", "square")), None, "count")
+    scene = Scene([Obj("circle", "red", "big", 14, 14), Obj("square", "blue", "big", 50, 14), Obj("square", "blue", "big", 30, 50)])
+    copy = Scene(scene.objects + [Obj("circle", "red", "big", 50, 50)])
+    recoloured = Scene([Obj("circle", "green", "big", 14, 14), *scene.objects[1:]])
+    dsg, closed = questions(spec.caption()), questions(spec.caption(), closed_counts=True)
+    assert truth_vq2(dsg, scene) == truth_vq2(closed, scene) == 1.0
+    assert truth_vq2(dsg, copy) == 1.0 and truth_vq2(closed, copy) < 1.0
+    assert truth_vq2(dsg, recoloured) < 1.0

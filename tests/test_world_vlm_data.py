@@ -195,3 +195,34 @@ def test_per_number_balance_leaves_no_count_word_that_gives_its_answer_away():
     assert {1, 2} <= set(even)
     for answers in even.values():
         assert answers.count("yes") == answers.count("no") > 0
+
+
+def test_copy_of_single_adds_a_second_copy_of_an_a_object_only():
+    from autoalign.world.edits import adds_to_a_single, copy_of_single
+    from autoalign.world.oracle import check
+    from autoalign.world.scene import Group, Spec
+
+    spec = Spec((Group(1, "red", "circle"), Group(2, "blue", "square")), None, "count")
+    scene = Scene([Obj("circle", "red", "small", 12, 12), Obj("square", "blue", "small", 50, 12), Obj("square", "blue", "small", 12, 50)])
+    twin = copy_of_single(spec, scene, random.Random(0))
+    assert twin is not None and twin.objects[:3] == scene.objects
+    new = twin.objects[-1]
+    assert (new.shape, new.color, new.size) == ("circle", "red", "small")  # a copy of the "a" object, not a square
+    assert adds_to_a_single(spec, twin, "extra") and not check(spec, twin).aligned
+    # nothing named with "a", or a full scene: no copy
+    plural = Spec((Group(2, "blue", "square"),), None, "count")
+    assert copy_of_single(plural, Scene(scene.objects[1:]), random.Random(0)) is None
+    full = Scene(scene.objects + [Obj("triangle", "green", "small", 50, 50)])
+    assert copy_of_single(spec, full, random.Random(0)) is None
+
+
+def test_copy_twins_only_when_asked_and_leave_the_default_examples_unchanged():
+    from autoalign.world.train_vlm import examples
+
+    base = [(e.text, e.answer) for e in examples(12, closed_counts=True)]
+    assert base == [(e.text, e.answer) for e in examples(12, closed_counts=True, copies=0.0)]
+    copied = examples(12, closed_counts=True, copies=1.0)
+    # every "a" object's closed count is now also asked of a twin holding two of it, and answered no
+    hard = [e for e in copied if e.kind == "yes_no" and e.text.startswith("is there one") and e.answer == "no"
+            and any(sum(p.shape == o.shape and p.color == o.color for p in e.scene.objects) > 1 for o in e.scene.objects)]
+    assert hard

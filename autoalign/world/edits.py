@@ -142,6 +142,19 @@ def adds_to_a_single(spec: Spec, edited: Scene, kind: str) -> bool:
     return any(g.count == 1 and g.shape == new.shape and g.color in (None, new.color) for g in spec.groups)
 
 
+def copy_of_single(spec: Spec, scene: Scene, rng: random.Random) -> Scene | None:
+    """``scene`` with a second copy of an object the caption names with "a" (the edit
+    :func:`adds_to_a_single` marks): the hard negative of a closed count ("is there one red circle?").
+    ``None`` when the caption names nothing with "a", the scene is full, or no free spot was found."""
+    singles = [o for o in scene.objects
+               if any(g.count == 1 and g.shape == o.shape and g.color in (None, o.color) for g in spec.groups)]
+    if not singles or len(scene.objects) >= 4:
+        return None
+    o = rng.choice(singles)
+    new = _free_spot(rng, scene, Group(1, o.color, o.shape, o.size))
+    return None if new is None else Scene([*scene.objects, new])
+
+
 def triple(spec: Spec, scene: Scene, rng: random.Random) -> Triple | None:
     """One training triple for the editor, or None when the corruption is invisible to the questions."""
     corrupted = corrupt(spec, scene, rng)

@@ -90,16 +90,22 @@ def prompt_text(processor, kind: str, text: str) -> str:
 
 
 def examples(n_scenes: int, split: str = "train", seed: int = 0, closed_counts: bool = False,
-             per_number: bool = False) -> list[wdata.Example]:
+             per_number: bool = False, copies: float = 0.0) -> list[wdata.Example]:
     """Complementary yes/no pairs (each question on a scene and on its twin one edit away), balanced
-    per question topic, plus short answers (:mod:`autoalign.world.data`)."""
-    from autoalign.world.edits import one_edit_away
+    per question topic, plus short answers (:mod:`autoalign.world.data`).
+
+    With ``copies`` (round 14's experiment), that share of the scenes whose caption names something
+    with "a" get as their twin the scene with a second copy of it (:func:`edits.copy_of_single`): the
+    hard negative of "is there one red circle?", which a random twin seldom is."""
+    from autoalign.world.edits import copy_of_single, one_edit_away
 
     rng = random.Random(seed)
     out: list[wdata.Example] = []
     for spec, scene in wdata.world_scenes(split, n_scenes):
         # a twin one edit away (recoloured, reshaped, an object dropped or added, a relation swapped)
         twin = one_edit_away(spec, scene, rng, tries=5, must_differ=False)
+        if copies and rng.random() < copies:
+            twin = copy_of_single(spec, scene, rng) or twin
         out += wdata.complementary_examples(spec, scene, twin, rng, closed_counts)
     return wdata.balance(out, rng, per_number)
 
@@ -268,7 +274,8 @@ def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, n_scenes: int = N_SCE
 
 
 def refine(start: Path, out_dir: Path, seed: int = 0, plan: Plan = REFINE, n_scenes: int = REFINE_SCENES,
-           closed_counts: bool = True, per_number: bool = False, resume: bool = True, progress: bool = True) -> dict:
+           closed_counts: bool = True, per_number: bool = False, copies: float = 0.0, resume: bool = True,
+           progress: bool = True) -> dict:
     """An experiment, not part of the committed recipe (README, round 12): the model saved in ``start``
     trained on at a lower learning rate, on more scenes, with the count-grounding heads, with
     ``closed_counts`` the count questions that option of the question generator writes, and with
@@ -277,7 +284,7 @@ def refine(start: Path, out_dir: Path, seed: int = 0, plan: Plan = REFINE, n_sce
     import torch
     from transformers import LlavaForConditionalGeneration, LlavaProcessor
 
-    pool = examples(n_scenes, seed=seed, closed_counts=closed_counts, per_number=per_number)
+    pool = examples(n_scenes, seed=seed, closed_counts=closed_counts, per_number=per_number, copies=copies)
     logger.info("vlm-refine: %d training examples from %d scenes", len(pool), n_scenes)
     processor = LlavaProcessor.from_pretrained(start)
     model = LlavaForConditionalGeneration.from_pretrained(start, dtype=torch.float32)
