@@ -22,6 +22,9 @@ from autoalign.world.data import questions
 from autoalign.world.render import _overlaps, _random_obj
 from autoalign.world.scene import Group, Obj, Scene, Spec, colors, shapes
 
+#: the most objects a world scene holds: an edit that adds one stops there
+MOST_OBJECTS = 4
+
 
 @dataclass
 class Triple:
@@ -101,7 +104,7 @@ def corrupt(spec: Spec, scene: Scene, rng: random.Random) -> tuple[Scene, str] |
         objs.pop(i)
     elif kind == "extra":
         new = _free_spot(rng, scene, Group(1, o.color, o.shape, o.size))
-        if new is None or len(objs) >= 4:
+        if new is None or len(objs) >= MOST_OBJECTS:
             return None
         objs.append(new)
     else:  # swap the two related objects' places
@@ -138,17 +141,20 @@ def adds_to_a_single(spec: Spec, edited: Scene, kind: str) -> bool:
     option asks "is there one red circle?"; ``autoalign world eval`` measures VQ2 with it too.)"""
     if kind != "extra":
         return False
-    new = edited.objects[-1]  # corrupt appends the copy
-    return any(g.count == 1 and g.shape == new.shape and g.color in (None, new.color) for g in spec.groups)
+    return named_once(spec, edited.objects[-1])  # corrupt appends the copy
+
+
+def named_once(spec: Spec, o: Obj) -> bool:
+    """Whether the caption names ``o``'s kind with "a" ("a red circle"), so a second one is an edit."""
+    return any(g.count == 1 and g.shape == o.shape and g.color in (None, o.color) for g in spec.groups)
 
 
 def copy_of_single(spec: Spec, scene: Scene, rng: random.Random) -> Scene | None:
     """``scene`` with a second copy of an object the caption names with "a" (the edit
     :func:`adds_to_a_single` marks): the hard negative of a closed count ("is there one red circle?").
     ``None`` when the caption names nothing with "a", the scene is full, or no free spot was found."""
-    singles = [o for o in scene.objects
-               if any(g.count == 1 and g.shape == o.shape and g.color in (None, o.color) for g in spec.groups)]
-    if not singles or len(scene.objects) >= 4:
+    singles = [o for o in scene.objects if named_once(spec, o)]
+    if not singles or len(scene.objects) >= MOST_OBJECTS:
         return None
     o = rng.choice(singles)
     new = _free_spot(rng, scene, Group(1, o.color, o.shape, o.size))
