@@ -457,3 +457,72 @@ def _plain(value: Any) -> Any:
     if isinstance(value, list):
         return [_plain(v) for v in value]
     return value
+
+
+# --- Grounding and region edits (issues 36-37): one contract shared by the grounder role, the
+# ``layout`` detector, the layout planner and the region editor. Boxes are pixel xyxy in the image
+# they were found in; masks travel as file paths (like every image), never as arrays.
+
+
+@dataclass
+class Box:
+    """One object found for a phrase: a pixel box ``(x0, y0, x1, y1)``, its score, and a mask file if any."""
+
+    xyxy: tuple[float, float, float, float]
+    score: float
+    label: str = ""  # the phrase (or the detector's label) this box answers
+    mask: str = ""  # a mask image's path (white = the object), "" when the model gives none
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"xyxy": list(self.xyxy), "score": self.score, "label": self.label, "mask": self.mask}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Box":
+        return cls(xyxy=tuple(float(v) for v in data["xyxy"]), score=float(data["score"]),
+                   label=data.get("label", ""), mask=data.get("mask", ""))
+
+    @property
+    def center(self) -> tuple[float, float]:
+        x0, y0, x1, y1 = self.xyxy
+        return ((x0 + x1) / 2.0, (y0 + y1) / 2.0)
+
+
+@dataclass
+class Grounding:
+    """What a grounder found for one phrase in one image (boxes best first, already thresholded)."""
+
+    phrase: str
+    boxes: list[Box] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"phrase": self.phrase, "boxes": [b.to_dict() for b in self.boxes]}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Grounding":
+        return cls(phrase=data["phrase"], boxes=[Box.from_dict(b) for b in data.get("boxes", [])])
+
+
+LayoutOpKind = Literal["remove", "add", "move", "recolor", "reshape"]
+LAYOUT_OP_KINDS: tuple[str, ...] = get_args(LayoutOpKind)
+
+
+@dataclass
+class LayoutOp:
+    """One step of a layout plan (SLD's operations): what to do, to which box, with which phrase."""
+
+    kind: LayoutOpKind
+    phrase: str  # the object phrase to draw ("a red circle") or the one being removed
+    source: Box | None = None  # the box removed / moved / recoloured (None for an addition)
+    target: Box | None = None  # where the object goes (add / move), or the same box (recolour / reshape)
+    reason: str = ""  # the mismatch it answers, in words
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "phrase": self.phrase, "reason": self.reason,
+                "source": self.source.to_dict() if self.source else None,
+                "target": self.target.to_dict() if self.target else None}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "LayoutOp":
+        return cls(kind=data["kind"], phrase=data["phrase"], reason=data.get("reason", ""),
+                   source=Box.from_dict(data["source"]) if data.get("source") else None,
+                   target=Box.from_dict(data["target"]) if data.get("target") else None)
