@@ -15,9 +15,10 @@
 
 Every function takes a ``preset`` (a name from ``autoalign models list`` or a ``.toml`` path), an
 optional ``config`` (a :class:`~autoalign.config.Config`, a TOML/YAML/JSON file of overrides, or a
-dict of them) and keyword overrides: a loop setting by its name (``max_rounds=2``,
-``candidates=1``, ``threshold=0.9``: the fields of :class:`~autoalign.config.LoopSettings`),
-``writer`` / ``device`` / ``dtype``, or a whole section as a dict (``scoring={"primary": "clip"}``,
+dict of them) and keyword overrides: a setting of :mod:`autoalign.settings` by its name, checked against
+its bounds (``max_rounds=2``, ``candidates=1``, ``threshold=0.9``, ``steps=4``, ``width=512``,
+``image_guidance_scale=1.2``, ``writer`` / ``device`` / ``dtype``, ...; the same names as the CLI's flags),
+another field of :class:`~autoalign.config.LoopSettings` by its name, or a whole section as a dict (``scoring={"primary": "clip"}``,
 ``generator={"model": "/models/sd-turbo"}``). Only what you pass overrides the preset. Models load
 once per process and are shared by later calls. Bad input raises
 :class:`~autoalign.errors.AutoAlignError` (its subclasses ``InputError`` / ``ConfigError``) with a
@@ -35,7 +36,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
+from autoalign import settings
 from autoalign.errors import InputError
+from autoalign.settings import DEFAULT_PRESET
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -46,20 +49,23 @@ if TYPE_CHECKING:
 ImageLike = Union[str, os.PathLike, "Image.Image"]
 ConfigLike = Union["Config", str, os.PathLike, dict]
 
-_TOP_LEVEL = ("writer", "device", "dtype", "description")
+_TOP_LEVEL = ("description",)
 _SECTIONS = ("loop", "scoring", "detection")
 
 __all__ = ["align", "score", "detect", "resolve_config", "open_images"]
 
 
-def resolve_config(preset: str = "tiny", config: ConfigLike | None = None, **overrides: Any) -> "Config":
+def resolve_config(preset: str = DEFAULT_PRESET, config: ConfigLike | None = None, **overrides: Any) -> "Config":
     """The run configuration: ``preset``, then ``config``, then the keyword ``overrides``; validated."""
     from autoalign.config import MODEL_ROLES, Config, ConfigError, LoopSettings, deep_merge, from_dict, load_config
 
-    loop_fields = set(LoopSettings.__dataclass_fields__)
+    run_settings = {name for name, s in settings.SETTINGS.items() if s.path is not None}
+    loop_fields = set(LoopSettings.__dataclass_fields__) - run_settings
     nested: dict[str, Any] = {}
     for key, value in overrides.items():
-        if key in loop_fields:
+        if key in run_settings:
+            nested = deep_merge(nested, settings.overrides({key: value}, style="api"))
+        elif key in loop_fields:
             nested.setdefault("loop", {})[key] = value
         elif key in _TOP_LEVEL:
             nested[key] = value
@@ -68,7 +74,7 @@ def resolve_config(preset: str = "tiny", config: ConfigLike | None = None, **ove
                 raise ConfigError(f"{key} must be a dict of fields to override (got {type(value).__name__})")
             nested[key] = deep_merge(nested.get(key, {}), value)
         else:
-            allowed = sorted(loop_fields | set(_TOP_LEVEL) | set(MODEL_ROLES) | set(_SECTIONS))
+            allowed = sorted(run_settings | loop_fields | set(_TOP_LEVEL) | set(MODEL_ROLES) | set(_SECTIONS))
             raise ConfigError(f"unknown setting {key!r}; allowed: {', '.join(allowed)}")
     if config is None or isinstance(config, (str, os.PathLike)):
         return load_config(preset, config, nested)
@@ -105,7 +111,7 @@ def open_images(images: ImageLike | Sequence[ImageLike]) -> list["Image.Image"]:
 
 def align(
     prompt: str,
-    preset: str = "tiny",
+    preset: str = DEFAULT_PRESET,
     *,
     config: ConfigLike | None = None,
     image: ImageLike | None = None,
@@ -127,7 +133,10 @@ def align(
 
     if seed is not None:
         overrides["seed"] = seed
+    from autoalign.memory_check import check_memory
+
     cfg = resolve_config(preset, config, **overrides)
+    check_memory(cfg)  # a run too large for this machine is refused before its directory exists
     run_dir = Path(out_dir) if out_dir is not None else Path(tempfile.mkdtemp(prefix="autoalign-run-"))
     with tempfile.TemporaryDirectory(prefix="autoalign-upload-") as upload_dir:
         init_image = None
@@ -147,7 +156,7 @@ def align(
 def score(
     images: ImageLike | Sequence[ImageLike],
     text: str,
-    preset: str = "tiny",
+    preset: str = DEFAULT_PRESET,
     *,
     config: ConfigLike | None = None,
     **overrides: Any,
@@ -165,7 +174,7 @@ def score(
 def detect(
     image: ImageLike,
     text: str,
-    preset: str = "tiny",
+    preset: str = DEFAULT_PRESET,
     *,
     config: ConfigLike | None = None,
     **overrides: Any,

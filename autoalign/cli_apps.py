@@ -6,12 +6,16 @@ Command modules live in ``autoalign/commands/`` and do ``from autoalign.cli_apps
 
 from __future__ import annotations
 
-from typing import Any, Optional
+import functools
+import inspect
+from collections.abc import Callable
+from typing import Any, Optional, get_type_hints
 
 import typer
 from typer.core import TyperOption
 
-from autoalign.knobs import diffusers_overrides
+from autoalign.settings import DEFAULT_PRESET, Setting, command_values, setting
+from autoalign.settings import overrides as settings_overrides
 
 
 def _flag_type(self: TyperOption, ctx: Any) -> str | None:
@@ -41,39 +45,47 @@ PRESET_HELP = "Preset name (see 'autoalign models list') or a path to a preset .
 CONFIG_HELP = "A TOML/YAML file whose fields override the preset."
 
 
-# The knobs a diffusers user expects (autoalign.knobs), shared by run, batch, bench run/audit.
-DEVICE_OPT = typer.Option(None, "--device", help="Device for the models: auto, cpu, cuda, cuda:N or mps (device).")
-DTYPE_OPT = typer.Option(None, "--dtype", help="Weight precision: auto, float32, float16 or bfloat16 (dtype).")
-STEPS_OPT = typer.Option(None, "--steps", help="Denoising steps of the generator (generator.num_inference_steps).")
-GUIDANCE_OPT = typer.Option(None, "--guidance-scale", help="Classifier-free guidance of the generator (generator.guidance_scale).")
-NEGATIVE_OPT = typer.Option(None, "--negative-prompt", help="What the images should not show (generator.negative_prompt).")
-WIDTH_OPT = typer.Option(None, "--width", help="Image width in pixels, a multiple of 8 (generator.width).")
-HEIGHT_OPT = typer.Option(None, "--height", help="Image height in pixels, a multiple of 8 (generator.height).")
+def preset_option(default: str = DEFAULT_PRESET, *, short: bool = True) -> Any:
+    """The ``--preset`` option (default :data:`autoalign.settings.DEFAULT_PRESET`)."""
+    return typer.Option(default, "--preset", *(("-p",) if short else ()), help=PRESET_HELP)
 
 
-def flag_overrides(
-    seed: int | None = None,
-    candidates: int | None = None,
-    max_rounds: int | None = None,
-    threshold: float | None = None,
-    writer: str | None = None,
-    *,
-    device: Optional[str] = None,
-    dtype: Optional[str] = None,
-    steps: Optional[int] = None,
-    guidance_scale: Optional[float] = None,
-    negative_prompt: Optional[str] = None,
-    width: Optional[int] = None,
-    height: Optional[int] = None,
-) -> dict[str, Any]:
-    """CLI flags as a config override dict (only the flags that were given)."""
-    loop = {k: v for k, v in {"seed": seed, "candidates": candidates, "max_rounds": max_rounds, "threshold": threshold}.items() if v is not None}
-    out: dict[str, Any] = {"loop": loop} if loop else {}
-    if writer is not None:
-        out["writer"] = writer
-    out.update(diffusers_overrides(device=device, dtype=dtype, steps=steps, guidance_scale=guidance_scale,
-                                   negative_prompt=negative_prompt, width=width, height=height))
-    return out
+def _typer_option(s: Setting) -> Any:
+    names = (s.flag, s.short) if s.short else (s.flag,)
+    return typer.Option(s.default, *names, help=s.help_text(), show_default=s.default is not None)
+
+
+def setting_options(*names: str, run: tuple[str, ...] = ()) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Give a command the named settings of :mod:`autoalign.settings` as Typer options.
+
+    ``run``: settings of the run configuration; the command receives the given ones, checked, as one
+    ``overrides`` dict (config overrides, :func:`autoalign.settings.overrides`). ``names``: the command's own
+    options (``--workers``, ...), passed to it checked under their names. A bad value is one ConfigError line
+    before the command body runs, so nothing is loaded or written.
+    """
+    def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
+        hints = get_type_hints(fn)
+        params = [p.replace(annotation=hints.get(p.name, p.annotation))
+                  for p in inspect.signature(fn).parameters.values() if p.name not in (*names, *run, "overrides")]
+        added = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=_typer_option(setting(n)),
+                                   annotation=Optional[setting(n).kind]) for n in (*run, *names)]
+        cut = next((i for i, p in enumerate(params) if p.annotation is bool), len(params))  # on/off flags last
+        params = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) if i >= cut else p for i, p in enumerate(params)]
+
+        @functools.wraps(fn)
+        def command(*args: Any, **kwargs: Any) -> Any:
+            given = {n: kwargs.pop(n, None) for n in run}
+            kwargs.update(command_values({n: kwargs.pop(n, setting(n).default) for n in names}))
+            if run or "overrides" in hints:
+                kwargs["overrides"] = settings_overrides(given)
+            return fn(*args, **kwargs)
+
+        command.__signature__ = inspect.Signature([*params[:cut], *added, *params[cut:]])  # type: ignore[attr-defined]
+        command.__annotations__ = {p.name: p.annotation for p in command.__signature__.parameters.values()}
+        del command.__wrapped__  # Typer reads __signature__, not the wrapped function's
+        return command
+
+    return decorate
 
 
 def say_scores_warning(config: Any) -> None:

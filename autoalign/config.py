@@ -38,16 +38,13 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from autoalign.errors import AutoAlignError
+from autoalign.errors import ConfigError
+from autoalign.settings import DTYPES, SETTINGS, check_config
 
 MODEL_ROLES: tuple[str, ...] = ("generator", "editor", "vqa", "clip", "questions", "llm")
-#: Allowed values of the device/dtype/offload fields (``auto`` resolves in :mod:`autoalign.models.loading`).
-DTYPES: tuple[str, ...] = ("auto", "float32", "float16", "bfloat16")
+#: Allowed values of the offload field (device and dtype: :mod:`autoalign.settings`; ``auto`` resolves in
+#: :mod:`autoalign.models.loading`).
 OFFLOAD_MODES: tuple[str, ...] = ("none", "model", "sequential")
-
-
-class ConfigError(AutoAlignError, ValueError):
-    """A bad preset, override file or setting; the message names the field and what is allowed."""
 
 
 @dataclass
@@ -95,9 +92,7 @@ class RoleSpec:
 
 def check_device(device: str, name: str = "device") -> None:
     """``auto``, ``cpu``, ``mps``, ``cuda`` or ``cuda:N``; anything else is a :class:`ConfigError`."""
-    ok = device in ("auto", "cpu", "mps", "cuda") or (device.startswith("cuda:") and device[5:].isdigit())
-    if not ok:
-        raise ConfigError(f"{name} must be auto, cpu, mps, cuda or cuda:N (got {device!r})")
+    SETTINGS["device"].check(device, name)
 
 
 @dataclass
@@ -116,23 +111,9 @@ class LoopSettings:
     regenerate_on_stall: bool = False  # every edit failed: regenerate from prompts/regenerate_prompt.txt
 
     def validate(self) -> None:
-        if self.candidates < 1:
-            raise ConfigError(f"loop.candidates must be >= 1 (got {self.candidates})")
-        if self.max_rounds < 0:
-            raise ConfigError(f"loop.max_rounds must be >= 0 (got {self.max_rounds})")
-        if not 0.0 <= self.threshold <= 2.5:
-            raise ConfigError(
-                f"loop.threshold must be in [0, 1] for vq2/vnli, or up to 2.5 for clip (CLIPScore) (got {self.threshold})"
-            )
-        if self.patience < 1:
-            raise ConfigError(f"loop.patience must be >= 1 (got {self.patience})")
-        if self.edit_samples < 1:
-            raise ConfigError(f"loop.edit_samples must be >= 1 (got {self.edit_samples})")
+        # the numeric fields' bounds are declared with the settings (autoalign.settings.check_config)
         if self.multi_mismatch not in ("sequential", "combined"):
             raise ConfigError(f"loop.multi_mismatch must be 'sequential' or 'combined' (got {self.multi_mismatch!r})")
-        if self.max_instructions < 1:
-            raise ConfigError(f"loop.max_instructions must be >= 1 (got {self.max_instructions})")
-        check_seed(self.seed, "loop.seed")
 
 
 @dataclass
@@ -193,18 +174,7 @@ class Config:
     def validate(self) -> "Config":
         self.loop.validate()
         self.scoring.validate()
-        if self.scoring.primary != "clip" and self.loop.threshold > 1.0:  # CLIPScore runs to 2.5, the others to 1
-            raise ConfigError(
-                f"loop.threshold must be in [0, 1] when scoring.primary is {self.scoring.primary!r} "
-                f"(up to 2.5 only for clip) (got {self.loop.threshold})"
-            )
-        from autoalign import registry
-
-        if self.writer not in registry.names("writer"):
-            raise ConfigError(f"writer must be one of {', '.join(registry.names('writer'))} (got {self.writer!r})")
-        check_device(self.device)
-        if self.dtype not in DTYPES:
-            raise ConfigError(f"dtype must be one of {', '.join(DTYPES)} (got {self.dtype!r})")
+        check_config(self)  # every declared setting inside its bounds (writer, device, dtype, loop, knobs)
         if not isinstance(self.sequential, bool):
             raise ConfigError(f"sequential must be true or false (got {self.sequential!r})")
         for flag in ("random_weights", "test_double"):
@@ -224,20 +194,9 @@ class Config:
         return {role: getattr(self, role).model for role in MODEL_ROLES}
 
 
-MAX_SEED = 2**32 - 1  # what every generator backend accepts (numpy's limit is the tightest)
-
-
 def check_seed(value: Any, what: str = "loop.seed") -> int:
     """``value`` as a seed: a whole number in [0, 2**32 - 1]; ConfigError naming ``what`` otherwise."""
-    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
-        value = int(value)
-    if isinstance(value, str) and value.strip().lstrip("+-").isdigit():
-        value = int(value.strip())
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigError(f"{what} must be a whole number from 0 to {MAX_SEED} (got {value!r})")
-    if not 0 <= value <= MAX_SEED:
-        raise ConfigError(f"{what} must be a whole number from 0 to {MAX_SEED} (got {value})")
-    return value
+    return SETTINGS["seed"].check(value, what)
 
 
 def _type_error(dotted: str, wanted: str, value: Any) -> ConfigError:

@@ -10,3 +10,7 @@ class AutoAlignError(Exception):
 
 class InputError(AutoAlignError, ValueError):
     """Bad user input (prompt, image, file, flag); the message names the field and what is allowed."""
+
+
+class ConfigError(AutoAlignError, ValueError):
+    """A bad preset, override file or setting; the message names the field and what is allowed."""

@@ -73,7 +73,7 @@ def test_align_takes_a_config_object_or_file(tmp_path):
 def test_bad_settings_and_inputs_are_refused_before_a_run_starts(tmp_path):
     with pytest.raises(ConfigError, match="unknown setting 'rounds'"):
         autoalign.align(PROMPT, "scene-double", out_dir=tmp_path / "a", rounds=2)
-    with pytest.raises(ConfigError, match="candidates must be >= 1"):
+    with pytest.raises(ConfigError, match=r"candidates \(loop.candidates\) must be a whole number from 1 to 64"):
         autoalign.align(PROMPT, "scene-double", out_dir=tmp_path / "b", candidates=0)
     with pytest.raises(InputError, match="file not found"):
         autoalign.align(PROMPT, "scene-double", out_dir=tmp_path / "c", image=tmp_path / "missing.png")

@@ -76,7 +76,7 @@ def test_resume_flag_returns_the_finished_summary(tmp_path, capsys):
     ("args", "message"),
     [
         (["   "], "prompt is empty"),
-        ([PROMPT, "--candidates", "0"], "candidates must be >= 1"),
+        ([PROMPT, "--candidates", "0"], "--candidates (loop.candidates) must be a whole number from 1 to 64"),
         (["apple " * 2000], "scoring.max_prompt_chars = 1000"),
         ([PROMPT, "--threshold", "2"], "threshold"),
         ([PROMPT, "--writer", "poet"], "writer"),

@@ -3,72 +3,52 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from autoalign.cli_apps import (
-    CONFIG_HELP,
-    DEVICE_OPT,
-    DTYPE_OPT,
-    GUIDANCE_OPT,
-    HEIGHT_OPT,
-    NEGATIVE_OPT,
-    PRESET_HELP,
-    STEPS_OPT,
-    WIDTH_OPT,
-    app,
-    flag_overrides,
-    quiet_model_bars,
-    say_scores_warning,
-)
+from autoalign.cli_apps import CONFIG_HELP, app, preset_option, quiet_model_bars, say_scores_warning, setting_options
+from autoalign.settings import LOOP_FLAGS, MODEL_FLAGS
 from autoalign.wording import clean_text
 
 
 @app.command("batch")
+@setting_options("workers", "gpus_per_worker", "retries", "limit", run=(*LOOP_FLAGS, *MODEL_FLAGS))
 def batch(
     prompts: Path = typer.Argument(..., help="A .txt (one prompt a line), .csv or .jsonl file with a 'prompt' column or field."),
     out: Path = typer.Option(..., "--out", "-o", help="Batch directory (ledger, images, manifest). Rerun to resume."),
-    preset: str = typer.Option("tiny", "--preset", "-p", help=PRESET_HELP),
+    preset: str = preset_option(),
     config: Optional[Path] = typer.Option(None, "--config", "-c", help=CONFIG_HELP),
     engine: str = typer.Option("local", "--engine", help="local | ray"),
     address: Optional[str] = typer.Option(None, "--address", help="Ray cluster address (default: start Ray locally)."),
-    workers: Optional[int] = typer.Option(None, "--workers", help="Ray actors (default: one per GPU, or 1 on CPU)."),
-    gpus_per_worker: Optional[float] = typer.Option(None, "--gpus-per-worker", help="GPUs per Ray actor (default 1 when GPUs exist)."),
-    retries: int = typer.Option(1, "--retries", help="Extra attempts for a failing item in each invocation."),
-    limit: Optional[int] = typer.Option(None, "--limit", help="Only the first N items (after --shard)."),
     shard: Optional[str] = typer.Option(None, "--shard", help="i/n: only the items whose id hashes to shard i of n."),
-    candidates: Optional[int] = typer.Option(None, "--candidates", help="Override loop.candidates."),
-    max_rounds: Optional[int] = typer.Option(None, "--max-rounds", help="Override loop.max_rounds."),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Seed of items without their own 'seed' (loop.seed)."),
-    device: Optional[str] = DEVICE_OPT,
-    dtype: Optional[str] = DTYPE_OPT,
-    steps: Optional[int] = STEPS_OPT,
-    guidance_scale: Optional[float] = GUIDANCE_OPT,
-    negative_prompt: Optional[str] = NEGATIVE_OPT,
-    width: Optional[int] = WIDTH_OPT,
-    height: Optional[int] = HEIGHT_OPT,
     no_progress: bool = typer.Option(False, "--no-progress", help="No progress bar."),
     no_report: bool = typer.Option(
         False, "--no-report", help="Skip the benchmark report (results.jsonl, summary.json/md, report.html)."
     ),
+    *,
+    workers: Optional[int],
+    gpus_per_worker: Optional[float],
+    retries: int,
+    limit: Optional[int],
+    overrides: dict[str, Any],
 ) -> None:
     """Correct every prompt of a file; failures are recorded and skipped; rerun to resume.
 
     Afterwards the finished items are scored like 'bench run' (baseline, best-of-N, corrected) and
     summary.json, summary.md and report.html are written into the batch directory (--no-report
     skips this; a rerun only evaluates newly finished items). A row's own seed and negative_prompt
-    win over --seed and --negative-prompt.
+    win over --seed and --negative-prompt. --limit counts after --shard.
     """
     from autoalign.agents.batch import run_batch
     from autoalign.config import load_config
+    from autoalign.memory_check import check_memory
 
-    cfg = load_config(preset, config, flag_overrides(
-        seed=seed, candidates=candidates, max_rounds=max_rounds, device=device, dtype=dtype, steps=steps,
-        guidance_scale=guidance_scale, negative_prompt=negative_prompt, width=width, height=height))
+    cfg = load_config(preset, config, overrides)
+    check_memory(cfg)
     quiet_model_bars()
     report = run_batch(
         prompts,

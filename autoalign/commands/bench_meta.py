@@ -10,7 +10,7 @@ from typing import Optional
 
 import typer
 
-from autoalign.cli_apps import CONFIG_HELP, PRESET_HELP, bench_app
+from autoalign.cli_apps import CONFIG_HELP, bench_app, preset_option
 from autoalign.errors import InputError
 
 
@@ -28,7 +28,7 @@ def meta(
         None, "--pairs", help="Winoground-style CSV: id,image_0,image_1,caption_0,caption_1 (caption_k describes image_k)."
     ),
     scorer: str = typer.Option("vq2", "--scorer", help="vq2 | vnli | clip"),
-    preset: str = typer.Option("tiny", "--preset", "-p", help=PRESET_HELP),
+    preset: str = preset_option(),
     config: Optional[Path] = typer.Option(None, "--config", "-c", help=CONFIG_HELP),
     limit: Optional[int] = typer.Option(None, "--limit", help="Only the first N rows of each CSV."),
     out: Optional[Path] = typer.Option(

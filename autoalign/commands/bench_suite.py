@@ -10,42 +10,32 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from autoalign.cli_apps import (
-    CONFIG_HELP,
-    DEVICE_OPT,
-    DTYPE_OPT,
-    GUIDANCE_OPT,
-    HEIGHT_OPT,
-    NEGATIVE_OPT,
-    PRESET_HELP,
-    STEPS_OPT,
-    WIDTH_OPT,
-    bench_app,
-    flag_overrides,
-    quiet_model_bars,
-)
+from autoalign.cli_apps import CONFIG_HELP, bench_app, preset_option, quiet_model_bars, setting_options
+from autoalign.settings import MODEL_FLAGS
 
 SUITE_HELP = "drawbench | editbench | geneval | t2i-compbench | shapes, or a .csv/.jsonl file with a 'prompt' column."
+LIMIT_NOTE = "--limit takes its N prompts (after --categories) in turn from each category, in file order."
 SUITE_FILE_HELP = "A local copy of the suite's file (e.g. a downloaded DrawBench.csv); no download."
 
 
 def _bench(
     *, correct: bool, suite: str, preset: str, out: Path, suite_file: Optional[Path], limit: Optional[int],
-    categories: Optional[str], seeds: int, config: Optional[Path], candidates: Optional[int],
-    max_rounds: Optional[int], no_progress: bool, knobs: dict,
+    categories: Optional[str], seeds: int, config: Optional[Path], no_progress: bool, overrides: dict[str, Any],
 ) -> None:
     from autoalign.benchmarks.bench_runner import bench_run
     from autoalign.benchmarks.report import write_reports
     from autoalign.benchmarks.suites import load_suite
     from autoalign.config import load_config
+    from autoalign.memory_check import check_memory
 
-    cfg = load_config(preset, config, flag_overrides(candidates=candidates, max_rounds=max_rounds, **knobs))
+    cfg = load_config(preset, config, overrides)
+    check_memory(cfg)
     quiet_model_bars()
     the_suite = load_suite(suite, suite_file)
     cats = [c for c in categories.split(",")] if categories else None
@@ -119,42 +109,31 @@ def _print_summary(out: Path, correct: bool) -> None:
 
 
 def _common(correct: bool):
+    @setting_options("limit", "seeds", run=("candidates", "max_rounds", *MODEL_FLAGS))
     def command(
         suite: str = typer.Option(..., "--suite", "-s", help=SUITE_HELP),
-        preset: str = typer.Option("tiny", "--preset", "-p", help=PRESET_HELP),
+        preset: str = preset_option(),
         out: Path = typer.Option(..., "--out", "-o", help="Bench directory (results.jsonl, reports, images). Rerun to resume."),
         suite_file: Optional[Path] = typer.Option(None, "--suite-file", help=SUITE_FILE_HELP),
-        limit: Optional[int] = typer.Option(
-            None, "--limit", help="Only N prompts (after --categories), taken in turn from each category, in file order."
-        ),
         categories: Optional[str] = typer.Option(None, "--categories", help="Comma-separated categories to keep."),
-        seeds: int = typer.Option(1, "--seeds", help="Seeds per prompt (loop.seed, loop.seed+1, ...)."),
         config: Optional[Path] = typer.Option(None, "--config", "-c", help=CONFIG_HELP),
-        candidates: Optional[int] = typer.Option(None, "--candidates", help="Override loop.candidates."),
-        max_rounds: Optional[int] = typer.Option(None, "--max-rounds", help="Override loop.max_rounds."),
-        device: Optional[str] = DEVICE_OPT,
-        dtype: Optional[str] = DTYPE_OPT,
-        steps: Optional[int] = STEPS_OPT,
-        guidance_scale: Optional[float] = GUIDANCE_OPT,
-        negative_prompt: Optional[str] = NEGATIVE_OPT,
-        width: Optional[int] = WIDTH_OPT,
-        height: Optional[int] = HEIGHT_OPT,
         no_progress: bool = typer.Option(False, "--no-progress", help="No progress bar."),
+        *,
+        limit: Optional[int],
+        seeds: int,
+        overrides: dict[str, Any],
     ) -> None:
-        knobs = {"device": device, "dtype": dtype, "steps": steps, "guidance_scale": guidance_scale,
-                 "negative_prompt": negative_prompt, "width": width, "height": height}
         _bench(correct=correct, suite=suite, preset=preset, out=out, suite_file=suite_file, limit=limit,
-               categories=categories, seeds=seeds, config=config, candidates=candidates, max_rounds=max_rounds,
-               no_progress=no_progress, knobs=knobs)
+               categories=categories, seeds=seeds, config=config, no_progress=no_progress, overrides=overrides)
 
     return command
 
 
 bench_app.command(
-    "run", help="Baseline, best-of-N and corrected images per prompt of a suite, scored and checked; resumable."
+    "run", help="Baseline, best-of-N and corrected images per prompt of a suite, scored and checked; resumable. " + LIMIT_NOTE
 )(_common(correct=True))
 bench_app.command(
-    "audit", help="No correction: the text-to-image model's hallucination profile on a suite; resumable."
+    "audit", help="No correction: the text-to-image model's hallucination profile on a suite; resumable. " + LIMIT_NOTE
 )(_common(correct=False))
 
 

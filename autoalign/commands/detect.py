@@ -13,7 +13,7 @@ from typing import Optional
 
 import typer
 
-from autoalign.cli_apps import CONFIG_HELP, PRESET_HELP, app, quiet_model_bars, say_scores_warning
+from autoalign.cli_apps import CONFIG_HELP, app, preset_option, quiet_model_bars, say_scores_warning
 from autoalign.wording import clean_text, mismatch_words
 
 
@@ -35,7 +35,7 @@ def _evidence_summary(evidence: dict) -> str:
 def detect_command(
     image: Path = typer.Argument(..., help="The image to check."),
     text: str = typer.Option(..., "--text", "-t", help="The prompt the image should show."),
-    preset: str = typer.Option("tiny", "--preset", "-p", help=PRESET_HELP),
+    preset: str = preset_option(),
     config: Optional[Path] = typer.Option(None, "--config", "-c", help=CONFIG_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
 ) -> None:

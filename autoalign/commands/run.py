@@ -6,10 +6,11 @@
     autoalign run "a red car" --preset sd-turbo --steps 2 --guidance-scale 0 --width 512 --height 512
     autoalign run --resume runs/apples          # continue a killed run (or show a finished one)
 
-Flags override the preset (``--seed`` -> ``loop.seed``, ``--candidates`` -> ``loop.candidates``,
-``--max-rounds`` -> ``loop.max_rounds``, ``--threshold`` -> ``loop.threshold``, ``--writer`` ->
-``writer``; the diffusers knobs ``--device``, ``--dtype``, ``--steps``, ``--guidance-scale``,
-``--negative-prompt``, ``--width``, ``--height`` as in :mod:`autoalign.knobs`). A fresh run needs an
+Flags override the preset: the loop's (``--seed``, ``--candidates``, ``--max-rounds``, ``--threshold``,
+``--writer``), the diffusers knobs (``--device``, ``--dtype``, ``--steps``, ``--guidance-scale``,
+``--negative-prompt``, ``--width``, ``--height``) and the editor's guidance (``--edit-guidance-scale``,
+``--image-guidance-scale``), each declared once with its bounds in :mod:`autoalign.settings`; a value out
+of bounds, or a run too large for this machine's memory, is refused before anything is written. A fresh run needs an
 empty or new ``--out`` (default ``runs/<timestamp>-<slug>``). With ``--resume`` the prompt and
 configuration come from the run directory; flags given must not change them.
 
@@ -29,22 +30,10 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from autoalign.cli_apps import (
-    CONFIG_HELP,
-    DEVICE_OPT,
-    DTYPE_OPT,
-    GUIDANCE_OPT,
-    HEIGHT_OPT,
-    NEGATIVE_OPT,
-    PRESET_HELP,
-    STEPS_OPT,
-    WIDTH_OPT,
-    app,
-    flag_overrides,
-    quiet_model_bars,
-    say_scores_warning,
-)
+from autoalign.cli_apps import CONFIG_HELP, app, preset_option, quiet_model_bars, say_scores_warning, setting_options
 from autoalign.errors import InputError
+from autoalign.memory_check import check_memory
+from autoalign.settings import LOOP_FLAGS, MODEL_FLAGS
 from autoalign.types import Candidate, Mismatch, StreamUpdate
 from autoalign.wording import clean_text, mismatch_words
 
@@ -166,35 +155,24 @@ def _preflight(cfg: Any, from_image: bool) -> None:
 
 
 @app.command("run")
+@setting_options(run=(*LOOP_FLAGS, "threshold", "writer", *MODEL_FLAGS))
 def run(
     prompt: Optional[str] = typer.Argument(None, help="What the image should show (omit with --resume)."),
-    preset: str = typer.Option("tiny", "--preset", "-p", help=PRESET_HELP),
+    preset: str = preset_option(),
     config: Optional[Path] = typer.Option(None, "--config", "-c", help=CONFIG_HELP),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Run directory (default runs/<timestamp>-<slug>); must be empty or new."),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Seed of generation and edits (loop.seed)."),
-    candidates: Optional[int] = typer.Option(None, "--candidates", "-n", help="Images generated in round 0 (loop.candidates, >= 1)."),
-    max_rounds: Optional[int] = typer.Option(None, "--max-rounds", help="Edit rounds at most (loop.max_rounds)."),
-    threshold: Optional[float] = typer.Option(None, "--threshold", help="Score in [0, 1] that counts as aligned (loop.threshold)."),
-    writer: Optional[str] = typer.Option(None, "--writer", help="Instruction writer: template or llm."),
     image: Optional[Path] = typer.Option(None, "--image", help="Correct this image instead of generating one."),
     resume: Optional[Path] = typer.Option(None, "--resume", help="Continue the run in this directory from its last checkpoint."),
-    device: Optional[str] = DEVICE_OPT,
-    dtype: Optional[str] = DTYPE_OPT,
-    steps: Optional[int] = STEPS_OPT,
-    guidance_scale: Optional[float] = GUIDANCE_OPT,
-    negative_prompt: Optional[str] = NEGATIVE_OPT,
-    width: Optional[int] = WIDTH_OPT,
-    height: Optional[int] = HEIGHT_OPT,
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress on stderr."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON on stdout (progress stays on stderr)."),
+    *,
+    overrides: dict[str, Any],
 ) -> None:
     """Generate, score, detect mismatches, edit, repeat, until the image shows the prompt."""
     from autoalign.agents import rundir, runner
     from autoalign.agents.contact_sheet import write_contact_sheet
     from autoalign.config import deep_merge, from_dict, load_config
 
-    overrides = flag_overrides(seed, candidates, max_rounds, threshold, writer, device=device, dtype=dtype, steps=steps,
-                               guidance_scale=guidance_scale, negative_prompt=negative_prompt, width=width, height=height)
     if resume is not None and out is not None and out != resume:
         raise InputError("--out and --resume name different directories; give only --resume RUN_DIR")
     if resume is not None and prompt is not None and not (resume / rundir.CONFIG).exists():
@@ -223,6 +201,7 @@ def run(
             raise InputError(f"--image: {image} is not a file")
         kwargs["init_image"] = str(image)
     if resume is None:
+        check_memory(cfg)
         _preflight(cfg, from_image=image is not None)
     quiet_model_bars()
     console = Console(stderr=True)

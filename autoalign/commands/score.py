@@ -12,7 +12,7 @@ from typing import Optional
 
 import typer
 
-from autoalign.cli_apps import CONFIG_HELP, PRESET_HELP, app, quiet_model_bars, say_scores_warning
+from autoalign.cli_apps import CONFIG_HELP, app, preset_option, quiet_model_bars, say_scores_warning
 
 
 def load_images(paths: list[Path]):
@@ -31,7 +31,7 @@ def _fmt(value: float | None) -> str:
 def score(
     images: list[Path] = typer.Argument(..., help="Image files to score against the text."),
     text: str = typer.Option(..., "--text", "-t", help="The prompt the images should show."),
-    preset: str = typer.Option("tiny", "--preset", "-p", help=PRESET_HELP),
+    preset: str = preset_option(),
     config: Optional[Path] = typer.Option(None, "--config", "-c", help=CONFIG_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of tables."),
 ) -> None:

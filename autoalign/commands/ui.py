@@ -8,13 +8,14 @@ from typing import Optional
 import typer
 from rich.console import Console
 
-from autoalign.cli_apps import PRESET_HELP, app
+from autoalign.cli_apps import app, preset_option
+from autoalign.settings import STUDIO_PRESET
 
 
 def ui(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on; 0.0.0.0 exposes the studio to your network."),
     port: Optional[int] = typer.Option(None, "--port", help="Port (default: Gradio's, 7860 or the next free one)."),
-    preset: str = typer.Option("shapes", "--preset", help=PRESET_HELP),
+    preset: str = preset_option(STUDIO_PRESET, short=False),
     runs_dir: Optional[Path] = typer.Option(None, "--runs-dir", help="Where runs are written (default: a temp dir)."),
     share: bool = typer.Option(False, "--share", help="Also open a public gradio.live link (off by default)."),
 ) -> None:
