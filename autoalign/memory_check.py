@@ -8,7 +8,7 @@ Each setting is bounded on its own (:mod:`autoalign.settings`); this checks thei
 * the **activations** of the images in flight at once: ``images x width x height`` x
   :data:`VALUES_PER_PIXEL` x bytes of the dtype, where ``images`` is the larger of the generator's
   batch (``min(candidates, generator batch_size)``) and the editor's ``edit_samples`` (at the editor's
-  working resolution).
+  ``resolution`` squared, else the generator's size).
 
 :data:`VALUES_PER_PIXEL` is a rule of thumb, not a measurement of any one model: a Stable Diffusion
 UNet with classifier-free guidance plus its VAE decoder peak at roughly a thousand stored values per
@@ -31,7 +31,6 @@ logger = logging.getLogger(__name__)
 VALUES_PER_PIXEL = 1000  # activations stored per output pixel and image in flight (rule of thumb)
 DTYPE_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2}
 DEFAULT_GENERATOR_BATCH = 4  # autoalign.models.generator's default batch_size
-DEFAULT_EDITOR_RESOLUTION = 1024  # autoalign.models.editor's default working resolution
 _GB = 1e9
 
 
@@ -88,6 +87,14 @@ def _generator_size(config: Config) -> tuple[int, int]:
     return int(options.get("width", 512)), int(options.get("height", 512))
 
 
+def _editor_pixels(config: Config) -> int:
+    resolution = config.editor.options.get("resolution")
+    if resolution is None:
+        width, height = _generator_size(config)
+        return width * height
+    return int(resolution) ** 2
+
+
 def estimate(config: Config) -> list[MemoryNeed]:
     """What a run of ``config`` needs on each device it uses (generator, editor, VQA, CLIP)."""
     from autoalign.models.catalog import WEIGHT_ROLES, params_billion
@@ -98,8 +105,7 @@ def estimate(config: Config) -> list[MemoryNeed]:
     in_flight = {
         "generator": min(config.loop.candidates, int(config.generator.options.get("batch_size", DEFAULT_GENERATOR_BATCH)))
         * width * height,
-        "editor": 0 if config.loop.max_rounds == 0
-        else config.loop.edit_samples * int(config.editor.options.get("resolution", DEFAULT_EDITOR_RESOLUTION)) ** 2,
+        "editor": 0 if config.loop.max_rounds == 0 else config.loop.edit_samples * _editor_pixels(config),
     }
     for role in WEIGHT_ROLES:
         spec = getattr(config, role)

@@ -191,6 +191,8 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     Setting("edit_guidance_scale", float, "Text guidance of the editor.", (_EDIT, "guidance_scale"), ge=0.0, le=50.0),
     Setting("image_guidance_scale", float, "Image guidance of the editor: higher keeps more of the picture.",
             (_EDIT, "image_guidance_scale"), ge=0.5, le=10.0, label="Editor strength"),
+    Setting("edit_resolution", int, "The long side, in pixels, the editor works at.", (_EDIT, "resolution"),
+            ge=8, le=4096),
     # batch sizes of the models that batch
     Setting("generator_batch_size", int, "Images the generator draws per call.", (_GEN, "batch_size"), ge=1, le=64),
     Setting("vqa_batch_size", int, "Questions the VQA model answers per call.", ("vqa", "batch_size"), ge=1, le=1024),
@@ -229,7 +231,8 @@ def overrides(values: Mapping[str, Any], *, style: str = "cli") -> dict[str, Any
         s = setting(name)
         if s.path is None:
             raise ConfigError(f"{s.flag} is a command option, not a run setting")
-        who = f"{s.flag if style == 'cli' else s.name} ({s.field})"
+        who = s.flag if style == "cli" else s.name
+        who += f" ({s.field})" if s.field != s.name else ""
         checked = s.check(value, who)
         if checked is None:  # an empty negative prompt: keep the preset's
             continue
@@ -245,25 +248,26 @@ def command_values(values: Mapping[str, Any]) -> dict[str, Any]:
     return {name: None if value is None else setting(name).check(value) for name, value in values.items()}
 
 
+def value_of(config: Any, name: str) -> Any:
+    """The value a resolved :class:`~autoalign.config.Config` holds for the run setting ``name`` (None: left
+    to the backend, e.g. a diffusers knob the preset does not set)."""
+    head, *rest = setting(name).path or (name,)
+    section = getattr(config, head)
+    if not rest:
+        return section
+    if hasattr(section, "options"):  # a model role: its knobs are backend options
+        return section.options.get(rest[0])
+    return getattr(section, rest[0])
+
+
 def check_config(config: Any) -> None:
     """Every declared setting a resolved :class:`~autoalign.config.Config` holds, inside its bounds."""
     primary = config.scoring.primary
     for s in SETTINGS.values():
-        if s.path is None:
-            continue
-        head, *rest = s.path
-        section = getattr(config, head)
-        if not rest:
-            value = section
-        elif hasattr(section, "options"):  # a role: its settings are backend options
-            value = section.options.get(rest[0])
-        else:
-            value = getattr(section, rest[0])
+        value = None if s.path is None else value_of(config, s.name)
         if value is None:
             continue
-        who = s.field
-        if s.name == "threshold":
-            who = f"{s.field} (scoring.primary {primary!r})"
+        who = f"{s.field} (scoring.primary {primary!r})" if s.name == "threshold" else s.field
         s.check(value, who, primary=primary)
 
 

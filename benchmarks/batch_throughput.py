@@ -16,21 +16,22 @@ import tempfile
 import time
 from pathlib import Path
 
+from autoalign import settings
 from autoalign.agents.batch import run_batch
 from autoalign.config import load_config
+
+SETTINGS = ("candidates", "max_rounds")  # run settings this script takes (autoalign.settings)
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=20)
-    parser.add_argument("--preset", default="tiny")
-    parser.add_argument("--candidates", type=int, default=None, help="loop.candidates (default: the preset's)")
-    parser.add_argument("--max-rounds", type=int, default=None, help="loop.max_rounds (default: the preset's)")
+    parser.add_argument("--preset", default=settings.DEFAULT_PRESET)
+    settings.add_arguments(parser, SETTINGS)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
 
-    loop = {k: v for k, v in {"candidates": args.candidates, "max_rounds": args.max_rounds}.items() if v is not None}
-    cfg = load_config(args.preset, overrides={"loop": loop})
+    cfg = load_config(args.preset, overrides=settings.from_namespace(args, SETTINGS))
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         prompts = tmp / "prompts.txt"

@@ -34,6 +34,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from autoalign.settings import add_arguments
+
 #: The one setting that points a benchmark script at a folder of benchmark copies (the tests read it too).
 SHARED_DATA_ENV = "AUTOALIGN_TEST_SHARED_DATA"
 
@@ -82,9 +84,9 @@ def child(n: int, candidates: int | None, max_rounds: int | None, suite_file: st
     from autoalign.benchmarks.bench_runner import bench_run
     from autoalign.benchmarks.suites import Suite, SuiteItem
     from autoalign.config import load_config
+    from autoalign.settings import DEFAULT_PRESET, overrides
 
-    loop = {k: v for k, v in {"candidates": candidates, "max_rounds": max_rounds}.items() if v is not None}
-    cfg = load_config("tiny", config_file, overrides={"loop": loop})
+    cfg = load_config(DEFAULT_PRESET, config_file, overrides=overrides({"candidates": candidates, "max_rounds": max_rounds}))
     base = _suite(n, suite_file)
     suite = Suite("memory", [SuiteItem(f"pass{p}-{it.id}", it.prompt, it.category)
                              for p in range(passes) for it in base.items])
@@ -120,8 +122,7 @@ def child(n: int, candidates: int | None, max_rounds: int | None, suite_file: st
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[20, 200])
-    parser.add_argument("--candidates", type=int, default=None, help="loop.candidates (default: the preset's)")
-    parser.add_argument("--max-rounds", type=int, default=None, help="loop.max_rounds (default: the preset's)")
+    add_arguments(parser, ("candidates", "max_rounds"))
     parser.add_argument("--suite-file", default=None)
     parser.add_argument("--config", default=None, help="A TOML/YAML file overriding the tiny preset.")
     parser.add_argument("--passes", type=int, default=1, help="Run the prompts this many times in one process.")

@@ -255,14 +255,12 @@ def eval_vq2(models, config, n: int, splits: Sequence[str] = SPLITS) -> dict[str
 # --------------------------------------------------------------------------------------------- rerank
 
 
-RERANK_CANDIDATES = 4  # as the shapes preset's loop.candidates
-
-
 def eval_rerank(models, config, n: int, splits: Sequence[str] = SPLITS) -> dict[str, Any]:
     """Each judge's first pick among the generator's candidates, read by the oracle (module docstring)."""
     from autoalign.scoring.scorer import Scorer
 
     scorer = Scorer(models, config)
+    k = config.loop.candidates  # the preset's: as many candidates as the loop draws
     judges = ("vq2", "vnli", "clip")
     out: dict[str, Any] = {}
     for split in splits:
@@ -271,7 +269,7 @@ def eval_rerank(models, config, n: int, splits: Sequence[str] = SPLITS) -> dict[
         right: list[int] = []
         for i, (spec, _scene) in enumerate(world_scenes(split, n)):
             caption = spec.caption()
-            images = models.generator.generate(caption, n=RERANK_CANDIDATES, seed=i)
+            images = models.generator.generate(caption, n=k, seed=i)
             cards = scorer.score(images, caption)
             ok = [oracle.shows(image, spec) for image in images]
             picks["first candidate"].append(ok[0])
@@ -283,7 +281,7 @@ def eval_rerank(models, config, n: int, splits: Sequence[str] = SPLITS) -> dict[
                 picks[j].append(ok[max(range(len(values)), key=lambda k: values[k])])
                 scores[j] += [float(v) for v in values]
             right += [int(x) for x in ok]
-        table: dict[str, Any] = {f"best of {RERANK_CANDIDATES} right by {j}": wilson(sum(v), len(v)) for j, v in picks.items() if v}
+        table: dict[str, Any] = {f"best of {k} right by {j}": wilson(sum(v), len(v)) for j, v in picks.items() if v}
         for j, v in scores.items():
             if len(v) != len(right):
                 continue

@@ -1,5 +1,6 @@
 """The knobs a diffusers user expects (--device, --dtype, --steps, --guidance-scale, --negative-prompt,
---width, --height) map onto one set of config fields for run, batch, bench and the studio; batch --seed."""
+--width, --height) and the editor's guidance map onto one set of config fields for run, batch, bench and the
+studio (autoalign.settings, one declaration each); batch --seed."""
 
 from __future__ import annotations
 
@@ -9,18 +10,20 @@ import pytest
 
 import autoalign.doubles.scene  # noqa: F401 - registers the scene-double backends
 from autoalign.cli import main
-from autoalign.cli_apps import flag_overrides
 from autoalign.config import ConfigError, load_config
-from autoalign.knobs import FIELDS, diffusers_overrides
+from autoalign.settings import MODEL_FLAGS, SETTINGS, overrides
 from autoalign.ui.settings import StudioSettings
 
 ALL_KNOBS = {"device": "cpu", "dtype": "float32", "steps": 3, "guidance_scale": 2.5,
-             "negative_prompt": "blurry", "width": 96, "height": 64}
+             "negative_prompt": "blurry", "width": 96, "height": 64, "edit_guidance_scale": 6.0,
+             "image_guidance_scale": 1.25}
 EXPECTED = {"device": "cpu", "dtype": "float32",
             "generator": {"num_inference_steps": 3, "guidance_scale": 2.5, "negative_prompt": "blurry",
-                          "width": 96, "height": 64}}
+                          "width": 96, "height": 64},
+            "editor": {"guidance_scale": 6.0, "image_guidance_scale": 1.25}}
 FLAGS = ["--device", "cpu", "--dtype", "float32", "--steps", "3", "--guidance-scale", "2.5",
-         "--negative-prompt", "blurry", "--width", "96", "--height", "64"]
+         "--negative-prompt", "blurry", "--width", "96", "--height", "64", "--edit-guidance-scale", "6",
+         "--image-guidance-scale", "1.25"]
 
 
 def cli(capsys, *args: str) -> tuple[int, str, str]:
@@ -34,16 +37,19 @@ def cli(capsys, *args: str) -> tuple[int, str, str]:
 
 
 def test_each_knob_maps_to_one_config_field():
-    assert diffusers_overrides(**ALL_KNOBS) == EXPECTED
-    assert diffusers_overrides() == {}
-    assert set(FIELDS) == set(ALL_KNOBS)
-    assert flag_overrides(seed=4, **ALL_KNOBS) == {"loop": {"seed": 4}, **EXPECTED}
+    assert overrides(ALL_KNOBS) == EXPECTED
+    assert overrides(dict.fromkeys(ALL_KNOBS)) == {}
+    assert set(MODEL_FLAGS) == set(ALL_KNOBS)
+    assert overrides({"seed": 4, **ALL_KNOBS}) == {"loop": {"seed": 4}, **EXPECTED}
+    paths = [s.path for s in SETTINGS.values() if s.path]
+    assert len(paths) == len(set(paths))  # one setting per config field
 
 
 def test_the_studio_uses_the_same_mapping():
-    cfg = StudioSettings(preset="tiny", **ALL_KNOBS).to_config()
+    cfg = StudioSettings(preset="tiny", values=ALL_KNOBS).to_config()
     assert (cfg.device, cfg.dtype) == ("cpu", "float32")
     assert {k: cfg.generator.options[k] for k in EXPECTED["generator"]} == EXPECTED["generator"]
+    assert {k: cfg.editor.options[k] for k in EXPECTED["editor"]} == EXPECTED["editor"]
     untouched = StudioSettings(preset="tiny").to_config()  # empty knobs keep the preset's values
     assert untouched.generator.options == load_config("tiny").generator.options
 
@@ -51,18 +57,19 @@ def test_the_studio_uses_the_same_mapping():
 @pytest.mark.parametrize(
     ("knob", "value", "message"),
     [
-        ("width", 100, "--width must be a multiple of 8"),
-        ("height", 0, "--height must be a multiple of 8"),
-        ("steps", 0, "--steps must be >= 1"),
-        ("steps", 2.5, "--steps must be a whole number"),
-        ("guidance_scale", -1, "--guidance-scale must be a number >= 0"),
+        ("width", 100, r"--width \(generator.width\) must be a multiple of 8 from 8 to 4096 \(got 100\); diffusers"),
+        ("height", 0, r"--height \(generator.height\) must be a multiple of 8"),
+        ("steps", 0, r"--steps \(generator.num_inference_steps\) must be a whole number from 1 to 200"),
+        ("steps", 2.5, "--steps .* must be a whole number"),
+        ("guidance_scale", -1, r"--guidance-scale \(generator.guidance_scale\) must be a number in \[0, 50\]"),
+        ("image_guidance_scale", 0.1, r"--image-guidance-scale \(editor.image_guidance_scale\) must be a number in \[0.5, 10\]"),
         ("dtype", "float8", "--dtype must be one of auto, float32, float16, bfloat16"),
-        ("device", "gpu0", "--device must be auto, cpu, cuda, cuda:N or mps"),
+        ("device", "gpu0", "--device must be one of auto, cpu, cuda, mps, cuda:N"),
     ],
 )
 def test_bad_knob_values_are_refused_naming_the_flag(knob, value, message):
     with pytest.raises(ConfigError, match=message):
-        diffusers_overrides(**{knob: value})
+        overrides({knob: value})
 
 
 def test_run_flags_reach_the_run_configuration(tmp_path, capsys):
@@ -73,6 +80,7 @@ def test_run_flags_reach_the_run_configuration(tmp_path, capsys):
     stored = json.loads((out / "config.json").read_text())["config"]
     assert (stored["device"], stored["dtype"]) == ("cpu", "float32")
     assert {k: stored["generator"]["options"][k] for k in EXPECTED["generator"]} == EXPECTED["generator"]
+    assert {k: stored["editor"]["options"][k] for k in EXPECTED["editor"]} == EXPECTED["editor"]
     from PIL import Image
 
     with Image.open(out / "candidates" / "cand_00.png") as im:

@@ -180,9 +180,21 @@ def test_past_runs_table_belongs_to_the_session(studio):
     assert [row[1] for row in other["data"]] == ["a blue boat"]
 
 
-def test_preset_defaults_fill_the_settings(client):
-    candidates, rounds, threshold, seed, strength, writer = client.predict("tiny", api_name="/preset_defaults")
-    assert (candidates, rounds, strength, writer) == (2, 2, 1.5, "template")
+def test_preset_defaults_fill_the_settings_with_the_presets_values_and_ranges(client):
+    from autoalign.ui.settings import KNOBS
+
+    def shown(preset):  # /preset_defaults answers one update per knob: its value (and the threshold's range)
+        return dict(zip(KNOBS, client.predict(preset, api_name="/preset_defaults")))
+
+    tiny = shown("tiny")
+    assert {k: tiny[k]["value"] for k in ("candidates", "max_rounds", "threshold", "image_guidance_scale", "writer",
+                                          "steps", "width", "device")} == {
+        "candidates": 2, "max_rounds": 2, "threshold": 0.8, "image_guidance_scale": 1.5, "writer": "template",
+        "steps": 2, "width": 64, "device": "cpu"}
+    assert tiny["threshold"]["maximum"] == 1.0  # scoring.primary vq2
+    shapes = shown("shapes")
+    assert (shapes["candidates"]["value"], shapes["steps"]["value"]) == (4, 20)
+    assert (shapes["threshold"]["value"], shapes["threshold"]["maximum"]) == (2.2, 2.5)  # CLIPScore's scale
 
 
 def test_model_failure_shows_an_error_and_the_studio_keeps_serving(tmp_path_factory):

@@ -5,11 +5,12 @@ from __future__ import annotations
 import pytest
 
 from autoalign.config import ConfigError, LoopSettings, load_config, load_preset_dict
-from autoalign.ui.settings import StudioSettings, preset_defaults
+from autoalign.ui.settings import KNOBS, StudioSettings, preset_defaults
 
 
 def test_studio_settings_override_the_preset():
-    cfg = StudioSettings(preset="tiny", candidates=3, max_rounds=1, threshold=0.65, seed=7, editor_strength=2.0).to_config()
+    values = {"candidates": 3, "max_rounds": 1, "threshold": 0.65, "seed": 7, "image_guidance_scale": 2.0}
+    cfg = StudioSettings(preset="tiny", values=values).to_config()
     assert (cfg.loop.candidates, cfg.loop.max_rounds, cfg.loop.threshold, cfg.loop.seed) == (3, 1, 0.65, 7)
     assert cfg.editor.options["image_guidance_scale"] == 2.0
     assert cfg.writer == "template"
@@ -18,16 +19,29 @@ def test_studio_settings_override_the_preset():
 def test_preset_defaults_are_the_presets_own_values():
     data = load_preset_dict("tiny")
     d = preset_defaults("tiny")
-    assert d.candidates == data["loop"]["candidates"]
-    assert d.max_rounds == data["loop"]["max_rounds"]
-    assert d.editor_strength == data["editor"]["image_guidance_scale"]
-    assert "patience" not in data["loop"]
-    assert "seed" not in data["loop"] and d.seed == LoopSettings().seed  # left out by the preset: the library's
+    assert set(d) == set(KNOBS)
+    assert d["candidates"] == data["loop"]["candidates"]
+    assert d["max_rounds"] == data["loop"]["max_rounds"]
+    assert d["image_guidance_scale"] == data["editor"]["image_guidance_scale"]
+    assert (d["steps"], d["width"], d["device"]) == (2, 64, "cpu")
+    assert "seed" not in data["loop"] and d["seed"] == LoopSettings().seed  # left out by the preset: the library's
+    shapes = preset_defaults("shapes")
+    assert (shapes["threshold"], shapes["candidates"], shapes["steps"]) == (2.2, 4, 20)
 
 
 def test_settings_left_unset_keep_the_presets_values():
     assert StudioSettings(preset="scene-double").to_config() == load_config("scene-double")
     assert StudioSettings(preset="tiny").overrides() == {}
+    assert StudioSettings(preset="tiny", values={"device": "", "negative_prompt": "", "steps": None}).overrides() == {}
+
+
+@pytest.mark.parametrize("preset", ["shapes", "tiny", "scene-double"])
+def test_the_values_the_page_shows_make_the_presets_own_config(preset):
+    shown = preset_defaults(preset)
+    on_page = StudioSettings(preset=preset, values=dict(shown))
+    # valid as shown even when every knob is sent (threshold 2.2 on shapes is inside CLIPScore's range)
+    assert on_page.to_config().loop == load_config(preset).loop
+    assert on_page.changed_from(shown).overrides() == {}
 
 
 def test_the_page_sends_only_the_knobs_the_artist_moved(tmp_path):
@@ -35,8 +49,7 @@ def test_the_page_sends_only_the_knobs_the_artist_moved(tmp_path):
     path = tmp_path / "mine.toml"
     path.write_text("[loop]\ncandidates = 5\nmax_rounds = 4\n")
     shown = preset_defaults("tiny")
-    on_page = StudioSettings(preset="tiny", candidates=shown.candidates, max_rounds=1.0, threshold=shown.threshold,
-                             seed=float(shown.seed), editor_strength=shown.editor_strength, writer=shown.writer,
+    on_page = StudioSettings(preset="tiny", values={**shown, "max_rounds": 1.0, "seed": float(shown["seed"])},
                              config_file=str(path))
     sent = on_page.changed_from(shown)
     assert sent.overrides() == {"loop": {"max_rounds": 1}}
@@ -47,7 +60,7 @@ def test_the_page_sends_only_the_knobs_the_artist_moved(tmp_path):
 def test_config_file_fields_apply_under_the_studio_settings(tmp_path):
     path = tmp_path / "mine.toml"
     path.write_text('[loop]\npatience = 5\ncandidates = 8\n[scoring]\nprimary = "clip"\n')
-    cfg = StudioSettings(preset="tiny", candidates=2, config_file=str(path)).to_config()
+    cfg = StudioSettings(preset="tiny", values={"candidates": 2}, config_file=str(path)).to_config()
     assert cfg.loop.patience == 5 and cfg.scoring.primary == "clip"
     assert cfg.loop.candidates == 2  # what the artist set on the page wins
 
@@ -55,10 +68,11 @@ def test_config_file_fields_apply_under_the_studio_settings(tmp_path):
 @pytest.mark.parametrize(
     "kwargs,match",
     [
-        ({"writer": "poet"}, "writer must be one of llm, template"),
-        ({"editor_strength": 0}, r"image_guidance_scale\) must be > 0"),
-        ({"candidates": 0}, "candidates must be >= 1"),
-        ({"preset": "tiny", "threshold": 1.5}, r"threshold must be in \[0, 1\]"),
+        ({"values": {"writer": "poet"}}, "writer must be one of llm, template"),
+        ({"values": {"image_guidance_scale": 0}}, r"image_guidance_scale \(editor.image_guidance_scale\) must be a number in \[0.5, 10\]"),
+        ({"values": {"candidates": 0}}, r"candidates \(loop.candidates\) must be a whole number from 1 to 64"),
+        ({"values": {"width": 1_000_000_000}}, r"width \(generator.width\) must be a multiple of 8 from 8 to 4096"),
+        ({"preset": "tiny", "values": {"threshold": 1.5}}, r"loop.threshold \(scoring.primary 'vq2'\) must be a number in \[0, 1\]"),
         ({"config_file": "/nonexistent/overrides.toml"}, "config file not found"),
         ({"preset": "no-such-preset"}, "unknown preset"),
     ],

@@ -109,7 +109,7 @@ def test_world_eval_rerank_reads_each_judges_pick_with_the_oracle():
     config = world_eval.config_for(generator={"num_inference_steps": 4})
     got = world_eval.eval_rerank(Models(config), config, 3, splits=("val",))
     table = got["val"]
-    k = world_eval.RERANK_CANDIDATES
+    k = config.loop.candidates
     assert table["share of candidates right"]["n"] == 3 * k
     upper = table[f"best of {k} right by oracle (upper bound)"]
     for judge in ("first candidate", "vq2", "vnli", "clip"):

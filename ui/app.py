@@ -1,13 +1,16 @@
 """The AutoAlign studio: a Gradio page where an artist types a prompt and watches the loop fix the image.
 
-Layout (``build_app``): a prompt box with Run/Stop, the settings an artist understands (preset,
+Layout (:func:`_page_layout`): a prompt box with Run/Stop, the settings an artist understands (preset,
 candidates, rounds, alignment threshold, seed, editor strength), advanced settings folded away
-(config file, instruction writer), an optional upload to correct instead of generating, and the
+(config file, instruction writer, device, dtype, the diffusers knobs, the editor's text guidance), an
+optional upload to correct instead of generating, and the
 run's live picture: scored candidates, the prompt with mismatched phrases highlighted, each round's
 instruction, the latest edit, before/after, the final image and the run's files, and this
 session's past runs.
 
-No loop logic lives here: the Run handler streams :func:`autoalign.agents.runner.stream` and turns
+Every knob is a setting of :mod:`autoalign.settings`, made into a control by :mod:`autoalign.ui.controls`
+with the setting's bounds; the knobs show the chosen preset's values and ranges, and only those the
+artist moved override the preset. No loop logic lives here: the Run handler (:class:`StudioRun`) streams :func:`autoalign.agents.runner.stream` and turns
 each node update into page updates with :class:`autoalign.ui.run_view.RunView`.
 
 Every event has an ``api_name`` (``/run``, ``/stop``, ``/preset_defaults``, ``/preset_warning``), so the
@@ -22,6 +25,7 @@ Small images (the tiny preset's 64 px) are shown through enlarged copies made wi
 from __future__ import annotations
 
 import hashlib
+import inspect
 import logging
 import re
 import sys
@@ -29,6 +33,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,9 +42,12 @@ import gradio as gr
 from autoalign.config import ConfigError, load_config, preset_names
 from autoalign.errors import AutoAlignError
 from autoalign.files import atomic_save_image
+from autoalign.memory_check import check_memory
+from autoalign.settings import STUDIO_PRESET
 from autoalign.types import SUMMARY_FILE, StreamUpdate
+from autoalign.ui import controls
 from autoalign.ui.run_view import ASPECT_COLORS, HISTORY_HEADERS, RUNNING, STOP_COLUMN, RunView
-from autoalign.ui.settings import WRITERS, StudioSettings, preset_defaults
+from autoalign.ui.settings import ADVANCED, KNOBS, MAIN, StudioSettings, preset_defaults
 from autoalign.ui.uploads import ALLOWED_FORMATS, MAX_UPLOAD_BYTES, validate_upload
 from autoalign.wording import scores_warning
 
@@ -140,8 +148,325 @@ def preset_warning(preset: str) -> str:
     return f"⚠️ **Scores mean nothing here.** {message}" if message else ""
 
 
+# ------------------------------------------------------------------------------------------ the page
+@dataclass
+class Page:
+    """The studio's components, by what they are for (made by :func:`_page_layout`)."""
+
+    prompt: gr.Textbox
+    run_btn: gr.Button
+    stop_btn: gr.Button
+    status: gr.Markdown
+    warning: gr.Markdown
+    init_image: gr.Image
+    preset_box: gr.Dropdown
+    config_file: gr.Textbox
+    knobs: dict[str, gr.Component]  # one control per setting of autoalign.ui.settings.KNOBS
+    outputs: list[gr.Component]  # what every /run update fills: status, the run's picture, history, runs table
+    history: gr.State  # this session's past runs (rows of the runs table)
+    control: gr.State  # {"stop": bool}: Stop asks the running loop to end
+    shown: gr.State  # the knob values the page shows for its preset (unchanged knobs are not sent)
+
+    def run_inputs(self) -> list[gr.Component]:
+        """The /run parameters in :data:`RUN_PARAMETERS` order."""
+        main = [self.knobs[k] for k in MAIN]
+        advanced = [self.knobs[k] for k in ADVANCED]
+        return [self.prompt, self.init_image, self.preset_box, *main, self.config_file, *advanced,
+                self.history, self.control, self.shown]
+
+
+def _header() -> None:
+    gr.Markdown(
+        "# AutoAlign studio\n"
+        "Type what the picture should show. AutoAlign draws candidates, checks each part of your "
+        "prompt in them, and edits the best one until it shows everything you asked for."
+    )
+
+
+def _prompt_box() -> tuple[gr.Textbox, gr.Button, gr.Button]:
+    prompt = gr.Textbox(label="Prompt", placeholder="three red apples on a blue plate", lines=2, max_lines=6,
+                        elem_id="prompt")
+    with gr.Row():
+        run_btn = gr.Button("Run", variant="primary", elem_id="run")
+        stop_btn = gr.Button("Stop", variant="stop", elem_id="stop")
+    return prompt, run_btn, stop_btn
+
+
+def _upload_box(max_upload_bytes: int) -> gr.Image:
+    image = gr.Image(
+        label=f"Correct your own image instead (optional: {', '.join(ALLOWED_FORMATS.values())}, "
+        f"≤ {max_upload_bytes // 1_000_000} MB)",
+        type="filepath", image_mode=None, sources=["upload", "clipboard"], height=220, elem_id="init-image",
+    )
+    return refuse_bad_uploads(image, max_upload_bytes)
+
+
+def _setting_controls(defaults: dict[str, Any], primary: str, server_config_files: bool
+                      ) -> tuple[dict[str, gr.Component], gr.Textbox]:
+    """The knobs (autoalign.settings' declarations, showing the preset's values); advanced ones folded away."""
+    knobs = {name: controls.control(name, defaults[name], primary=primary) for name in MAIN}
+    with gr.Accordion("Advanced model settings", open=False):
+        config_file = gr.Textbox(label="Config file (TOML/YAML/JSON on the server)",
+                                 placeholder="/path/to/overrides.toml", visible=server_config_files)
+        for name in ADVANCED:
+            knobs[name] = controls.control(name, defaults[name], primary=primary)
+    return knobs, config_file
+
+
+def _result_column() -> list[gr.Component]:
+    """The run's live picture: gallery, mismatches, instructions, latest edit, before/after, final image, files."""
+    gallery = gr.Gallery(label="Candidates (scores in captions, ★ = best)", columns=4, fit_columns=False, height=300,
+                         object_fit="contain", elem_id="candidates")
+    highlighted = gr.HighlightedText(label="Prompt: what the image gets wrong", color_map=ASPECT_COLORS,
+                                     show_legend=True, elem_id="mismatches")
+    log = gr.Markdown("_No edit instructions yet._", label="Edit instructions", show_label=False, elem_id="instructions")
+    with gr.Row():
+        edited = gr.Image(label="Latest edit", type="filepath", interactive=False, height=280, elem_id="latest-edit")
+        before_after = gr.ImageSlider(label="Before / after", type="filepath", interactive=False, max_height=280,
+                                      elem_id="before-after")
+    with gr.Row():
+        final_image = gr.Image(label="Final image", type="filepath", interactive=False, height=320,
+                               elem_id="final-image")
+        with gr.Column():
+            final_file = gr.File(label="Download final image", interactive=False, elem_id="final-file")
+            trace_file = gr.File(label="Download run trace (trace.jsonl)", interactive=False, elem_id="trace-file")
+    return [gallery, highlighted, log, edited, before_after, final_image, final_file, trace_file]
+
+
+def _page_layout(preset: str, preset_choices: list[str], *, max_upload_bytes: int, server_config_files: bool) -> Page:
+    """Lay the page out (inside a ``gr.Blocks``): inputs and settings on the left, the run on the right."""
+    defaults = preset_defaults(preset)
+    _header()
+    with gr.Row():
+        with gr.Column(scale=1, min_width=320):
+            prompt, run_btn, stop_btn = _prompt_box()
+            status = gr.Markdown("Ready.", label="Status", show_label=False, elem_id="status")
+            warning = gr.Markdown(preset_warning(preset), label="Preset warning", show_label=False,
+                                  elem_id="preset-warning")
+            init_image = _upload_box(max_upload_bytes)
+            preset_box = gr.Dropdown(preset_choices, value=preset, label="Preset",
+                                     info="Which models draw, edit and judge")
+            knobs, config_file = _setting_controls(defaults, primary_of(preset), server_config_files)
+        with gr.Column(scale=2):
+            results = _result_column()
+    runs_table = gr.Dataframe(value=[], headers=HISTORY_HEADERS, label="Your runs in this session", interactive=False,
+                              wrap=True, elem_id="history", column_widths=["9%", "30%", "9%", "7%", "20%", "25%"])
+    history = gr.State([])
+    return Page(prompt=prompt, run_btn=run_btn, stop_btn=stop_btn, status=status, warning=warning,
+                init_image=init_image, preset_box=preset_box, config_file=config_file, knobs=knobs,
+                outputs=[status, *results, history, runs_table], history=history,
+                control=gr.State({"stop": False}), shown=gr.State(defaults))
+
+
+def primary_of(preset: str) -> str:
+    """The preset's ``scoring.primary`` (the pass threshold's scale); vq2's when the preset does not load."""
+    try:
+        return load_config(preset).scoring.primary
+    except AutoAlignError:
+        return "vq2"
+
+
+# ------------------------------------------------------------------------------------------ the run
+#: /run's parameters, in order: every one but the prompt is optional (API clients may pass only a prompt).
+RUN_PARAMETERS: tuple[str, ...] = ("prompt", "init_image", "preset_name", *MAIN, "config_file", *ADVANCED,
+                                   "history", "control", "shown")
+
+
+class StudioRun:
+    """The /run handler: checks the request, then streams one run of the loop into the page.
+
+    Gradio calls :meth:`handler` with :data:`RUN_PARAMETERS`; it yields one page update per graph step. Nothing is written before the request passes every check.
+    """
+
+    def __init__(self, preset: str, runs_root: Path, stream_fn: StreamFn | None, *, max_upload_bytes: int,
+                 server_config_files: bool):
+        self.preset = preset
+        self.runs_root = runs_root
+        self.display_dir = runs_root / DISPLAY_DIR
+        self.stream_fn = stream_fn
+        self.max_upload_bytes = max_upload_bytes
+        self.server_config_files = server_config_files
+
+    def handler(self) -> Callable[..., Iterator[tuple]]:
+        """The generator function Gradio calls; its signature names /run's parameters, each optional but
+        the prompt (Gradio reads names, defaults and the progress tracker from it)."""
+        kw = inspect.Parameter.POSITIONAL_OR_KEYWORD
+        params = [inspect.Parameter("prompt", kw, annotation=str)]
+        params += [inspect.Parameter(n, kw, default=self.preset if n == "preset_name" else None, annotation=Any)
+                   for n in RUN_PARAMETERS[1:]]
+        params.append(inspect.Parameter("progress", kw, default=gr.Progress(), annotation=gr.Progress))
+        signature = inspect.Signature(params)
+
+        def run(*args: Any, **kwargs: Any) -> Iterator[tuple]:
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            yield from self.stream(**bound.arguments)
+
+        run.__signature__ = signature  # type: ignore[attr-defined]
+        run.__annotations__ = {p.name: p.annotation for p in params}
+        return run
+
+    def _request(self, prompt: str | None, init_image: str | None, preset_name: str | None, config_file: str | None,
+                 knobs: dict[str, Any], shown: dict[str, Any] | None) -> tuple[str, str | None, Any]:
+        """(prompt, image, config) once every check passed; gr.Error naming what to fix otherwise."""
+        if (config_file or "").strip() and not self.server_config_files:
+            raise gr.Error("config file: this studio does not read files on its server; leave the box empty",
+                           title="Check the settings")
+        prompt = (prompt or "").strip()
+        if not prompt:
+            raise gr.Error("prompt: describe the image you want; the prompt is empty", title="Nothing to draw")
+        settings = StudioSettings(preset=preset_name or self.preset, values=knobs, config_file=config_file or "")
+        try:
+            image = validate_upload(init_image, max_bytes=self.max_upload_bytes) if init_image else None
+            # only the knobs moved away from what the page showed override the preset
+            config = settings.changed_from(shown if shown is not None else preset_defaults(self.preset)).to_config()
+            from autoalign.models.catalog import unavailable
+
+            missing = unavailable(config)
+            if missing:  # refused before a run folder exists
+                raise gr.Error("These models cannot be loaded here: " + "; ".join(missing)
+                               + ". Download them, point the preset at local folders, or pick the tiny preset.",
+                               title="Models missing", print_exception=False)
+            check_memory(config)
+        except AutoAlignError as exc:
+            raise gr.Error(str(exc), title="Check the settings", print_exception=False) from exc
+        limit = config.scoring.max_prompt_chars
+        if len(prompt) > limit:
+            raise gr.Error(f"prompt: {len(prompt)} characters; the limit is {limit}", title="Prompt too long")
+        return prompt, image, config
+
+    def _shown(self, path: str | None) -> str | None:
+        return display_copy(path, self.display_dir)
+
+    def _update(self, view: RunView, run_dir: Path, status: str, history: list, *, done: bool) -> tuple:
+        """One page update, in the order of :attr:`Page.outputs`."""
+        final = (view.final_image or view.best_path) if done else None
+        pair = view.before_after()
+        return (
+            status,
+            [(self._shown(path), caption) for path, caption in view.gallery()],
+            view.highlighted_prompt(),
+            view.instruction_log(),
+            self._shown(view.latest_edit()),
+            (self._shown(pair[0]), self._shown(pair[1])) if pair else None,
+            self._shown(final),
+            (_existing(run_dir / "final.png") or final) if done else None,
+            _existing(run_dir / "trace.jsonl") if done else None,
+            history,
+            history,
+        )
+
+    def stream(self, prompt: str | None, init_image: str | None, preset_name: str | None, config_file: str | None,
+               history: list[list[Any]] | None, control: dict[str, Any] | None, shown: dict[str, Any] | None,
+               progress: gr.Progress, **knobs: Any) -> Iterator[tuple]:
+        """Stream one run of the loop into the page (one yield per graph step)."""
+        control = control if control is not None else {}
+        control["stop"] = False
+        prompt, image, config = self._request(prompt, init_image, preset_name, config_file, knobs, shown)
+        run_dir = _new_run_dir(self.runs_root, prompt)
+        started = time.strftime("%H:%M:%S")
+        view = RunView(prompt=prompt, max_rounds=config.loop.max_rounds, init_image=image, run_dir=str(run_dir))
+        logger.info("studio run in %s (preset %s)", run_dir, config.name)
+        # The session's history list is updated in place (gr.State passes it by reference), so the
+        # row survives even when the page cancels this event mid-run; Stop marks it.
+        history = history if history is not None else []
+        row = len(history)
+        history.append(view.table_row(str(run_dir), started, running=True))
+
+        def page(status: str, *, done: bool = False) -> tuple:
+            history[row] = view.table_row(str(run_dir), started, running=not done)
+            return self._update(view, run_dir, status, history, done=done)
+
+        yield page(f"Starting · preset {config.name} · writing to `{run_dir.name}`")
+        error = yield from self._steps(prompt, config, run_dir, image, view, control, progress, page)
+        self._finish(view, run_dir, control, error)
+        yield page(f"Run failed: {error}" if error else view.status(running=False), done=True)
+        if error:
+            raise gr.Error(f"The run failed: {error}", title="Run failed")
+
+    def _steps(self, prompt: str, config: Any, run_dir: Path, image: str | None, view: RunView,
+               control: dict[str, Any], progress: gr.Progress, page: Callable[[str], tuple]):
+        """Fold each step of the runner's stream into the page; the error as text (None: none)."""
+        updates = None
+        try:
+            updates = (self.stream_fn or _runner_stream())(prompt, config, str(run_dir), init_image=image)
+            for step in updates:
+                view.apply(step)
+                progress(view.progress(), desc=view.status())
+                yield page(view.status())
+                if control.get("stop"):
+                    view.stop_reason = STOPPED_BY_USER
+                    break
+        except AutoAlignError as exc:
+            return str(exc)
+        except Exception as exc:  # a model failure must not take the studio down
+            logger.exception("studio run failed in %s", run_dir)
+            return f"{type(exc).__name__}: {exc}"
+        finally:
+            close = getattr(updates, "close", None)
+            if close is not None:
+                close()
+        return None
+
+    @staticmethod
+    def _finish(view: RunView, run_dir: Path, control: dict[str, Any], error: str | None) -> None:
+        view.finish(run_dir)
+        if not error and (run_dir / SUMMARY_FILE).is_file():
+            from autoalign.agents.contact_sheet import write_contact_sheet
+
+            try:
+                write_contact_sheet(run_dir)
+            except OSError as exc:  # a missing contact sheet must not fail a finished run
+                logger.warning("contact sheet for %s not written: %s", run_dir, exc)
+        if control.get("stop"):
+            view.stop_reason = STOPPED_BY_USER
+        if error:
+            view.stop_reason = f"error: {error}"
+
+
+def stop(control: dict[str, Any], history: list[list[Any]]):
+    """Ask the running loop to stop after its current step (the page also cancels the event)."""
+    control["stop"] = True
+    for row in history or []:
+        if row[STOP_COLUMN] == RUNNING:
+            row[STOP_COLUMN] = STOPPED_BY_USER
+    return "Stopped. The run ends after its current step; press Run to start again.", history
+
+
+def show_preset_defaults(preset_name: str):
+    """The knobs showing the chosen preset's values and ranges, and the values the page now shows."""
+    try:
+        shown = preset_defaults(preset_name)
+    except AutoAlignError as exc:
+        raise gr.Error(str(exc), title="Unknown preset") from exc
+    primary = primary_of(preset_name)
+    return (*[controls.follow_preset(name, shown[name], primary) for name in KNOBS], shown)
+
+
+def _wire(page: Page, run: StudioRun, preset: str) -> None:
+    """The page's events, each an API endpoint (/run, /stop, /preset_defaults, /preset_warning)."""
+    run_event = gr.on(
+        triggers=[page.run_btn.click, page.prompt.submit], fn=run.handler(), inputs=page.run_inputs(), outputs=page.outputs,
+        api_name="run", concurrency_id="gpu",
+        show_progress_on=[page.status],  # keep the streamed images visible; the bar sits on the status
+    )
+    runs_table = page.outputs[-1]
+    page.stop_btn.click(stop, inputs=[page.control, page.history], outputs=[page.status, runs_table],
+                        cancels=[run_event], api_name="stop", concurrency_limit=None)
+    page.preset_box.change(show_preset_defaults, inputs=[page.preset_box],
+                           outputs=[*[page.knobs[k] for k in KNOBS], page.shown],
+                           api_name="preset_defaults", concurrency_limit=None)
+
+    def show_preset_warning(preset_name: str = preset) -> str:
+        """The warning banner for ``preset_name`` ('' for a preset with real models)."""
+        return preset_warning(preset_name)
+
+    page.preset_box.change(show_preset_warning, inputs=[page.preset_box], outputs=[page.warning],
+                           api_name="preset_warning", concurrency_limit=None)
+
+
 def build_app(
-    preset: str = "shapes",
+    preset: str = STUDIO_PRESET,
     runs_dir: str | Path | None = None,
     *,
     stream_fn: StreamFn | None = None,
@@ -162,273 +487,12 @@ def build_app(
         raise ConfigError(f"preset must be one of {', '.join(presets)} or a .toml path (got {preset!r})")
     runs_root = Path(runs_dir) if runs_dir else Path(tempfile.mkdtemp(prefix="autoalign-studio-"))
     runs_root.mkdir(parents=True, exist_ok=True)
-    display_dir = runs_root / DISPLAY_DIR
-    defaults = preset_defaults(preset)
-    preset_choices = presets if preset in presets else [preset, *presets]
-
-    def run(
-        prompt: str,
-        init_image: str | None = None,
-        preset_name: str = preset,
-        candidates: float | None = None,
-        max_rounds: float | None = None,
-        threshold: float | None = None,
-        seed: float | None = None,
-        editor_strength: float | None = None,
-        config_file: str | None = None,
-        writer: str | None = None,
-        device: str | None = None,
-        dtype: str | None = None,
-        steps: float | None = None,
-        guidance_scale: float | None = None,
-        negative_prompt: str | None = None,
-        width: float | None = None,
-        height: float | None = None,
-        history: list[list[Any]] | None = None,
-        control: dict[str, Any] | None = None,
-        progress: gr.Progress = gr.Progress(),
-    ):
-        """Stream one run of the loop into the page (generator: one yield per graph step)."""
-        control = control if control is not None else {}
-        control["stop"] = False
-        if (config_file or "").strip() and not server_config_files:
-            raise gr.Error("config file: this studio does not read files on its server; leave the box empty",
-                           title="Check the settings")
-        prompt = (prompt or "").strip()
-        if not prompt:
-            raise gr.Error("prompt: describe the image you want; the prompt is empty", title="Nothing to draw")
-        settings = StudioSettings(
-            preset=preset_name or preset,
-            candidates=candidates,
-            max_rounds=max_rounds,
-            threshold=threshold,
-            seed=seed,
-            editor_strength=editor_strength,
-            writer=writer or None,
-            config_file=config_file or "",
-            device=device or None,
-            dtype=dtype or None,
-            steps=steps,
-            guidance_scale=guidance_scale,
-            negative_prompt=negative_prompt or None,
-            width=width,
-            height=height,
-        )
-        try:
-            image = validate_upload(init_image, max_bytes=max_upload_bytes) if init_image else None
-            # only the knobs moved away from what the page showed for the preset override it (None: not set)
-            config = settings.changed_from(preset_defaults(settings.preset)).to_config()
-            from autoalign.models.catalog import unavailable
-
-            missing = unavailable(config)
-        except AutoAlignError as exc:
-            raise gr.Error(str(exc), title="Check the settings", print_exception=False) from exc
-        if missing:  # refused before a run folder exists
-            raise gr.Error("These models cannot be loaded here: " + "; ".join(missing)
-                           + ". Download them, point the preset at local folders, or pick the tiny preset.",
-                           title="Models missing", print_exception=False)
-        limit = config.scoring.max_prompt_chars
-        if len(prompt) > limit:
-            raise gr.Error(f"prompt: {len(prompt)} characters; the limit is {limit}", title="Prompt too long")
-
-        run_dir = _new_run_dir(runs_root, prompt)
-        started = time.strftime("%H:%M:%S")
-        view = RunView(prompt=prompt, max_rounds=config.loop.max_rounds, init_image=image, run_dir=str(run_dir))
-        logger.info("studio run in %s (preset %s)", run_dir, config.name)
-        # The session's history list is updated in place (gr.State passes it by reference), so the
-        # row survives even when the page cancels this event mid-run; Stop marks it.
-        if history is None:
-            history = []
-        row = len(history)
-        history.append(view.table_row(str(run_dir), started, running=True))
-
-        def shown(path: str | None) -> str | None:
-            return display_copy(path, display_dir)
-
-        def page(status: str, *, done: bool = False):
-            history[row] = view.table_row(str(run_dir), started, running=not done)
-            final = (view.final_image or view.best_path) if done else None
-            pair = view.before_after()
-            return (
-                status,
-                [(shown(path), caption) for path, caption in view.gallery()],
-                view.highlighted_prompt(),
-                view.instruction_log(),
-                shown(view.latest_edit()),
-                (shown(pair[0]), shown(pair[1])) if pair else None,
-                shown(final),
-                (_existing(run_dir / "final.png") or final) if done else None,
-                _existing(run_dir / "trace.jsonl") if done else None,
-                history,
-                history,
-            )
-
-        yield page(f"Starting · preset {config.name} · writing to `{run_dir.name}`")
-        error: str | None = None
-        updates = None
-        try:
-            updates = (stream_fn or _runner_stream())(prompt, config, str(run_dir), init_image=image)
-            for step in updates:
-                view.apply(step)
-                progress(view.progress(), desc=view.status())
-                yield page(view.status())
-                if control.get("stop"):
-                    view.stop_reason = STOPPED_BY_USER
-                    break
-        except AutoAlignError as exc:
-            error = str(exc)
-        except Exception as exc:  # a model failure must not take the studio down
-            logger.exception("studio run failed in %s", run_dir)
-            error = f"{type(exc).__name__}: {exc}"
-        finally:
-            close = getattr(updates, "close", None)
-            if close is not None:
-                close()
-        view.finish(run_dir)
-        if not error and (run_dir / SUMMARY_FILE).is_file():
-            from autoalign.agents.contact_sheet import write_contact_sheet
-
-            try:
-                write_contact_sheet(run_dir)
-            except OSError as exc:  # a missing contact sheet must not fail a finished run
-                logger.warning("contact sheet for %s not written: %s", run_dir, exc)
-        if control.get("stop"):
-            view.stop_reason = STOPPED_BY_USER
-        if error:
-            view.stop_reason = f"error: {error}"
-        status = f"Run failed: {error}" if error else view.status(running=False)
-        yield page(status, done=True)
-        if error:
-            raise gr.Error(f"The run failed: {error}", title="Run failed")
-
-    def stop(control: dict[str, Any], history: list[list[Any]]):
-        """Ask the running loop to stop after its current step (the page also cancels the event)."""
-        control["stop"] = True
-        for row in history or []:
-            if row[STOP_COLUMN] == RUNNING:
-                row[STOP_COLUMN] = STOPPED_BY_USER
-        return "Stopped. The run ends after its current step; press Run to start again.", history
-
-    def show_preset_defaults(preset_name: str):
-        try:
-            d = preset_defaults(preset_name)
-        except AutoAlignError as exc:
-            raise gr.Error(str(exc), title="Unknown preset") from exc
-        return d.candidates, d.max_rounds, d.threshold, d.seed, d.editor_strength, d.writer
-
-    def show_preset_warning(preset_name: str = preset) -> str:
-        """The warning banner for ``preset_name`` ('' for a preset with real models)."""
-        return preset_warning(preset_name)
-
+    run = StudioRun(preset, runs_root, stream_fn, max_upload_bytes=max_upload_bytes,
+                    server_config_files=server_config_files)
     with gr.Blocks(title="AutoAlign studio", analytics_enabled=False) as demo:
-        history = gr.State([])
-        control = gr.State({"stop": False})
-        gr.Markdown(
-            "# AutoAlign studio\n"
-            "Type what the picture should show. AutoAlign draws candidates, checks each part of your "
-            "prompt in them, and edits the best one until it shows everything you asked for."
-        )
-        with gr.Row():
-            with gr.Column(scale=1, min_width=320):
-                prompt = gr.Textbox(
-                    label="Prompt",
-                    placeholder="three red apples on a blue plate",
-                    lines=2,
-                    max_lines=6,
-                    elem_id="prompt",
-                )
-                with gr.Row():
-                    run_btn = gr.Button("Run", variant="primary", elem_id="run")
-                    stop_btn = gr.Button("Stop", variant="stop", elem_id="stop")
-                status = gr.Markdown("Ready.", label="Status", show_label=False, elem_id="status")
-                warning = gr.Markdown(preset_warning(preset), label="Preset warning", show_label=False,
-                                      elem_id="preset-warning")
-                init_image = gr.Image(
-                    label=f"Correct your own image instead (optional: {', '.join(ALLOWED_FORMATS.values())}, "
-                    f"≤ {max_upload_bytes // 1_000_000} MB)",
-                    type="filepath",
-                    image_mode=None,
-                    sources=["upload", "clipboard"],
-                    height=220,
-                    elem_id="init-image",
-                )
-                refuse_bad_uploads(init_image, max_upload_bytes)
-                preset_box = gr.Dropdown(
-                    preset_choices, value=preset, label="Preset", info="Which models draw, edit and judge"
-                )
-                candidates = gr.Slider(1, 8, value=defaults.candidates, step=1, label="Candidates",
-                                       info="Images drawn at the start; the best one is corrected")
-                max_rounds = gr.Slider(0, 6, value=defaults.max_rounds, step=1, label="Rounds",
-                                   info="At most this many rounds of edits")
-                threshold = gr.Slider(0.0, 1.0, value=defaults.threshold, step=0.01, label="Alignment threshold",
-                                      info="Stop when the image scores at least this and nothing is missing")
-                seed = gr.Number(value=defaults.seed, precision=0, label="Seed", info="Same seed, same images")
-                strength = gr.Slider(0.5, 4.0, value=defaults.editor_strength, step=0.1, label="Editor strength",
-                                     info="Higher keeps more of the original picture in each edit")
-                with gr.Accordion("Advanced model settings", open=False):
-                    config_file = gr.Textbox(label="Config file (TOML/YAML/JSON on the server)",
-                                             placeholder="/path/to/overrides.toml", visible=server_config_files)
-                    writer = gr.Dropdown(list(WRITERS), value=defaults.writer, label="Instruction writer",
-                                         info="template: offline rules; llm: an OpenAI-compatible model")
-                    gr.Markdown("Diffusers settings (empty: the preset's value)")
-                    with gr.Row():
-                        device = gr.Dropdown(["", "auto", "cpu", "cuda", "mps"], value="", label="Device",
-                                             allow_custom_value=True, info="e.g. cuda:1")
-                        dtype = gr.Dropdown(["", "auto", "float32", "float16", "bfloat16"], value="", label="Dtype")
-                    with gr.Row():
-                        steps = gr.Number(value=None, precision=0, minimum=1, label="Steps",
-                                          info="generator.num_inference_steps")
-                        guidance = gr.Number(value=None, minimum=0, label="Guidance scale",
-                                             info="generator.guidance_scale")
-                    negative = gr.Textbox(label="Negative prompt", placeholder="what the image should not show",
-                                          lines=1)
-                    with gr.Row():
-                        width = gr.Number(value=None, precision=0, minimum=8, step=8, label="Width",
-                                          info="multiple of 8")
-                        height = gr.Number(value=None, precision=0, minimum=8, step=8, label="Height",
-                                           info="multiple of 8")
-            with gr.Column(scale=2):
-                gallery = gr.Gallery(label="Candidates (scores in captions, ★ = best)", columns=4, fit_columns=False, height=300,
-                                     object_fit="contain", elem_id="candidates")
-                highlighted = gr.HighlightedText(label="Prompt: what the image gets wrong", color_map=ASPECT_COLORS,
-                                                 show_legend=True, elem_id="mismatches")
-                log = gr.Markdown("_No edit instructions yet._", label="Edit instructions", show_label=False,
-                                  elem_id="instructions")
-                with gr.Row():
-                    edited = gr.Image(label="Latest edit", type="filepath", interactive=False, height=280,
-                                      elem_id="latest-edit")
-                    before_after = gr.ImageSlider(label="Before / after", type="filepath", interactive=False,
-                                                  max_height=280, elem_id="before-after")
-                with gr.Row():
-                    final_image = gr.Image(label="Final image", type="filepath", interactive=False, height=320,
-                                           elem_id="final-image")
-                    with gr.Column():
-                        final_file = gr.File(label="Download final image", interactive=False, elem_id="final-file")
-                        trace_file = gr.File(label="Download run trace (trace.jsonl)", interactive=False,
-                                             elem_id="trace-file")
-        runs_table = gr.Dataframe(value=[], headers=HISTORY_HEADERS, label="Your runs in this session",
-                                  interactive=False, wrap=True, elem_id="history",
-                                  column_widths=["9%", "30%", "9%", "7%", "20%", "25%"])
-
-        run_event = gr.on(
-            triggers=[run_btn.click, prompt.submit],
-            fn=run,
-            inputs=[prompt, init_image, preset_box, candidates, max_rounds, threshold, seed, strength, config_file,
-                    writer, device, dtype, steps, guidance, negative, width, height, history, control],
-            outputs=[status, gallery, highlighted, log, edited, before_after, final_image, final_file, trace_file,
-                     history, runs_table],
-            api_name="run",
-            concurrency_id="gpu",
-            show_progress_on=[status],  # keep the streamed images visible; the bar sits on the status
-        )
-        stop_btn.click(stop, inputs=[control, history], outputs=[status, runs_table], cancels=[run_event], api_name="stop",
-                       concurrency_limit=None)
-        preset_box.change(show_preset_defaults, inputs=[preset_box],
-                          outputs=[candidates, max_rounds, threshold, seed, strength, writer],
-                          api_name="preset_defaults", concurrency_limit=None)
-        preset_box.change(show_preset_warning, inputs=[preset_box], outputs=[warning], api_name="preset_warning",
-                          concurrency_limit=None)
-
+        page = _page_layout(preset, presets if preset in presets else [preset, *presets],
+                            max_upload_bytes=max_upload_bytes, server_config_files=server_config_files)
+        _wire(page, run, preset)
     demo.queue(default_concurrency_limit=1)
     demo.autoalign_runs_dir = runs_root  # type: ignore[attr-defined]
     return demo

@@ -1,122 +1,81 @@
 """The settings an artist sees, and how they become a run :class:`~autoalign.config.Config`.
 
-The studio shows a handful of knobs with plain names; each maps onto one preset field:
+The studio's knobs are settings of :mod:`autoalign.settings` (one declaration each: name, bounds, help,
+config field), shown in two groups: :data:`MAIN` (candidates, rounds, alignment threshold, seed, editor
+strength) and :data:`ADVANCED` (writer, device, dtype, the generator's diffusers knobs, the editor's text
+guidance), plus an optional config file (a TOML/YAML/JSON file of overrides, read on the server).
 
-=====================  ==================================
-studio                 config field
-=====================  ==================================
-candidates             ``loop.candidates``
-rounds                 ``loop.max_rounds``
-alignment threshold    ``loop.threshold``
-seed                   ``loop.seed``
-editor strength        ``editor.image_guidance_scale``
-writer                 ``writer`` (template | llm)
-config file            a TOML/YAML/JSON file of overrides
-device, dtype          ``device``, ``dtype``
-steps, guidance scale  ``generator.num_inference_steps``, ``generator.guidance_scale``
-negative prompt        ``generator.negative_prompt``
-width, height          ``generator.width``, ``generator.height``
-=====================  ==================================
-
-The last four rows are the diffusers knobs of the command line (:mod:`autoalign.knobs`, one
-mapping for both); left empty, a knob keeps the value of the preset (or of the config file).
-
-A knob the artist leaves at the value shown for the preset is not sent (:meth:`StudioSettings.changed_from`):
-the preset, then the optional config file, decide it; only what the artist changed overrides them.
-Everything else comes from the chosen preset (and the config file). Bad values raise
-:class:`autoalign.config.ConfigError` naming the field, exactly as on the command line.
+Each knob shows the chosen preset's value (:func:`preset_defaults`). A knob the artist leaves at the
+value shown is not sent (:meth:`StudioSettings.changed_from`): the preset, then the optional config file,
+decide it; only what the artist changed overrides them, through the same overrides builder as the
+command line (:func:`autoalign.settings.overrides`). Bad values raise
+:class:`autoalign.config.ConfigError` naming the setting and its config field.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from autoalign import registry
-from autoalign.config import Config, ConfigError, deep_merge, load_config
-from autoalign.knobs import diffusers_overrides
+from autoalign import settings
+from autoalign.config import Config, load_config
+from autoalign.settings import STUDIO_PRESET
 
-WRITERS: tuple[str, ...] = tuple(registry.names("writer"))  # the registry is the one list
-# What the editor-strength slider shows for a preset that does not set editor.image_guidance_scale
-# (InstructPix2Pix's usual value); it is sent only when the artist moves the slider.
-DEFAULT_EDITOR_STRENGTH = 1.5
-KNOBS: tuple[str, ...] = ("candidates", "max_rounds", "threshold", "seed", "editor_strength", "writer")
+MAIN: tuple[str, ...] = ("candidates", "max_rounds", "threshold", "seed", "image_guidance_scale")
+ADVANCED: tuple[str, ...] = ("writer", "device", "dtype", "steps", "guidance_scale", "negative_prompt", "width",
+                             "height", "edit_guidance_scale")
+KNOBS: tuple[str, ...] = MAIN + ADVANCED
+#: What a slider shows when the preset leaves the setting to the backend (diffusers' usual values); it is
+#: sent only when the artist moves it.
+SHOWN_WHEN_UNSET: dict[str, float] = {"image_guidance_scale": 1.5, "guidance_scale": 7.5, "edit_guidance_scale": 7.5}
 
 
 @dataclass
 class StudioSettings:
-    """What the studio's controls hold for one run; None = leave the preset's (and config file's) value."""
+    """What the studio's controls hold for one run; a knob that is None or "" keeps the preset's value."""
 
-    preset: str = "shapes"
-    candidates: int | None = None
-    max_rounds: int | None = None  # shown as "Rounds"
-    threshold: float | None = None
-    seed: int | None = None
-    editor_strength: float | None = None
-    writer: str | None = None
+    preset: str = STUDIO_PRESET
+    values: dict[str, Any] = field(default_factory=dict)  # knob name (autoalign.settings) -> value
     config_file: str = ""  # "" = none
-    # diffusers knobs; None / "" = the preset's value
-    device: str | None = None
-    dtype: str | None = None
-    steps: int | float | None = None
-    guidance_scale: float | None = None
-    negative_prompt: str | None = None
-    width: int | float | None = None
-    height: int | float | None = None
+
+    def given(self) -> dict[str, Any]:
+        return {k: v for k, v in self.values.items() if v is not None and v != ""}
 
     def overrides(self) -> dict[str, Any]:
         """The config overrides the set knobs stand for (applied after the preset and the file)."""
-        if self.writer is not None and self.writer not in WRITERS:
-            raise ConfigError(f"writer must be one of {', '.join(WRITERS)} (got {self.writer!r})")
-        casts = {"candidates": int, "max_rounds": int, "threshold": float, "seed": int}
-        try:
-            loop = {k: cast(getattr(self, k)) for k, cast in casts.items() if getattr(self, k) is not None}
-            strength = None if self.editor_strength is None else float(self.editor_strength)
-        except (TypeError, ValueError) as exc:
-            raise ConfigError(f"candidates, rounds and seed must be whole numbers, threshold a number ({exc})") from exc
-        out: dict[str, Any] = {"loop": loop} if loop else {}
-        if strength is not None:
-            if strength <= 0:
-                raise ConfigError(f"editor strength (editor.image_guidance_scale) must be > 0 (got {strength})")
-            out["editor"] = {"image_guidance_scale": strength}
-        if self.writer is not None:
-            out["writer"] = self.writer
-        knobs = diffusers_overrides(
-            device=self.device or None, dtype=self.dtype or None, steps=self.steps, guidance_scale=self.guidance_scale,
-            negative_prompt=self.negative_prompt or None, width=self.width, height=self.height,
-        )
-        return deep_merge(out, knobs)
+        return settings.overrides(self.given(), style="api")
 
     def to_config(self) -> Config:
         """Preset, then the config file, then the set knobs; validated."""
         config_file = (self.config_file or "").strip() or None
         return load_config(self.preset, config_file, self.overrides())
 
-    def changed_from(self, shown: "StudioSettings") -> "StudioSettings":
-        """These settings with every knob still at the value the page showed (``shown``) unset, so
-        the preset and the config file decide it: the page sends only what the artist changed."""
-        return dataclasses.replace(
-            self, **{k: None if _same(getattr(self, k), getattr(shown, k)) else getattr(self, k) for k in KNOBS}
-        )
+    def changed_from(self, shown: dict[str, Any]) -> "StudioSettings":
+        """These settings with every knob still at the value the page showed (``shown``) unset, so the
+        preset and the config file decide it: the page sends only what the artist changed."""
+        values = {k: None if _same(v, shown.get(k)) else v for k, v in self.values.items()}
+        return dataclasses.replace(self, values=values)
 
 
 def _same(a: Any, b: Any) -> bool:
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+    numbers = (int, float)
+    if isinstance(a, numbers) and isinstance(b, numbers) and not isinstance(a, bool) and not isinstance(b, bool):
         return abs(float(a) - float(b)) < 1e-9
-    return a == b
+    return (a or None) == (b or None) if isinstance(a, str) or isinstance(b, str) else a == b
 
 
-def preset_defaults(preset: str) -> StudioSettings:
+def preset_defaults(preset: str) -> dict[str, Any]:
     """What the studio's knobs show for a preset: the values its resolved config has (the preset's own,
-    else :class:`~autoalign.config.LoopSettings`'s defaults)."""
+    else :class:`~autoalign.config.LoopSettings`'s defaults, else :data:`SHOWN_WHEN_UNSET` or empty)."""
     cfg = load_config(preset)
-    return StudioSettings(
-        preset=preset,
-        candidates=cfg.loop.candidates,
-        max_rounds=cfg.loop.max_rounds,
-        threshold=cfg.loop.threshold,
-        seed=cfg.loop.seed,
-        editor_strength=float(cfg.editor.options.get("image_guidance_scale", DEFAULT_EDITOR_STRENGTH)),
-        writer=cfg.writer if cfg.writer in WRITERS else "template",
-    )
+    shown = {name: settings.value_of(cfg, name) for name in KNOBS}
+    for name, value in SHOWN_WHEN_UNSET.items():
+        shown[name] = value if shown[name] is None else shown[name]
+    return shown
+
+
+def threshold_range(preset: str) -> tuple[float, float]:
+    """The pass threshold's range for a preset (by its ``scoring.primary``)."""
+    lo, hi = settings.setting("threshold").bounds(load_config(preset).scoring.primary)
+    return float(lo or 0.0), float(hi or 1.0)

@@ -201,8 +201,8 @@ def run(
             raise InputError(f"--image: {image} is not a file")
         kwargs["init_image"] = str(image)
     if resume is None:
-        check_memory(cfg)
         _preflight(cfg, from_image=image is not None)
+        check_memory(cfg)
     quiet_model_bars()
     console = Console(stderr=True)
     progress = RunProgress(console, candidates=cfg.loop.candidates, max_rounds=cfg.loop.max_rounds,
