@@ -198,7 +198,7 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     Setting("vqa_batch_size", int, "Questions the VQA model answers per call.", ("vqa", "batch_size"), ge=1, le=1024),
     # a command's own (no config field)
     Setting("workers", int, "Ray actors (default: one per GPU, or 1 on CPU).", ge=1, le=64),
-    Setting("gpus_per_worker", float, "GPUs per Ray actor (default 1 when GPUs exist).", ge=0.01, le=8.0),
+    Setting("gpus_per_worker", float, "GPUs per Ray actor (default 1 when GPUs exist; 0: CPU actors).", ge=0.0, le=8.0),
     Setting("retries", int, "Extra attempts for a failing item in each invocation.", ge=0, le=10, default=1),
     Setting("limit", int, "Only the first N items.", ge=1, le=10_000_000),
     Setting("seeds", int, "Seeds per prompt (loop.seed, loop.seed+1, ...).", ge=1, le=100, default=1),
@@ -208,6 +208,8 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
 LOOP_FLAGS = ("seed", "candidates", "max_rounds")
 MODEL_FLAGS = ("device", "dtype", "steps", "guidance_scale", "negative_prompt", "width", "height",
                "edit_guidance_scale", "image_guidance_scale")
+#: ``autoalign run``'s settings; the others are set in a config file or as API keywords.
+RUN_FLAGS = (*LOOP_FLAGS, "threshold", "writer", *MODEL_FLAGS)
 
 
 def setting(name: str) -> Setting:
@@ -281,3 +283,17 @@ def add_arguments(parser: argparse.ArgumentParser, names: Iterable[str]) -> None
 def from_namespace(args: argparse.Namespace, names: Iterable[str]) -> dict[str, Any]:
     """A benchmark script's parsed settings as config overrides (the flags it was given)."""
     return overrides({name: getattr(args, name) for name in names})
+
+
+def markdown_table() -> str:
+    """Every setting as a Markdown table (docs/settings.md holds this; ``python -m autoalign.settings`` prints it)."""
+    rows = ["| setting | flag | config field | allowed | what it sets |", "| --- | --- | --- | --- | --- |"]
+    for s in SETTINGS.values():
+        field = f"`{s.field}`" if s.path else "(the command's own)"
+        flag = f"`{s.flag}`" if s.name in RUN_FLAGS or not s.path else "(config, API)"
+        rows.append(f"| {s.name} | {flag} | {field} | {s.describe()} | {s.help} |")
+    return "\n".join(rows) + "\n"
+
+
+if __name__ == "__main__":
+    print(markdown_table(), end="")

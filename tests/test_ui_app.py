@@ -19,11 +19,12 @@ from gradio_client import Client, handle_file
 from gradio_client.exceptions import AppError
 from PIL import Image
 
+from autoalign.config import load_config
 from autoalign.doubles.stream import StreamDouble
-from autoalign.ui.app import build_app, launch
+from autoalign.ui.app import RUN_PARAMETERS, build_app, launch
 
-# /run inputs after the prompt and image: preset, candidates, rounds, threshold, seed, editor strength,
-# config file, writer
+# /run inputs after the prompt and image: preset, candidates, rounds, threshold, seed, editor strength
+# (image_guidance_scale), config file, writer (autoalign.ui.app.RUN_PARAMETERS)
 SETTINGS = ("tiny", 2, 2, 0.8, 0, 1.5, "", "template")  # the double aligns after 2 edits
 OUT = {"status": 0, "gallery": 1, "highlight": 2, "log": 3, "edited": 4, "before_after": 5, "final": 6,
        "final_file": 7, "trace_file": 8, "history": 9}
@@ -35,8 +36,8 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def serve(tmp_path_factory, double):
-    demo = build_app("tiny", tmp_path_factory.mktemp("runs"), stream_fn=double)
+def serve(tmp_path_factory, double, preset="tiny"):
+    demo = build_app(preset, tmp_path_factory.mktemp("runs"), stream_fn=double)
     port = free_port()
     launch(demo, port=port, prevent_thread_lock=True, quiet=True)
     return demo, f"http://127.0.0.1:{port}/"
@@ -178,6 +179,26 @@ def test_past_runs_table_belongs_to_the_session(studio):
     assert table["headers"][:3] == ["started", "prompt", "best score"]
     other = run_all(second, "a blue boat")[-1][OUT["history"]]
     assert [row[1] for row in other["data"]] == ["a blue boat"]
+
+
+@pytest.mark.parametrize("preset", ["shapes", "tiny"])
+def test_the_studio_runs_each_preset_with_the_pages_own_defaults(tmp_path_factory, preset):
+    """What an artist gets without touching a control: the page's defaults are valid for its preset (on
+    shapes the pass threshold is 2.2, CLIPScore's scale), and they make the preset's own configuration."""
+    double = StreamDouble()
+    demo, url = serve(tmp_path_factory, double, preset)
+    try:
+        client = fast_client(url)
+        params = client.view_api(print_info=False, return_format="dict")["named_endpoints"]["/run"]["parameters"]
+        page = {p["parameter_name"]: p["parameter_default"] for p in params}
+        assert page["preset_name"] == preset and page["threshold"] == load_config(preset).loop.threshold
+        final = client.submit(prompt="two red circles", api_name="/run").result()
+        assert final[OUT["status"]].startswith("Done")
+        assert double.configs[-1] == load_config(preset)
+        final = client.submit("two red circles", None, *[page[n] for n in RUN_PARAMETERS[2:-3]], api_name="/run").result()
+        assert final[OUT["status"]].startswith("Done") and double.configs[-1] == load_config(preset)
+    finally:
+        demo.close()
 
 
 def test_preset_defaults_fill_the_settings_with_the_presets_values_and_ranges(client):

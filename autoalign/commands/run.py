@@ -33,7 +33,7 @@ from rich.text import Text
 from autoalign.cli_apps import CONFIG_HELP, app, preset_option, quiet_model_bars, say_scores_warning, setting_options
 from autoalign.errors import InputError
 from autoalign.memory_check import check_memory
-from autoalign.settings import LOOP_FLAGS, MODEL_FLAGS
+from autoalign.settings import RUN_FLAGS
 from autoalign.types import Candidate, Mismatch, StreamUpdate
 from autoalign.wording import clean_text, mismatch_words
 
@@ -155,7 +155,7 @@ def _preflight(cfg: Any, from_image: bool) -> None:
 
 
 @app.command("run")
-@setting_options(run=(*LOOP_FLAGS, "threshold", "writer", *MODEL_FLAGS))
+@setting_options(run=RUN_FLAGS)
 def run(
     prompt: Optional[str] = typer.Argument(None, help="What the image should show (omit with --resume)."),
     preset: str = preset_option(),

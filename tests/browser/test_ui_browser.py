@@ -1,4 +1,5 @@
-"""The studio in a real browser: type a prompt, click Run, see the final image, no error on the page.
+"""The studio in a real browser, on its own default preset (shapes) with the page's own settings: type a
+prompt, click Run, see the final image, no error on the page.
 
 Drives Debian's chromium (``/usr/bin/chromium``) with Playwright's sync API; never downloads a
 browser (no ``playwright install``). ``scripts/install_browser.sh`` installs both. Skipped, saying
@@ -8,7 +9,7 @@ Environment:
   AUTOALIGN_UI_SCREENSHOT=docs/ui.png   save the screenshot there (default: the test's tmp dir).
   AUTOALIGN_UI_STREAM=double            use the StreamDouble instead of the agent runner (to work
                                         on the page alone; it judges nothing). Default: the real
-                                        runner on the tiny preset.
+                                        runner on the shapes preset (the studio's default).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-RUN_TIMEOUT_MS = 300_000  # the tiny preset on 2 CPU cores, model building included
+RUN_TIMEOUT_MS = 600_000  # the shapes preset on 2 shared CPU cores: about 40 s of CPU, minutes when shared
 
 if not CHROMIUM.exists():
     pytest.skip("needs /usr/bin/chromium (run scripts/install_browser.sh)", allow_module_level=True)
@@ -39,6 +40,7 @@ if importlib.util.find_spec("playwright") is None:
 
 from playwright.sync_api import expect, sync_playwright  # noqa: E402
 
+from autoalign.settings import STUDIO_PRESET  # noqa: E402
 from autoalign.ui.app import build_app, launch  # noqa: E402
 
 
@@ -57,7 +59,7 @@ def studio_url(tmp_path_factory):
         stream_fn = StreamDouble(step_delay=0.2)
     else:
         pytest.importorskip("autoalign.agents.runner", reason="autoalign.agents.runner is not installed")
-    demo = build_app("tiny", tmp_path_factory.mktemp("runs"), stream_fn=stream_fn)
+    demo = build_app(STUDIO_PRESET, tmp_path_factory.mktemp("runs"), stream_fn=stream_fn)
     port = _free_port()
     launch(demo, port=port, prevent_thread_lock=True, quiet=True)
     yield f"http://127.0.0.1:{port}/"
@@ -75,7 +77,7 @@ def test_artist_types_a_prompt_runs_and_gets_a_final_image(studio_url, tmp_path)
             page.goto(studio_url, wait_until="domcontentloaded")
             expect(page.locator("#run")).to_be_visible(timeout=60_000)
 
-            page.locator("#prompt textarea").fill("two red apples on a blue plate")
+            page.locator("#prompt textarea").fill("two red circles")
             page.locator("#run").click()
 
             final = page.locator("#final-image img")
@@ -95,3 +97,25 @@ def test_artist_types_a_prompt_runs_and_gets_a_final_image(studio_url, tmp_path)
     assert not error_text, f"the page shows an error: {error_text}"
     assert not page_errors, f"the page raised JavaScript errors: {page_errors}"
     assert shot.stat().st_size > 10_000
+
+
+def test_the_settings_follow_the_chosen_preset(studio_url):
+    """Choosing another preset shows its values and its threshold range (vq2's [0, 1] on tiny, CLIPScore's
+    [0, 2.5] on shapes)."""
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1500})
+            page.goto(studio_url, wait_until="domcontentloaded")
+            threshold = page.locator("#setting-threshold input[type=range]")
+            candidates = page.locator("#setting-candidates input[type=number]")
+            expect(threshold).to_have_attribute("max", "2.5", timeout=60_000)
+            expect(threshold).to_have_value("2.2")
+            expect(candidates).to_have_value("4")
+            page.get_by_label("Preset").click()
+            page.get_by_role("option", name="tiny", exact=True).click()
+            expect(threshold).to_have_attribute("max", "1", timeout=30_000)
+            expect(threshold).to_have_value("0.8")
+            expect(candidates).to_have_value("2")
+        finally:
+            browser.close()
