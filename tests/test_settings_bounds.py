@@ -150,20 +150,20 @@ def test_every_commands_setting_flags_come_from_the_one_declaration():
 
 
 def test_a_run_larger_than_the_machine_is_refused_in_one_line_and_writes_nothing(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(memory_check, "machine_memory", lambda device: 64e9)  # a 64 GB machine
+    monkeypatch.setattr(memory_check, "machine_memory", lambda device: 16e9)  # a 16 GB machine
     out = tmp_path / "out"
     code, err = refused(capsys, "run", "a red car", "--preset", "tiny", "--out", str(out), "--candidates", "64",
                        "--width", "4096", "--height", "4096", "--quiet")
     lines = err.strip().splitlines()
     assert code == 2 and len(lines) == 1, err
-    assert "this run needs about" in lines[0] and "64.0 GB" in lines[0] and "Nothing was written" in lines[0]
+    assert "this run needs about" in lines[0] and "the device has 16.0 GB" in lines[0] and "Nothing was written" in lines[0]
     assert not out.exists()
 
 
 def test_the_estimate_counts_images_in_flight_and_known_weights():
     tiny = load_config("tiny")
     (need,) = memory_check.estimate(tiny)  # every role on the CPU
-    # 2 candidates (under the generator's batch of 4) at 64x64, fp32, 1000 values a pixel; edits: 2 samples of 64^2
+    # 2 candidates (under the generator's batch of 4) at 64x64, fp32; edits: 2 samples of 64^2
     assert need.device == "cpu" and need.activations == 2 * 64 * 64 * memory_check.VALUES_PER_PIXEL * 4
     assert need.weights == 0.0  # the catalog does not size tiny models
     big = load_config("tiny", overrides={"loop": {"candidates": 64}, "generator": {"width": 4096, "height": 4096}})
