@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from autoalign.errors import ConfigError
-from autoalign.settings import DTYPES, SETTINGS, check_config
+from autoalign.settings import DEFAULT_PRESET, DTYPES, SETTINGS, check_config
 
 MODEL_ROLES: tuple[str, ...] = ("generator", "editor", "vqa", "clip", "questions", "llm")
 #: Roles a preset may leave out (``Config.<role>`` is then None and asking for it is a clear error).
@@ -351,7 +351,7 @@ def deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]
 
 
 def load_config(
-    preset: str = "tiny",
+    preset: str = DEFAULT_PRESET,
     config_file: str | Path | None = None,
     overrides: dict[str, Any] | None = None,
 ) -> Config:

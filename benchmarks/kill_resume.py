@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autoalign.files import read_jsonl
+from autoalign.settings import DEFAULT_PRESET
 
 PROMPT = "two red apples on a blue plate"
 COLOURS = ["red", "blue", "green", "yellow", "purple", "white"]
@@ -200,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--min-delay", type=float, default=2.0, help="earliest kill, seconds after a child starts")
     parser.add_argument("--max-delay", type=float, default=14.0, help="latest kill")
     parser.add_argument("--seed", type=int, default=0, help="seed of the kill moments")
-    parser.add_argument("--preset", default="tiny")
+    parser.add_argument("--preset", default=DEFAULT_PRESET)
     parser.add_argument("--commands", nargs="+", default=["batch", "bench", "run"], choices=["batch", "bench", "run"])
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)

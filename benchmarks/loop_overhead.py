@@ -25,6 +25,7 @@ from pathlib import Path
 
 from autoalign.agents import runner
 from autoalign.config import load_config
+from autoalign.settings import DEFAULT_PRESET
 
 PROMPT = "two red apples on a blue plate"
 
@@ -46,7 +47,7 @@ def step_table(run_dir: Path) -> list[dict]:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--prompt", default=PROMPT)
-    parser.add_argument("--preset", default="tiny")
+    parser.add_argument("--preset", default=DEFAULT_PRESET)
     parser.add_argument("--skip-cold", action="store_true", help="Skip the cold subprocess run.")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
