@@ -50,6 +50,11 @@ def preset_option(default: str = DEFAULT_PRESET, *, short: bool = True) -> Any:
     return typer.Option(default, "--preset", *(("-p",) if short else ()), help=PRESET_HELP)
 
 
+def config_option() -> Any:
+    """The ``--config`` option: a file of overrides applied after the preset."""
+    return typer.Option(None, "--config", "-c", help=CONFIG_HELP)
+
+
 def _typer_option(s: Setting) -> Any:
     names = (s.flag, s.short) if s.short else (s.flag,)
     return typer.Option(s.default, *names, help=s.help_text(), show_default=s.default is not None)

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from autoalign.cli_apps import CONFIG_HELP, app, preset_option, quiet_model_bars, say_scores_warning, setting_options
+from autoalign.cli_apps import app, config_option, preset_option, quiet_model_bars, say_scores_warning, setting_options
 from autoalign.settings import LOOP_FLAGS, MODEL_FLAGS
 from autoalign.wording import clean_text
 
@@ -21,7 +21,7 @@ def batch(
     prompts: Path = typer.Argument(..., help="A .txt (one prompt a line), .csv or .jsonl file with a 'prompt' column or field."),
     out: Path = typer.Option(..., "--out", "-o", help="Batch directory (ledger, images, manifest). Rerun to resume."),
     preset: str = preset_option(),
-    config: Optional[Path] = typer.Option(None, "--config", "-c", help=CONFIG_HELP),
+    config: Optional[Path] = config_option(),
     engine: str = typer.Option("local", "--engine", help="local | ray"),
     address: Optional[str] = typer.Option(None, "--address", help="Ray cluster address (default: start Ray locally)."),
     shard: Optional[str] = typer.Option(None, "--shard", help="i/n: only the items whose id hashes to shard i of n."),

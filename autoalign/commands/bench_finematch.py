@@ -13,7 +13,7 @@ from typing import Optional
 
 import typer
 
-from autoalign.cli_apps import CONFIG_HELP, bench_app, preset_option
+from autoalign.cli_apps import bench_app, config_option, preset_option
 from autoalign.errors import InputError
 
 
@@ -40,7 +40,7 @@ def finematch(
     bertscore_model: str = typer.Option("bert-base-uncased", "--bertscore-model", help="BERTScore model: hub id or local directory."),
     threshold: float = typer.Option(0.55, "--threshold", help="Match threshold T of ITM-IoU."),
     preset: str = preset_option(),
-    config: Optional[Path] = typer.Option(None, "--config", "-c", help=CONFIG_HELP),
+    config: Optional[Path] = config_option(),
     out: Optional[Path] = typer.Option(None, "--out", help="Write the detectors' predictions here (JSON lines)."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of tables."),
 ) -> None:

@@ -10,7 +10,7 @@ from typing import Optional
 
 import typer
 
-from autoalign.cli_apps import CONFIG_HELP, bench_app, preset_option
+from autoalign.cli_apps import bench_app, config_option, preset_option
 from autoalign.errors import InputError
 
 
@@ -29,7 +29,7 @@ def meta(
     ),
     scorer: str = typer.Option("vq2", "--scorer", help="vq2 | vnli | clip"),
     preset: str = preset_option(),
-    config: Optional[Path] = typer.Option(None, "--config", "-c", help=CONFIG_HELP),
+    config: Optional[Path] = config_option(),
     limit: Optional[int] = typer.Option(None, "--limit", help="Only the first N rows of each CSV."),
     out: Optional[Path] = typer.Option(
         None, "--out", help="Write the report as JSON here; per-row scores go beside it (OUT.rows.jsonl) so a rerun resumes."

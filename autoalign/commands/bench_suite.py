@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from autoalign.cli_apps import CONFIG_HELP, bench_app, preset_option, quiet_model_bars, setting_options
+from autoalign.cli_apps import bench_app, config_option, preset_option, quiet_model_bars, setting_options
 from autoalign.settings import MODEL_FLAGS
 
 SUITE_HELP = "drawbench | editbench | geneval | t2i-compbench | shapes, or a .csv/.jsonl file with a 'prompt' column."
@@ -116,7 +116,7 @@ def _common(correct: bool):
         out: Path = typer.Option(..., "--out", "-o", help="Bench directory (results.jsonl, reports, images). Rerun to resume."),
         suite_file: Optional[Path] = typer.Option(None, "--suite-file", help=SUITE_FILE_HELP),
         categories: Optional[str] = typer.Option(None, "--categories", help="Comma-separated categories to keep."),
-        config: Optional[Path] = typer.Option(None, "--config", "-c", help=CONFIG_HELP),
+        config: Optional[Path] = config_option(),
         no_progress: bool = typer.Option(False, "--no-progress", help="No progress bar."),
         *,
         limit: Optional[int],

@@ -13,7 +13,7 @@ from typing import Optional
 
 import typer
 
-from autoalign.cli_apps import CONFIG_HELP, app, preset_option, quiet_model_bars, say_scores_warning
+from autoalign.cli_apps import app, config_option, preset_option, quiet_model_bars, say_scores_warning
 from autoalign.wording import clean_text, mismatch_words
 
 
@@ -36,7 +36,7 @@ def detect_command(
     image: Path = typer.Argument(..., help="The image to check."),
     text: str = typer.Option(..., "--text", "-t", help="The prompt the image should show."),
     preset: str = preset_option(),
-    config: Optional[Path] = typer.Option(None, "--config", "-c", help=CONFIG_HELP),
+    config: Optional[Path] = config_option(),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
 ) -> None:
     """Find FineMatch mismatches (aspect, phrase, correction) between an image and a prompt."""

@@ -30,7 +30,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from autoalign.cli_apps import CONFIG_HELP, app, preset_option, quiet_model_bars, say_scores_warning, setting_options
+from autoalign.cli_apps import app, config_option, preset_option, quiet_model_bars, say_scores_warning, setting_options
 from autoalign.errors import InputError
 from autoalign.memory_check import check_memory
 from autoalign.settings import RUN_FLAGS
@@ -159,7 +159,7 @@ def _preflight(cfg: Any, from_image: bool) -> None:
 def run(
     prompt: Optional[str] = typer.Argument(None, help="What the image should show (omit with --resume)."),
     preset: str = preset_option(),
-    config: Optional[Path] = typer.Option(None, "--config", "-c", help=CONFIG_HELP),
+    config: Optional[Path] = config_option(),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Run directory (default runs/<timestamp>-<slug>); must be empty or new."),
     image: Optional[Path] = typer.Option(None, "--image", help="Correct this image instead of generating one."),
     resume: Optional[Path] = typer.Option(None, "--resume", help="Continue the run in this directory from its last checkpoint."),

@@ -12,7 +12,7 @@ from typing import Optional
 
 import typer
 
-from autoalign.cli_apps import CONFIG_HELP, app, preset_option, quiet_model_bars, say_scores_warning
+from autoalign.cli_apps import app, config_option, preset_option, quiet_model_bars, say_scores_warning
 
 
 def load_images(paths: list[Path]):
@@ -32,7 +32,7 @@ def score(
     images: list[Path] = typer.Argument(..., help="Image files to score against the text."),
     text: str = typer.Option(..., "--text", "-t", help="The prompt the images should show."),
     preset: str = preset_option(),
-    config: Optional[Path] = typer.Option(None, "--config", "-c", help=CONFIG_HELP),
+    config: Optional[Path] = config_option(),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of tables."),
 ) -> None:
     """Score images against a text: VQ2 (per question), VNLI and CLIPScore."""
