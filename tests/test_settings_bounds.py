@@ -181,3 +181,12 @@ def test_the_settings_page_lists_every_declaration_as_declared():
 
     page = (Path(__file__).resolve().parents[1] / "docs" / "settings.md").read_text(encoding="utf-8")
     assert settings.markdown_table() in page  # regenerate with: python -m autoalign.settings
+
+
+@pytest.mark.parametrize(("args", "flag"), [(["--engine", "ray", "--workers", "0"], "--workers"),
+                                            (["--retries", "1000"], "--retries"), (["--limit", "0"], "--limit")])
+def test_a_commands_own_numbers_are_bounded_too_and_refused_before_anything_starts(tmp_path, capsys, args, flag):
+    out = tmp_path / "out"
+    code, err = refused(capsys, *_command("batch", tmp_path), "--out", str(out), *args)
+    assert code == 2 and err.strip().count("\n") == 0 and err.startswith(f"error: {flag} must be"), err
+    assert not out.exists()
