@@ -41,6 +41,8 @@ from typing import Any
 from autoalign.errors import AutoAlignError
 
 MODEL_ROLES: tuple[str, ...] = ("generator", "editor", "vqa", "clip", "questions", "llm")
+#: Roles a preset may leave out (``Config`` holds None then): the region editor (issue 37).
+OPTIONAL_ROLES: tuple[str, ...] = ("region_editor",)
 #: Allowed values of the device/dtype/offload fields (``auto`` resolves in :mod:`autoalign.models.loading`).
 DTYPES: tuple[str, ...] = ("auto", "float32", "float16", "bfloat16")
 OFFLOAD_MODES: tuple[str, ...] = ("none", "model", "sequential")
@@ -189,6 +191,7 @@ class Config:
     loop: LoopSettings = field(default_factory=LoopSettings)
     scoring: ScoringSettings = field(default_factory=ScoringSettings)
     detection: DetectionSettings = field(default_factory=DetectionSettings)
+    region_editor: RoleSpec | None = None  # [region_editor]: layout edits inside boxes (None: the preset has none)
 
     def validate(self) -> "Config":
         self.loop.validate()
@@ -302,6 +305,7 @@ def from_dict(data: dict[str, Any]) -> Config:
     if missing:
         raise ConfigError(f"preset {data.get('name', '?')!r} lacks role table(s): {', '.join(missing)}")
     roles = {r: RoleSpec.from_table(r, data.pop(r)) for r in MODEL_ROLES}
+    roles.update({r: RoleSpec.from_table(r, data.pop(r)) for r in OPTIONAL_ROLES if data.get(r) is not None})
     loop = _section(LoopSettings, "loop", data.pop("loop", None))
     scoring = _section(ScoringSettings, "scoring", data.pop("scoring", None))
     detection = _section(DetectionSettings, "detection", data.pop("detection", None))

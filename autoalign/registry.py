@@ -31,6 +31,7 @@ ROLES: tuple[str, ...] = (
     "detector",
     "writer",
     "llm",
+    "region_editor",
 )
 
 #: Every built-in backend, once: role -> name -> "module:object" (imported by :func:`get`).
@@ -67,6 +68,7 @@ BUILTIN: dict[str, dict[str, str]] = {
         "llm": "autoalign.editing.llm_writer:LLMWriter",
     },
     "llm": {"openai": "autoalign.models.llm:OpenAILLM"},
+    "region_editor": {"diffusers-inpaint": "autoalign.models.region_editor:InpaintRegionEditor"},
 }
 
 # Backends registered with the decorator, and built-ins once imported.

@@ -150,3 +150,12 @@ class Models:
     @property
     def llm(self):
         return self._get("llm")
+
+    @property
+    def region_editor(self):
+        """The preset's ``[region_editor]`` backend; a ConfigError when the preset has none."""
+        if self.config.region_editor is None:
+            from autoalign.config import ConfigError
+
+            raise ConfigError(f"preset {self.config.name!r} has no [region_editor] table (layout edits need one)")
+        return self._get("region_editor")
