@@ -223,7 +223,7 @@ class Attempt:
     score: ScoreCard  # the chosen sample's card
     mismatches: list[Mismatch]  # what the detectors found in the chosen sample
     decision: EditDecision
-    origin: str = "edit"  # "edit" | "regenerate"
+    origin: str = "edit"  # "edit" | "regenerate" | "region" (a layout edit inside boxes)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

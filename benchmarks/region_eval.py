@@ -145,6 +145,7 @@ def eval_region(region_editor, n: int, splits: Sequence[str], kinds: Sequence[st
                     ok = ok or bool(reading.readable and oracle.check(case.spec, reading.scene).aligned)
                     kept += untouched_kept(reading, case.untouched)
                 fixed.append(ok)
+                logger.info("%s %s case %d: fixed %d of %d so far", split, kind, k, sum(fixed), len(fixed))
             table[f"fixed: {kind}"] = wilson(sum(fixed), len(fixed))
             table[f"others unchanged: {kind}"] = wilson(sum(kept), len(kept))
             table[f"oracle cannot read: {kind}"] = wilson(unread, len(fixed) * samples)

@@ -184,3 +184,49 @@ def test_the_plan_travels_as_plain_data():
     plan = RulePlanner().plan(PROMPT, DETECTED, SIZE)
     assert LayoutPlan.from_dict(plan.to_dict()) == plan
     assert schema_errors({"objects": []}, LAYOUT_SCHEMA) == []
+
+
+# --- from the layout detector's triplets (the evidence format of issue 36's detector) -----------------
+
+from autoalign.editing.layout_plan import ops_for_mismatches  # noqa: E402
+from autoalign.types import Mismatch  # noqa: E402
+
+
+def _ev(*boxes: Box) -> list[dict]:
+    return [b.to_dict() for b in boxes]
+
+
+def test_triplets_become_region_operations():
+    weak, strong = Box((5, 5, 15, 15), 0.4, "red circle"), Box((30, 5, 40, 15), 0.9, "red circle")
+    extra = Box((40, 40, 50, 50), 0.8, "green square")
+    mismatches = [
+        Mismatch("number", "a red circle", "two red circles", 0.9, "layout", {"expected": 1, "found": 2, "boxes": _ev(weak, strong)}),
+        Mismatch("entity", "no green squares", "an extra green square", 0.8, "layout", {"action": "remove", "found": 1, "boxes": _ev(extra)}),
+        Mismatch("entity", "a blue triangle", "", 0.9, "layout", {"action": "add", "expected": 1, "found": 0, "boxes": []}),
+        Mismatch("attribute", "red", "white", 0.9, "layout", {"noun": "circle", "expected": "red", "found": "white", "boxes": _ev(strong)}),
+    ]
+    plan = ops_for_mismatches("a red circle and a blue triangle", mismatches, SIZE)
+    kinds = [(op.kind, op.phrase) for op in plan.ops]
+    assert kinds == [("remove", "red circle"), ("remove", "green square"), ("add", "blue triangle")]
+    assert plan.ops[0].source.xyxy == weak.xyxy  # the weakest of the two goes
+    add = plan.ops[2].target.xyxy
+    assert inside(add) and all(not (add[0] < b[2] and b[0] < add[2] and add[1] < b[3] and b[1] < add[3])
+                               for b in (strong.xyxy, extra.xyxy))
+    with_attr = ops_for_mismatches("a red circle", mismatches[3:], SIZE, aspects=("attribute",))
+    assert [(op.kind, op.phrase) for op in with_attr.ops] == [("recolor", "red circle")]
+
+
+def test_a_relation_triplet_becomes_a_move():
+    circle, square = Box((40, 20, 50, 30), 0.9, "red circle"), Box((10, 20, 20, 30), 0.9, "blue square")
+    m = Mismatch("relation", "to the left of", "to the right of", 0.8, "layout",
+                 {"subject": "circle", "object": "square", "boxes": _ev(circle, square)})
+    plan = ops_for_mismatches("a red circle to the left of a blue square", [m], SIZE)
+    assert plan.ops and {op.kind for op in plan.ops} == {"move"}
+    where = {op.source.xyxy: op.target.xyxy for op in plan.ops}
+    a, b = where.get(circle.xyxy, circle.xyxy), where.get(square.xyxy, square.xyxy)
+    assert relation_holds(a, "to the left of", b, margin())
+
+
+def test_triplets_without_evidence_give_no_operation():
+    plan = ops_for_mismatches("a red circle", [Mismatch("number", "a red circle", "two", 0.9, "clip-probe")], SIZE)
+    assert plan.ops == []

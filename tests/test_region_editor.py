@@ -81,3 +81,34 @@ def test_tiny_inpainting_pipelines_change_only_inside_the_masks(tiny, options):
     assert ed.calls == 2  # one batched call per inpainting step
     again = ed.edit(source, ops, n=1, seed=3)[0]
     assert np.array_equal(np.asarray(again), np.asarray(out[0]))  # seeded
+
+
+def test_the_loop_never_calls_the_oracle():
+    import inspect
+
+    import autoalign.agents.nodes as nodes
+    import autoalign.editing.layout_plan as layout_plan
+    import autoalign.editing.policy as policy
+    import autoalign.models.region_editor as region_editor
+
+    for module in (nodes, layout_plan, policy, region_editor):
+        source = inspect.getsource(module)
+        assert "oracle" not in source.replace("never calls the oracle", ""), module.__name__
+
+
+def test_the_policy_routes_counts_places_and_missing_things_to_the_region_editor():
+    from types import SimpleNamespace
+
+    from autoalign.editing.policy import region_aspects, region_mismatches
+    from autoalign.types import Mismatch
+
+    box = Box((1, 1, 9, 9), 0.9, "red circle").to_dict()
+    found = [Mismatch("number", "a red circle", "two", evidence={"expected": 1, "boxes": [box, box]}),
+             Mismatch("entity", "a blue square", "", evidence={"action": "add", "boxes": []}),
+             Mismatch("attribute", "red", "white", evidence={"noun": "circle", "expected": "red", "boxes": [box]}),
+             Mismatch("relation", "above", "below", source="clip-probe")]  # no boxes: the instruction editor's
+    with_region = SimpleNamespace(region_editor=RoleSpec("diffusers-inpaint", "world:generator", {}))
+    assert [m.aspect for m in region_mismatches(found, with_region)] == ["number", "entity"]
+    attrs = SimpleNamespace(region_editor=RoleSpec("diffusers-inpaint", "world:generator", {"attributes": True}))
+    assert "attribute" in region_aspects(attrs) and len(region_mismatches(found, attrs)) == 3
+    assert region_mismatches(found, SimpleNamespace(region_editor=None)) == []

@@ -458,3 +458,87 @@ def make_planner(name: str, models: Any = None):
     from autoalign.errors import AutoAlignError
 
     raise AutoAlignError(f"unknown layout planner {name!r}; planners: llm, rules")
+
+
+# --- from the layout detector's triplets ---------------------------------------------------------------
+
+#: Mismatch aspects the region editor answers (policy: counts, missing / extra things, places).
+REGION_ASPECTS: tuple[str, ...] = ("number", "entity", "relation")
+
+
+def _evidence_boxes(m: Any) -> list[Box]:
+    out = []
+    for b in (m.evidence or {}).get("boxes") or []:
+        try:
+            box = Box.from_dict(b) if isinstance(b, dict) else None
+        except (KeyError, TypeError, ValueError):
+            box = None
+        if box is not None:
+            out.append(box)
+    return out
+
+
+def _object_phrase(text: str) -> str:
+    """A noun phrase without its article or count word ("a red circle" -> "red circle")."""
+    toks = [t for t in _tokens(text) if t not in words()["numbers"] and t not in ("no", "the", "extra")]
+    return " ".join(singular(t) if i == len(toks) - 1 else t for i, t in enumerate(toks))
+
+
+def ops_for_mismatches(prompt: str, mismatches: list[Any], size: tuple[int, int],
+                       aspects: tuple[str, ...] = REGION_ASPECTS) -> LayoutPlan:
+    """The operations that answer the ``layout`` detector's triplets (their ``evidence["boxes"]``):
+
+    * ``entity`` with ``action = "remove"``: its boxes are removed; with ``action = "add"``: the phrase is
+      added in a free region (clear of every evidence box) where the prompt's relations hold;
+    * ``number``: ``found`` above ``expected`` removes the weakest boxes, below adds the missing ones;
+    * ``attribute`` (when asked for): the boxes are recoloured to the expected colour;
+    * ``relation``: the evidence's two boxes (subject, object) are re-planned by the rules (a move).
+
+    Triplets without the evidence a step needs are skipped (the instruction editor still has them)."""
+    layout = read_layout(prompt)
+    taken = [b for m in mismatches for b in _evidence_boxes(m)]
+    rules = RulePlanner()
+    ops: list[LayoutOp] = []
+
+    def add(phrase: str, reason: str) -> None:
+        want = next((w for w in layout.objects if w.matches(phrase)), Wanted(phrase.split()[-1] if phrase else "object"))
+        side = wanted_side(want, size, taken)
+        gone = {id(op.source) for op in ops if op.source is not None}
+        boxes = [b.xyxy for b in taken if id(b) not in gone] + [op.target.xyxy for op in ops if op.target is not None]
+        box = free_box(size, side, boxes)
+        if box is not None:
+            ops.append(LayoutOp("add", phrase, target=Box(box, 1.0, label=phrase), reason=reason))
+
+    for m in mismatches:
+        if m.aspect not in aspects:
+            continue
+        ev = m.evidence or {}
+        found = _evidence_boxes(m)
+        if m.aspect == "entity" and ev.get("action") == "remove":
+            ops += [LayoutOp("remove", b.label or m.correction, source=b, reason=f"{m.phrase}: {m.correction}") for b in found]
+        elif m.aspect == "entity" and ev.get("action") == "add":
+            for _ in range(max(1, int(ev.get("expected") or 1))):
+                add(_object_phrase(m.phrase), f"missing: {m.phrase}")
+        elif m.aspect == "number" and isinstance(ev.get("expected"), int):
+            expected, have = int(ev["expected"]), len(found)
+            if have > expected:
+                for b in sorted(found, key=lambda b: b.score)[: have - expected]:
+                    ops.append(LayoutOp("remove", b.label or _object_phrase(m.phrase), source=b,
+                                        reason=f"{have} where the prompt asks {expected}"))
+            for _ in range(max(0, expected - have)):
+                add(_object_phrase(m.phrase), f"{have} where the prompt asks {expected}")
+        elif m.aspect == "attribute" and ev.get("expected") and ev.get("noun"):
+            phrase = f"{ev['expected']} {ev['noun']}"
+            ops += [LayoutOp("recolor", phrase, source=b, target=b, reason=f"{m.correction} where the prompt says {m.phrase}")
+                    for b in found[:1]]
+        elif m.aspect == "relation" and len(found) == 2:
+            subject, obj = found
+            a = Box(subject.xyxy, subject.score, label=_object_phrase(str(ev.get("subject") or subject.label)))
+            b = Box(obj.xyxy, obj.score, label=_object_phrase(str(ev.get("object") or obj.label)))
+            rel_layout = Layout([Wanted(_object_phrase(a.label).split()[-1]), Wanted(_object_phrase(b.label).split()[-1])],
+                                [(0, m.phrase, 1)] if m.phrase in words()["relations"] else [])
+            moves = [op for op in rules.plan(rel_layout, [a, b], size).ops if op.kind == "move"]
+            for op in moves:  # back to the evidence's own boxes
+                op.source = subject if op.source is a else obj if op.source is b else op.source
+            ops += moves
+    return LayoutPlan(ops=ops, planner="triplets")

@@ -50,6 +50,7 @@ Preset options::
     paste_strength = 0.5                # redraw strength over a pasted object (0: none)
     paste_threshold = 60                # colour distance from the border colour that marks the drawn object
     change_strength = 1.0               # recolour / reshape strength (1: from noise)
+    attributes = false                  # the loop's policy also sends attribute mismatches here
 """
 
 from __future__ import annotations
@@ -79,7 +80,7 @@ logger = logging.getLogger(__name__)
 
 OWN_OPTIONS: frozenset[str] = frozenset(
     {"resolution", "grow", "remove", "remove_prompt", "fill_strength", "add_prompt", "add", "move", "paste_strength",
-     "paste_threshold", "change_strength"}
+     "paste_threshold", "change_strength", "attributes"}
 )
 RESERVED: frozenset[str] = RESERVED_CALL_ARGS | {"mask_image", "strength"}
 REMOVE_MODES = ("inpaint", "fill")
