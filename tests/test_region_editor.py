@@ -112,3 +112,18 @@ def test_the_policy_routes_counts_places_and_missing_things_to_the_region_editor
     attrs = SimpleNamespace(region_editor=RoleSpec("diffusers-inpaint", "world:generator", {"attributes": True}))
     assert "attribute" in region_aspects(attrs) and len(region_mismatches(found, attrs)) == 3
     assert region_mismatches(found, SimpleNamespace(region_editor=None)) == []
+
+
+def test_two_objects_change_places_by_cut_and_paste():
+    from autoalign.world.render import draw
+    from autoalign.world.scene import Obj, Scene
+
+    a, b = Obj("circle", "red", "big", 48, 30), Obj("square", "blue", "big", 14, 30)
+    box = lambda o: Box((o.x - 9, o.y - 9, o.x + 10, o.y + 10), 1.0, o.describe())  # noqa: E731
+    ops = [LayoutOp("move", "red circle", source=box(a), target=box(b)), LayoutOp("move", "blue square", source=box(b), target=box(a))]
+    assert [s[0] for s in steps_of(ops, paste_moves=True)] == ["paste"]
+    ed = editor("world:generator", move="paste", paste_strength=0.0, remove="fill")
+    out = ed.edit(draw(Scene([a, b])), ops, n=1, seed=0)[0]
+    swapped = draw(Scene([Obj("circle", "red", "big", 14, 30), Obj("square", "blue", "big", 48, 30)]))
+    assert np.array_equal(np.asarray(out), np.asarray(swapped))
+    assert ed.calls == 0  # no pipeline call: a pure cut and paste

@@ -110,15 +110,14 @@ def union(masks: list[Image.Image], size: tuple[int, int]) -> Image.Image:
 
 def steps_of(ops: list[LayoutOp], paste_moves: bool = False) -> list[tuple[str, str, Any]]:
     """The plan as ordered masked steps ``(stage, phrase, box)``: removals, then changes, then additions.
-    With ``paste_moves``, each move first copies its source box into its target (stage ``paste``,
-    ``box`` = (source, target)), before anything is removed."""
+    With ``paste_moves``, the moves come first as one step (stage ``paste``, ``box`` = a list of
+    (source, target, phrase)): every source box is cut, every source filled, every piece pasted."""
     steps: list[tuple[str, str, Any]] = []
-    if paste_moves:
-        for op in ops:
-            if op.kind == "move" and op.source is not None and op.target is not None:
-                steps.append(("paste", op.phrase, (op.source.xyxy, op.target.xyxy)))
+    moves = [op for op in ops if op.kind == "move" and op.source is not None and op.target is not None]
+    if paste_moves and moves:  # every move at once: cut all, fill all sources, paste all
+        steps.append(("paste", "; ".join(op.phrase for op in moves), [(op.source.xyxy, op.target.xyxy, op.phrase) for op in moves]))
     for op in ops:
-        if (op.kind == "remove" or op.kind == "move") and op.source is not None:
+        if (op.kind == "remove" or (op.kind == "move" and not paste_moves)) and op.source is not None:
             steps.append(("remove", op.phrase, op.source.xyxy))
     for op in ops:
         if op.kind in ("recolor", "reshape") and op.source is not None:
@@ -304,7 +303,7 @@ class InpaintRegionEditor:
         for k, (stage, phrase, box) in enumerate(steps_of(ops, paste_moves=self.move == "paste")):
             step_seeds = [s + 7919 * k for s in seeds]
             if stage == "paste":
-                current = self._paste_move(current, box[0], box[1], phrase, prompt, step_seeds)
+                current = self._paste_moves(current, box, prompt, step_seeds)
                 continue
             mask = box_mask(box, source.size, self.grow)
             if not np.asarray(mask).any():
@@ -326,21 +325,25 @@ class InpaintRegionEditor:
     def _text(self, phrase: str, prompt: str) -> str:
         return self.add_prompt.format(phrase=phrase, prompt=prompt or phrase)
 
-    def _paste_move(self, images, source_box, target_box, phrase, prompt, seeds):
+    def _paste_moves(self, images, moves, prompt, seeds):
         size = images[0].size
-        src_mask, dst_mask = box_mask(source_box, size), box_mask(target_box, size, self.grow)
-        x0, y0, x1, y1 = src_mask.getbbox() or (0, 0, 1, 1)
-        moved = []
+        out = []
         for im in images:
-            piece = im.crop((x0, y0, x1, y1))
-            filled = keep_outside(im, nearest_fill(im, box_mask(source_box, size, self.grow)), box_mask(source_box, size, self.grow))
-            tx0, ty0, tx1, ty1 = target_box
-            cx, cy = (tx0 + tx1) / 2, (ty0 + ty1) / 2
-            at = (cx - (x1 - x0) / 2, cy - (y1 - y0) / 2, cx + (x1 - x0) / 2, cy + (y1 - y0) / 2)
-            moved.append(paste_into(filled, piece, Image.new("L", piece.size, 255), at))
+            pieces = [(im.crop(box_mask(src, size).getbbox() or (0, 0, 1, 1)), src, dst) for src, dst, _ in moves]
+            filled = im
+            for _, src, _ in pieces:
+                grown = box_mask(src, size, self.grow)
+                filled = keep_outside(filled, nearest_fill(filled, grown), grown)
+            for piece, _, dst in pieces:
+                cx, cy = (dst[0] + dst[2]) / 2, (dst[1] + dst[3]) / 2
+                at = (cx - piece.width / 2, cy - piece.height / 2, cx + piece.width / 2, cy + piece.height / 2)
+                filled = paste_into(filled, piece, Image.new("L", piece.size, 255), at)
+            out.append(filled)
         if self.paste_strength > 0:
-            moved = self._inpaint(moved, dst_mask, self._text(phrase, prompt), seeds, self.paste_strength)
-        return moved
+            for k, (_, dst, phrase) in enumerate(moves):
+                out = self._inpaint(out, box_mask(dst, size, self.grow), self._text(phrase, prompt), [s + k for s in seeds],
+                                    self.paste_strength)
+        return out
 
     def _paste_add(self, images, box, mask, phrase, prompt, seeds):
         size = images[0].size
