@@ -38,6 +38,7 @@ from autoalign.scoring.parse.lexicon import DEFAULT_SPACY_MODEL, lexicon, load_s
 from autoalign.scoring.parse.quotes import read_quotes
 from autoalign.scoring.parse.reading import parse_prompt
 from autoalign.scoring.parse.records import Attribute, GlobalTag, Noun, Parse, Quote, Relation
+from autoalign.scoring.parse.salvage import salvage
 from autoalign.scoring.parse.tokens import _subject_of, ing_form
 
 __all__ = [
@@ -54,4 +55,5 @@ __all__ = [
     "load_spacy",
     "parse_prompt",
     "read_quotes",
+    "salvage",
 ]

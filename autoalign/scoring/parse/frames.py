@@ -35,21 +35,21 @@ class _FramesReader(_ReaderState):
             words = sorted({t.i for m in mods for t in m.subtree} | {tok.i})
             self._add_global(" ".join(self.doc[i].lower_ for i in words), "frame", tok.i, countable=False)
             mods = []
-        else:
-            self._add_global(tok.lower_, "frame", tok.i, countable=countable)
+        # a frame said twice ("a matte painting by X, ..., matte painting"): its styles refine the one recorded
+        parent = self._add_global(tok.lower_, "frame", tok.i, countable=countable).index if countable else tok.i
         for m in sorted(mods, key=lambda t: t.i):
             if m.dep_ == "compound" and not countable:
                 continue
             words = sorted(_adjective_conjuncts(m), key=lambda t: t.i)
             if len(words) > 1:  # "black and white"
                 value = self.doc[words[0].i : words[-1].i + 1].text.lower()
-                self._add_global(value, "style", m.i, parent=tok.i)
+                self._add_global(value, "style", m.i, parent=parent)
             elif m.dep_ == "compound" and any(c.dep_ in ("amod", "compound") and c.i < m.i for c in m.children):
                 first = min(t.i for t in m.subtree)  # "a high resolution photo": "high resolution", not "resolution"
-                self._add_global(self.doc[first : m.i + 1].text.lower(), "style", m.i, parent=tok.i)
+                self._add_global(self.doc[first : m.i + 1].text.lower(), "style", m.i, parent=parent)
             else:
                 value, _ = _with_adverbs(m)
-                self._add_global(value, "style", m.i, parent=tok.i)
+                self._add_global(value, "style", m.i, parent=parent)
         for c in tok.children:  # "painting in the style of Hokusai"
             if c.dep_ == "prep":
                 self._style_of(c)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from autoalign.inflect import is_plural, singular
 from autoalign.scoring.parse.lexicon import _reads_as_noun
+from autoalign.scoring.parse.salvage import salvage
 from autoalign.scoring.parse.tokens import _in, _lemma, _next
 
 
@@ -212,11 +213,17 @@ def _mend_listed_place(doc, lex) -> None:
 
 
 def _mend_parse(doc, lex, model: str):
-    _mend_listed_place(doc, lex)
-    _mend_split_name(doc, lex, model)
-    _mend_pronoun_noun(doc, lex)
-    _mend_agent_participle(doc)
-    _mend_worn_colour(doc, lex)
-    _mend_coordinated_verb(doc, model)
-    _mend_text_verb(doc, lex["text_nouns"])
+    """Mend the tagger's known slips in ``doc`` (each mend on its own: one that fails is logged and skipped)."""
+    mends = (
+        ("listed places", lambda: _mend_listed_place(doc, lex)),
+        ("split names", lambda: _mend_split_name(doc, lex, model)),
+        ("pronoun nouns", lambda: _mend_pronoun_noun(doc, lex)),
+        ("agent participles", lambda: _mend_agent_participle(doc)),
+        ("worn colours", lambda: _mend_worn_colour(doc, lex)),
+        ("coordinated verbs", lambda: _mend_coordinated_verb(doc, model)),
+        ("text verbs", lambda: _mend_text_verb(doc, lex["text_nouns"])),
+    )
+    for step, mend in mends:
+        with salvage(f"mending {step}", doc.text):
+            mend()
     return doc

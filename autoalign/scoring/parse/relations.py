@@ -6,6 +6,7 @@ from typing import Any
 
 from autoalign.scoring.parse.lexicon import lexicon
 from autoalign.scoring.parse.referents import _ReferentsReader
+from autoalign.scoring.parse.salvage import salvage
 from autoalign.scoring.parse.tokens import (
     _anchor,
     _conjuncts,
@@ -29,21 +30,24 @@ class _RelationsReader(_ReferentsReader):
         """Every relation of the parse: each token that can start one is read by its own rule, then the relations
         that follow from others (repairs, second attachments, places of objects and of "with" things, chains)."""
         for tok in self.doc:
-            if tok.dep_ in ("prep", "agent"):
-                self._preposition_relations(tok)
-            elif tok.dep_ == "dobj" and _reciprocal_end(tok) and tok.head.pos_ == "VERB":  # "two elephants touching each other"
-                self._reciprocal_verb_relations(tok)
-            elif tok.i in self.nouns and _to_place(tok):  # "sitting next to vase", "airplane is left to backpack"
-                self._to_place_relations(tok)
-            elif tok.dep_ == "dobj" and tok.lower_ in ("it", "them") and tok.head.pos_ == "VERB":
-                self._pronoun_object_relations(tok)
-            elif tok.dep_ in ("dobj", "dative") and _is_noun(tok) and tok.head.pos_ == "VERB" and tok.dep_ != "conj":
-                self._verb_object_relations(tok)
-        self._repaired_relations()
-        self._second_attachments()
-        self._object_places()
-        self._with_places()
-        self._chained_places()
+            with salvage(f"the relations of {tok.text!r}", self.doc.text):
+                self._relations_from(tok)
+        for step in (self._repaired_relations, self._second_attachments, self._object_places, self._with_places, self._chained_places):
+            with salvage(step.__name__.strip("_").replace("_", " "), self.doc.text):
+                step()
+
+    def _relations_from(self, tok) -> None:
+        """The relations a token starts, by the one rule for what it is."""
+        if tok.dep_ in ("prep", "agent"):
+            self._preposition_relations(tok)
+        elif tok.dep_ == "dobj" and _reciprocal_end(tok) and tok.head.pos_ == "VERB":  # "two elephants touching each other"
+            self._reciprocal_verb_relations(tok)
+        elif tok.i in self.nouns and _to_place(tok):  # "sitting next to vase", "airplane is left to backpack"
+            self._to_place_relations(tok)
+        elif tok.dep_ == "dobj" and tok.lower_ in ("it", "them") and tok.head.pos_ == "VERB":
+            self._pronoun_object_relations(tok)
+        elif tok.dep_ in ("dobj", "dative") and _is_noun(tok) and tok.head.pos_ == "VERB" and tok.dep_ != "conj":
+            self._verb_object_relations(tok)
 
     # -- a preposition: "on", "next to", "in front of", "with" (a part), "sitting on" (a verb's)
     def _preposition_relations(self, tok) -> None:
