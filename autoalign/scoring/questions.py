@@ -48,14 +48,14 @@ from autoalign.config import RoleSpec
 from autoalign.errors import AutoAlignError
 from autoalign.files import atomic_write_json
 from autoalign.scoring.f1 import ANSWER_F1_THRESHOLD, token_f1
-from autoalign.scoring.parse import DEFAULT_SPACY_MODEL, Noun, Parse, lexicon, parse_prompt, salvage
+from autoalign.scoring.parse import DEFAULT_SPACY_MODEL, Noun, Parse, lexicon, number_value, parse_prompt, salvage
 from autoalign.scoring.text_qa import LLMTextAnswerer, RuleTextAnswerer
 from autoalign.types import ASPECTS, Question
 
 logger = logging.getLogger(__name__)
 
 LLMProvider = Callable[[], Any]  # returns an object with complete_json(messages, schema, name)
-CACHE_VERSION = "18"  # bump when generated questions change for the same settings (history: git log -S CACHE_VERSION)
+CACHE_VERSION = "19"  # bump when generated questions change for the same settings (history: git log -S CACHE_VERSION)
 
 
 # ---- the VQ2 answer-consistency filter -------------------------------------------------------------
@@ -160,10 +160,7 @@ class _Builder:
 
 
 def _number_value(word: str) -> int | None:
-    word = word.lower().replace(",", "")
-    if word.isdigit():
-        return int(word)
-    return lexicon()["count_words"].get(word)
+    return number_value(word)
 
 
 def _number_word(value: int) -> str:
@@ -228,6 +225,10 @@ def facts_from_parse(parse: Parse, closed_counts: bool = False) -> list[Fact]:
                 kind = "style_of" if tag.value.startswith("style of ") or tag.value.endswith(" style") else "style"
                 if kind == "style" and parse.doc[tag.index].pos_ in ("NOUN", "PROPN", "NUM"):
                     kind = "style_noun"
+                    head = parse.doc[tag.index]
+                    words, had = lexicon()["style_tag_words"], lexicon()["style_had"]
+                    if tag.tag and (head.lower_ in had or head.lower_ not in words and head.lemma_.lower() not in words):
+                        kind = "style_has"  # "stunning volumetric lighting": what the picture has, not a style
                 b.add("global", "style", (tag.value,), kind, "global", tag.value, tag.value, [], value=tag.value)
             else:
                 kind = "time_countable" if tag.countable else "time"

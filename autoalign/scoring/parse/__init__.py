@@ -34,7 +34,7 @@ The package is split by what it reads: :mod:`.lexicon` (word lists, the spaCy pi
 
 from __future__ import annotations
 
-from autoalign.scoring.parse.lexicon import DEFAULT_SPACY_MODEL, lexicon, load_spacy
+from autoalign.scoring.parse.lexicon import DEFAULT_SPACY_MODEL, lexicon, load_spacy, number_value
 from autoalign.scoring.parse.quotes import read_quotes
 from autoalign.scoring.parse.reading import parse_prompt
 from autoalign.scoring.parse.records import Attribute, GlobalTag, Noun, Parse, Quote, Relation
@@ -53,6 +53,7 @@ __all__ = [
     "ing_form",
     "lexicon",
     "load_spacy",
+    "number_value",
     "parse_prompt",
     "read_quotes",
     "salvage",

@@ -68,6 +68,9 @@ class _AttributesReader(_ReaderState):
                 and not self._verb_has_object(tok.head)
             ):
                 self.add_attr(noun, tok.head.lower_, "state", tok.head.i)
+        for noun in list(self.nouns.values()):
+            if noun.lemma in self.lex["body_parts"] or doc[noun.index].lower_ in self.lex["body_parts"]:
+                self._pose(noun)
         # verbs: a colour as the object ("dressed in green"), "made of X", and actions without objects
         for verb in doc:
             if verb.pos_ not in ("VERB", "AUX") or verb.lemma_ == "be" and verb.dep_ != "acl":
@@ -124,3 +127,18 @@ class _AttributesReader(_ReaderState):
                 continue  # "a clock that reads 12:43": what it shows, not an action
             if verb.tag_ in ("VBG", "VBN") or verb.dep_ in ("ROOT", "conj", "relcl", "acl", "advcl"):
                 self.add_attr(noun, vwords, "state", verb.i)
+
+    def _pose(self, noun: Noun) -> None:
+        """ "left arm bent", "arms straight and together", "right knee slightly bent": the pose words right after a body
+        part (past degree adverbs, across "and") are its states."""
+        doc, states = self.doc, self.lex["pose_states"]
+        j = noun.index + 1
+        while j < len(doc):
+            tok = doc[j]
+            if tok.pos_ == "ADV" and tok.lower_ not in states or tok.lower_ in ("and", ",") or j == noun.index + 1 and tok.lemma_ == "be":
+                j += 1
+                continue
+            if tok.lower_ not in states or j in self.nouns or any(c.dep_ == "pobj" for c in tok.children):
+                return  # ("arms behind the back": a place, read as a relation)
+            self.add_attr(noun, tok.lower_, "state", j)
+            j += 1

@@ -44,6 +44,12 @@ def lexicon() -> dict[str, Any]:
     data["worn_colours"] = {k: set(v) for k, v in words["worn_colours"].items() if not k.startswith("_")}
     data["material_adjectives"] = {k: v for k, v in words["material_adjectives"].items() if not k.startswith("_")}
     data["chain_prepositions"] = {k: set(v) for k, v in words["chain_prepositions"].items() if not k.startswith("_")}
+    data["seeing_verbs"] = set(words["seeing_verbs"]["words"])
+    data["body_parts"] = set(words["body_parts"]["words"])
+    data["pose_states"] = set(words["pose_states"]["words"])
+    data["style_tag_words"] = set(words["style_tags"]["words"])
+    data["artist_heads"] = set(words["style_tags"]["artist_heads"])
+    data["style_had"] = set(words["style_tags"]["had"])
     flags = sorted(not_things["flag"], key=len, reverse=True)
     data["flag_re"] = re.compile(r"(?<!\S)(?:" + "|".join(re.escape(f) for f in flags) + r")(?:\s+(?!-)[^\s,;]+)?(?=\s|$|[,;])", re.I)
     return data
@@ -67,3 +73,17 @@ def load_spacy(name: str = DEFAULT_SPACY_MODEL):
             f"spaCy pipeline {name!r} is not installed; install it (pip install {name.replace('_', '-')}) "
             "or set [questions] model to an installed pipeline"
         ) from exc
+
+
+def number_value(word: str) -> int | None:
+    """The value of a number as a prompt writes it: "12", "1,000", "twelve", "twenty-one"; None when it is none."""
+    word = word.lower().replace(",", "").strip()
+    if word.isdigit():
+        return int(word)
+    words = lexicon()["count_words"]
+    if word in words:
+        return words[word]
+    tens, _, unit = word.partition("-")
+    if tens in words and unit in words and words[tens] % 10 == 0 and words[tens] >= 20 and 0 < words[unit] < 10:
+        return words[tens] + words[unit]
+    return None

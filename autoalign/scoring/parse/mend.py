@@ -212,6 +212,29 @@ def _mend_listed_place(doc, lex) -> None:
         _rehang(after, thing, "prep")
 
 
+def _mend_body_side(doc, lex) -> None:
+    """ "... with their right arm up and left arm bent": "left" / "right" right before a body part is its side, not a verb
+    ("left arm" read as the verb "left" and its object): the part takes the verb's place, the side describes it."""
+    for side in doc:
+        part = _next(side)
+        if side.lower_ not in ("left", "right") or part is None or part.lower_ not in lex["body_parts"] or part.pos_ != "NOUN":
+            continue
+        if side.head.i == part.i:
+            side.dep_ = "amod"
+        elif part.head.i == side.i:
+            if side.head.i == side.i:
+                _rehang(part, part, "ROOT")
+            else:
+                _rehang(part, side.head, side.dep_)
+            for c in list(side.children):
+                if c.i != part.i:
+                    _rehang(c, part, c.dep_)
+            _rehang(side, part, "amod")
+        else:
+            continue
+        side.pos_, side.tag_ = "ADJ", "JJ"
+
+
 def _mend_parse(doc, lex, model: str):
     """Mend the tagger's known slips in ``doc`` (each mend on its own: one that fails is logged and skipped)."""
     mends = (
@@ -222,6 +245,7 @@ def _mend_parse(doc, lex, model: str):
         ("worn colours", lambda: _mend_worn_colour(doc, lex)),
         ("coordinated verbs", lambda: _mend_coordinated_verb(doc, model)),
         ("text verbs", lambda: _mend_text_verb(doc, lex["text_nouns"])),
+        ("sides of the body", lambda: _mend_body_side(doc, lex)),
     )
     for step, mend in mends:
         with salvage(f"mending {step}", doc.text):

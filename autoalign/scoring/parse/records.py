@@ -59,6 +59,7 @@ class GlobalTag:
     index: int
     parent: int | None = None  # token index of the frame this refines ("aerial" -> "photo"), if any
     countable: bool = True  # "a photo" vs "digital art"
+    tag: bool = False  # a user prompt's tag fragment ("stunning volumetric lighting"); ``index`` is its head word
 
 
 @dataclass

@@ -66,7 +66,9 @@ class _ReferentsReader(_ReaderState):
         subject = _subject_of(verb)
         if subject is not None and subject.i not in self.nouns:
             subject = self._pictured(subject)  # "a group of giraffes are gathered ...": the giraffes
-        if subject is None or subject.i not in self.nouns:
+        if subject is None:
+            return self._previous_subject(verb)  # "A surfer is wearing a wet suit. He is standing on ...": the surfer
+        if subject.i not in self.nouns:
             return None
         if verb.tag_ not in ("VBG", "VBN") and verb.lemma_ != "be":
             own = verb
@@ -142,3 +144,23 @@ class _ReferentsReader(_ReaderState):
         # ("a shirt with a picture of a cat on it")
         before = [i for i in self.nouns if i < start and i not in self.depictions and i not in fellows]
         return self.doc[max(before)] if before else None
+
+
+    def _previous_subject(self, verb):
+        """Who "he" / "she" / "they" as the subject of a sentence's main verb is in a paragraph: the thing the sentence
+        before is about (its main verb's subject, or the thing a verbless sentence names first), when the number agrees
+        ("they": plural); None otherwise ("it" is left alone: "It is an overcast day")."""
+        own = verb
+        while own.dep_ in ("conj", "xcomp", "advcl") and own.head.pos_ in ("VERB", "AUX") and own.head.i != own.i:
+            own = own.head
+        pron = next((c for c in own.children if c.dep_ in ("nsubj", "nsubjpass") and c.lower_ in ("he", "she", "they")), None)
+        if pron is None or own.dep_ != "ROOT" or own.sent.start == 0:
+            return None
+        before = self.doc[own.sent.start - 1].sent
+        root = before.root
+        about = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass") and c.i in self.nouns), None)
+        if about is None:
+            about = root if root.i in self.nouns else next((t for t in before if t.i in self.nouns), None)
+        if about is None or self.nouns[about.i].plural != (pron.lower_ == "they"):
+            return None
+        return about

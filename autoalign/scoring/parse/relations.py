@@ -158,6 +158,10 @@ class _RelationsReader(_ReferentsReader):
         subject ("sitting on a bench": kind ``verb``), of its object ("holding a cup in his hand") or a part
         ("a man with ..."); None when the verb has no believable subject or the phrase is a material."""
         lex = self.lex
+        if _lemma(anchor) in lex["seeing_verbs"] and any(c.dep_ == "nsubj" and c.pos_ == "PRON" for c in anchor.children):
+            # "in this image we can see fruits on the surface": the seer is not in the picture; the seen things are there
+            seen = next((c for c in anchor.children if c.dep_ == "dobj" and c.i in self.nouns and c.i < tok.i), None)
+            return (self._group(seen), words, "prep", "", "") if seen is not None else None
         subject = self._verb_subject(anchor)
         if subject is not None and subject.i == obj.i and _subject_of(anchor) is not None:
             subject = _subject_of(anchor)  # "a toilet with seashells sitting on top of it": the seashells

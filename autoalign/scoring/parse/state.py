@@ -33,14 +33,15 @@ class _ReaderState:
         self.not_describing: set[int] = set()  # modifiers that are a verb of another thing ("a man vacuuming sand")
         self.depictions: set[int] = set()  # pictures on a thing ("a vase with a painting of ..."): things, not the frame
 
-    def _add_global(self, value: str, kind: str, index: int, parent: int | None = None, countable: bool = True) -> GlobalTag:
+    def _add_global(self, value: str, kind: str, index: int, parent: int | None = None, countable: bool = True,
+                    tag: bool = False) -> GlobalTag:
         """Record a global tag once; the tag recorded for ``value`` (the earlier one when the prompt says it twice)."""
         existing = next((g for g in self.globals if g.value == value and g.kind == kind), None)
         if existing is not None:
             return existing
-        tag = GlobalTag(value=value, kind=kind, index=index, parent=parent, countable=countable)
-        self.globals.append(tag)
-        return tag
+        recorded = GlobalTag(value=value, kind=kind, index=index, parent=parent, countable=countable, tag=tag)
+        self.globals.append(recorded)
+        return recorded
 
     def add_attr(self, noun: Noun, value: str, kind: str, index: int, phrase: str = "") -> None:
         key = (noun.index, phrase or value)

@@ -31,6 +31,7 @@ class _ThingsReader(_FramesReader):
         for tok in doc:
             if tok.dep_ == "prep":
                 self._style_of(tok)
+        self.read_style_tags()
         for tok in doc:
             if tok.i in self.skip:
                 continue
@@ -189,6 +190,13 @@ class _ThingsReader(_FramesReader):
             if c.dep_ in ("nummod",) or (c.like_num and c.dep_ in ("amod", "quantmod", "det")):
                 noun.numbers.append(c.lower_)
                 noun.modifier_start[c.lower_] = c.i
+        of = tok.head if tok.dep_ == "pobj" and tok.head.lower_ == "of" else None
+        if not noun.numbers and of is not None and _lemma(of.head) in self.not_things["quantity"] and of.head.i != tok.i:
+            # "nine different breeds of dogs", "a set of six ...": the number of the quantity is the things'
+            for c in of.head.children:
+                if c.dep_ == "nummod" and c.i < of.head.i:
+                    noun.numbers.append(c.lower_)
+                    noun.modifier_start[c.lower_] = c.i
         first = doc[start]
         noun.bare = not noun.plural and not (first.pos_ in ("DET", "NUM") or first.tag_ == "PRP$") and not _determined(tok, parts)
         if tok.dep_ == "npadvmod" and tok.head.dep_ == "amod":  # "a snow covered mountain": the article is the mountain's
