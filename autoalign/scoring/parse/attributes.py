@@ -21,6 +21,13 @@ from autoalign.scoring.parse.tokens import (
 )
 
 
+def _copula(verb) -> bool:
+    """A linking verb with a describing word ("looks sad", "seems tired", "appears happy")."""
+    return verb.lemma_ in ("look", "seem", "appear", "become", "remain", "stay", "feel") and any(
+        c.dep_ == "acomp" and c.pos_ == "ADJ" for c in verb.children
+    )
+
+
 class _AttributesReader(_ReaderState):
     """Reads each thing's attributes into its :class:`Noun`."""
 
@@ -56,8 +63,8 @@ class _AttributesReader(_ReaderState):
                     for a in c.children:
                         if a.dep_ in ("acomp", "attr") and a.pos_ in ("ADJ", "VERB"):
                             self._describe(noun, a)
-            # "the car is big and red", "the beach is crowded"
-            if tok.dep_ in ("nsubj", "nsubjpass") and tok.head.lemma_ == "be":
+            # "the car is big and red", "the beach is crowded", "a child looks sad" (a linking verb)
+            if tok.dep_ in ("nsubj", "nsubjpass") and (tok.head.lemma_ == "be" or _copula(tok.head)):
                 for c in tok.head.children:
                     if c.dep_ in ("acomp", "attr") and c.pos_ in ("ADJ", "VERB"):
                         self._describe(noun, c)
@@ -125,6 +132,8 @@ class _AttributesReader(_ReaderState):
                 continue  # "a sign that says "hello"": what it says is its text, not an action
             if _shows_number(verb):
                 continue  # "a clock that reads 12:43": what it shows, not an action
+            if _copula(verb):
+                continue  # "looks sad": the look is the attribute (read above), not "is the child looking?"
             if verb.tag_ in ("VBG", "VBN") or verb.dep_ in ("ROOT", "conj", "relcl", "acl", "advcl"):
                 self.add_attr(noun, vwords, "state", verb.i)
 

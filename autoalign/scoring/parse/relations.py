@@ -162,6 +162,10 @@ class _RelationsReader(_ReferentsReader):
             # "in this image we can see fruits on the surface": the seer is not in the picture; the seen things are there
             seen = next((c for c in anchor.children if c.dep_ == "dobj" and c.i in self.nouns and c.i < tok.i), None)
             return (self._group(seen), words, "prep", "", "") if seen is not None else None
+        if anchor.lemma_ == "be" and tok.i < anchor.i and not any(c.dep_ in ("nsubj", "nsubjpass") for c in anchor.children):
+            # "Beside the zebra is a small tree": a place put first, the thing after "is"
+            there = next((c for c in anchor.children if c.dep_ in ("attr", "acomp") and c.i > anchor.i and c.i in self.nouns), None)
+            return (self._group(there), words, "prep", "", "") if there is not None else None
         subject = self._verb_subject(anchor)
         if subject is not None and subject.i == obj.i and _subject_of(anchor) is not None:
             subject = _subject_of(anchor)  # "a toilet with seashells sitting on top of it": the seashells
@@ -187,8 +191,11 @@ class _RelationsReader(_ReferentsReader):
             return [dobj], words, "prep", "", ""
         if dobj is not None and dobj.i < tok.i and words in lex["chain_prepositions"]["located"]:
             # "two men sharing a meal next to a food truck": the men are next to it (the verb and its
-            # object are asked on their own; "sharing next to" leaves the object out)
-            return subjects, words, "prep", "", ""
+            # object are asked on their own; "sharing next to" leaves the object out); "playing a guitar in a
+            # library": the guitar is there too
+            right_after = tok.i == dobj.i + 1  # (not "eating a hot dog with people around him in a line")
+            held = [t for t in _conjuncts(dobj) if t.i in self.nouns and t.i < tok.i] if words in ("in", "inside", "at") and right_after else []
+            return subjects + [t for t in held if t not in subjects], words, "prep", "", ""
         if anchor.lemma_ in lexicon()["making_verbs"] and tok.lower_ in ("of", "from", "out"):
             return None  # "made of X" is a material
         vwords, finite = _verb_words(anchor)
