@@ -419,7 +419,7 @@ def results_page(out: dict[str, Any], command: str) -> dict[str, Any]:
         if key not in out:
             continue
         res = out[key]
-        cats = ["all", "entity", "attribute", "count", "relation+action", "global", "text"]
+        cats = ["all", "entity", "attribute", "relation+action", "global", "other"]  # other: counts and text rendering
         rows = []
         for part in ("tune", "held", "all"):
             broad = res[part]["by_category_broad"]

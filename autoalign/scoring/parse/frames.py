@@ -91,9 +91,9 @@ class _FramesReader(_ReaderState):
         """The prompt's comma-separated fragments (tokens between ",", ";", "|" and sentence ends)."""
         out: list[list[Any]] = [[]]
         for tok in self.doc:
-            if tok.text in (",", ";", "|") or tok.is_sent_start and out[-1]:
+            if tok.text in (",", ";", "|", "::") or tok.is_sent_start and out[-1]:
                 out.append([])
-            if tok.text not in (",", ";", "|"):
+            if tok.text not in (",", ";", "|", "::"):
                 out[-1].append(tok)
         return [f for f in out if f]
 

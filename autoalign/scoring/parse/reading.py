@@ -27,7 +27,7 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
     unforeseen input is logged and skipped (:mod:`.salvage`), and the parse holds what the other steps read."""
     lex = lexicon()
     nlp = load_spacy(model)
-    text = lex["flag_re"].sub(" ", prompt).rstrip() if "--" in prompt else prompt
+    text = lex["flag_re"].sub(" ", prompt).rstrip() if "--" in prompt or "—" in prompt else prompt
     try:
         doc = nlp(text)
     except Exception as exc:  # e.g. a text over spaCy's max_length: nothing to read
