@@ -134,8 +134,10 @@ def suite_prompts(folder: Path) -> dict[str, list[str]]:
     return {name: list(dict.fromkeys(p for p in prompts if p)) for name, prompts in suites.items()}
 
 
-#: Prompts per suite in CI (a seeded sample; ``AUTOALIGN_ALL_SUITE_PROMPTS=1`` runs every one, ~14k, minutes).
-PER_SUITE = 120
+#: Prompts per suite in CI: a seeded sample of 80 (400 prompts, about 30-100 s on the 2-core development machine
+#: depending on its load); ``AUTOALIGN_ALL_SUITE_PROMPTS=1`` runs all 13,183 (``autoalign questions check`` does
+#: the same on a file).
+PER_SUITE = 80
 
 
 def test_every_suite_prompt_gets_questions_without_a_crash():
@@ -155,4 +157,4 @@ def test_every_suite_prompt_gets_questions_without_a_crash():
         report = check_prompts(chosen, gen.generate)
         assert report.crashes == [], (name, report.crashes[:3])
         assert report.empty <= len(chosen) // 20, (name, report.empty)  # a question set, not silence
-    assert time.perf_counter() - start < 120
+    assert time.perf_counter() - start < 600  # a guard against a rule gone quadratic, not a benchmark
