@@ -209,6 +209,7 @@ def run(
             from autoalign.config import read_config_file
 
             cfg_dict = deep_merge(cfg_dict, read_config_file(config))
+        runner.require_secrets(cfg_dict)  # credentials are not stored: they come from --config again
         cfg = from_dict(cfg_dict)
         out_dir = resume
     else:
