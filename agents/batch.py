@@ -232,8 +232,9 @@ def run_batch(
             for item in ledger.reset_changed(selected):
                 _forget_outputs(out_dir, item.id)
                 report.changed.append({"id": item.id, "line": item.line})
-                logger.warning("line %d: id %r changed since it ran (prompt, seed or negative prompt); it runs again",
-                               item.line, item.id)
+                # info, not warning: the report carries them and ``autoalign batch`` prints each one once
+                logger.info("line %d: id %r changed since it ran (prompt, seed or negative prompt); it runs again",
+                            item.line, item.id)
             ledger.add(selected)
             ledger.prepare(ids, config.hash())
             report.skipped = ledger.statuses(ids)["done"]

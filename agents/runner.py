@@ -188,13 +188,13 @@ def secrets_to_supply(config_dict: dict[str, Any], prefix: str = "") -> list[str
     return missing
 
 
-def require_secrets(config_dict: dict[str, Any]) -> None:
+def require_secrets(config: Config) -> None:
     """InputError when a config rebuilt from a run's ``config.json`` still lacks a credential it had.
 
     ``config.json`` records that a key was set, never the key; resuming needs it from the same
     ``--config`` file again.
     """
-    missing = secrets_to_supply(config_dict)
+    missing = secrets_to_supply(config.to_dict())
     if missing:
         raise InputError(
             f"--resume: the run was made with {', '.join(missing)} set, which config.json does not store; "
@@ -286,9 +286,9 @@ def _stream_locked(prompt: str, config: Config, out_dir: Path, init_image: str |
         conn, checkpointer = sqlite_checkpointer(out_dir / rundir.CHECKPOINT)
     try:
         graph = build_graph().compile(checkpointer=checkpointer)
-        if conn is not None:
-            checkpointer.setup()
         try:
+            if conn is not None:
+                checkpointer.setup()
             snapshot = graph.get_state(thread)
             done = checkpointed_steps(graph, thread)
         except (sqlite3.DatabaseError, ValueError, TypeError, KeyError) as exc:

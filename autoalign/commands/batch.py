@@ -97,6 +97,9 @@ def batch(
     console = Console(stderr=True)
     for bad in report.bad_rows:  # printed here only (the library logs them at INFO)
         console.print(Text(f"line {bad['line']}", style="yellow") + Text(f": {clean_text(bad['error'])}"))
+    for changed in report.changed:  # a row whose content changed under the same id ran again (docs/outputs.md)
+        console.print(Text(f"line {changed['line']}", style="yellow")
+                      + Text(f": id {clean_text(repr(changed['id']))} changed since it ran (prompt, seed or negative prompt); ran again"))
     table = Table(title=f"batch {out} ({report.engine})")
     for col in ("selected", "succeeded", "failed", "skipped (done before)", "bad rows", "wall s"):
         table.add_column(col, justify="right")

@@ -209,8 +209,8 @@ def run(
             from autoalign.config import read_config_file
 
             cfg_dict = deep_merge(cfg_dict, read_config_file(config))
-        runner.require_secrets(cfg_dict)  # credentials are not stored: they come from --config again
         cfg = from_dict(cfg_dict)
+        runner.require_secrets(cfg)  # credentials are not stored: they come from --config again
         out_dir = resume
     else:
         if prompt is None:
