@@ -334,15 +334,24 @@ def test_a_png_text_chunk_past_pillows_limit_is_refused_in_one_line(tmp_path):
             opener(path)
 
 
-def test_a_run_killed_between_config_and_checkpoint_resumes_by_its_directory(tmp_path, capsys):
+class _Killed(BaseException):
+    """Stands for a SIGKILL: nothing after it runs (not an Exception, so no handler catches it)."""
+
+
+def test_a_run_killed_between_config_and_checkpoint_resumes_by_its_directory(tmp_path, capsys, monkeypatch):
+    real = runner.sqlite_checkpointer
+
+    def killed_after_the_checkpoint_exists(path):
+        real(path)[0].close()  # the database file is made ...
+        raise _Killed  # ... and the process dies before anything else
+
+    monkeypatch.setattr(runner, "sqlite_checkpointer", killed_after_the_checkpoint_exists)
     out = tmp_path / "run"
-    cfg = load_config("scene-double", overrides={"loop": {"candidates": 1, "max_rounds": 1}})
-    steps = runner.stream("a red apple", cfg, out)
-    next(steps)
-    steps.close()
-    (out / "checkpoint.sqlite").unlink()  # as a kill right after config.json leaves it
-    (out / "trace.jsonl").unlink()
-    code, _, err = cli(capsys, "run", "--resume", str(out))
+    with pytest.raises(_Killed):
+        cli(capsys, "run", "a red apple", "--preset", "scene-double", "--candidates", "1", "--max-rounds", "1",
+            "--out", str(out))
+    monkeypatch.undo()
+    code, _, err = cli(capsys, "run", "--resume", str(out))  # by its directory alone, no prompt
     assert code == 0, err
     assert json.loads((out / "summary.json").read_text())["prompt"] == "a red apple"
 
@@ -413,11 +422,27 @@ def test_output_files_follow_the_umask(tmp_path, capsys):
     assert all(mode == 0o644 for mode in modes.values()), modes
 
 
-def test_a_studio_refusal_is_one_log_line_without_a_traceback(caplog):
-    from autoalign.ui.refusals import refusal
+def test_a_studio_refusal_is_one_log_line_without_a_traceback(tmp_path, caplog, capfd):
+    import socket
 
+    from gradio_client import Client
+    from gradio_client.exceptions import AppError
+
+    from autoalign.doubles.stream import StreamDouble
+    from autoalign.ui.app import build_app, launch
+
+    demo = build_app("tiny", tmp_path / "runs", stream_fn=StreamDouble())
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    launch(demo, port=port, prevent_thread_lock=True, quiet=True)
     caplog.set_level(logging.WARNING)
-    error = refusal("prompt: describe the image you want;\nthe prompt is empty", title="Nothing to draw")
-    assert error.print_exception is False
+    try:
+        client = Client(f"http://127.0.0.1:{port}/", verbose=False, download_files=False)
+        with pytest.raises(AppError, match="the prompt is empty"):
+            client.predict("   ", None, "tiny", 2, 2, 0.8, 0, 1.5, "", "template", api_name="/run")
+    finally:
+        demo.close()
+    assert "Traceback" not in capfd.readouterr().err
     lines = [r.getMessage() for r in caplog.records if r.name == "autoalign.ui.refusals"]
     assert lines == ["studio refused (Nothing to draw): prompt: describe the image you want; the prompt is empty"]
