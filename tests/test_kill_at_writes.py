@@ -143,3 +143,21 @@ def test_a_batch_killed_at_its_writes_loses_no_item_and_no_step(tmp_path, refere
         assert [s for s, _, _ in steps] == list(range(len(steps)))
         assert json.loads((item / "summary.json").read_text())["graph_steps"] == len(steps)
     assert not _temporaries(out)
+
+
+def test_the_kill_resume_auditor_counts_a_step_the_checkpoint_holds_but_the_trace_lost(tmp_path, reference_run):
+    """What the trial saw: 8 trace lines, graph_steps 8, steps numbered 0..7 - and one step gone."""
+    import shutil
+
+    from autoalign.benchmarks.kill_resume import _audit_run_dir
+
+    run = tmp_path / "run"
+    shutil.copytree(reference_run, run)
+    records = read_jsonl(run / "trace.jsonl").values
+    kept = [dict(r, step=i) for i, r in enumerate(records[:2] + records[3:])]
+    (run / "trace.jsonl").write_text("".join(json.dumps(r) + "\n" for r in kept))
+    summary = json.loads((run / "summary.json").read_text())
+    (run / "summary.json").write_text(json.dumps(dict(summary, graph_steps=len(kept))))
+    assert _audit_run_dir(reference_run) == (0, 0, 0)
+    lost, duplicated, corrupt = _audit_run_dir(run)
+    assert lost == 1 and duplicated == 0 and corrupt == 0
