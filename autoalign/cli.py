@@ -23,6 +23,7 @@ _COMMAND_MODULES = (
     "batch",
     "ui",
     "world",
+    "questions",
 )
 
 
