@@ -134,15 +134,28 @@ def rendered(grounder, split: str, n: int, seed: int = 0) -> dict[str, Any]:
 
 
 def generated(grounder, generator, split: str, n: int) -> dict[str, Any]:
-    """Count per (colour, shape) phrase, grounder against the oracle, on generated images it reads."""
+    """Count per (colour, shape) phrase, grounder against the oracle, on generated images it reads; and the
+    GenEval-style verdict (:mod:`autoalign.benchmarks.geneval_rules`, the grounder as detector) against the oracle's."""
+    import sys
+
+    from autoalign.benchmarks.geneval_rules import detect as geneval_detect
+    from autoalign.benchmarks.geneval_rules import evaluate as geneval_evaluate
+    from autoalign.benchmarks.geneval_rules import spec_metadata
+
     agree, images_agree, readable = [], [], 0
+    verdicts: list[bool] = []
     for i in range(n):
+        if i % 25 == 0:
+            print(f"generated: {i}/{n}", file=sys.stderr, flush=True)
         spec = spec_for(split, i)
         image = generator.generate(spec.caption(), n=1, seed=i)[0]
         reading = oracle.read(image)
         if not reading.readable:
             continue
         readable += 1
+        meta = spec_metadata(spec)
+        objects, colour_of = geneval_detect(grounder, image, meta)
+        verdicts.append(geneval_evaluate(objects, meta, colour_of)[0] == oracle.check(spec, reading.scene).aligned)
         seen = {kind_phrase(o.color, o.shape) for o in reading.scene.objects}
         named = {kind_phrase(g.color, g.shape) for g in spec.groups if g.color}
         phrases = sorted(seen | named)
@@ -157,6 +170,7 @@ def generated(grounder, generator, split: str, n: int) -> dict[str, Any]:
     return {
         "count per phrase agrees with the oracle": wilson(sum(agree), len(agree)),
         "every phrase of the image agrees": wilson(sum(images_agree), len(images_agree)),
+        "GenEval-style verdict (grounder as detector) agrees with the oracle's": wilson(sum(verdicts), len(verdicts)),
         "images generated": n, "images the oracle reads": readable,
     }
 
@@ -317,11 +331,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--n", type=int, default=300, help="rendered scenes per split")
     parser.add_argument("--generated", type=int, default=300, help="generated test images (0: none)")
     parser.add_argument("--only", action="append", choices=PARTS, help="only these parts (repeatable)")
+    parser.add_argument("--split", action="append", choices=("test", "compositional"), help="only these splits (repeatable)")
     parser.add_argument("--out", type=Path, default=None, help="write the results JSON here (docs/results/grounder.json)")
     args = parser.parse_args(argv)
     parts = tuple(args.only or PARTS)
-    result = run(args.n, args.generated, parts=parts)
+    splits = tuple(args.split or ("test", "compositional"))
+    result = run(args.n, args.generated, splits=splits, parts=parts)
     command = (f"{COMMAND} --n {args.n} --generated {args.generated}" + "".join(f" --only {p}" for p in args.only or [])
+               + "".join(f" --split {s}" for s in args.split or [])
                + (f" --out {args.out}" if args.out else ""))
     doc = results_doc(result, command)
     for row in doc["tables"][0]["rows"]:

@@ -203,3 +203,118 @@ def test_grounder_recipe_two_step_smoke(tmp_path):
     grounder = SegformerGrounder(RoleSpec("segformer", str(tmp_path / "grounder")), CPU)
     _check_typed(grounder.ground([draw(SCENE)], ["a red circle"]), 1, ["a red circle"], (64, 64))
     assert grounder.nouns() == ["circle", "square", "triangle"]
+
+
+# ------------------------------------------------------------------------------- the pass that counts
+
+
+def test_the_grounded_pass_refuses_a_wrong_count_that_clip_passes(world):
+    from dataclasses import replace
+
+    from autoalign.detection import detect
+    from autoalign.editing.policy import is_aligned
+    from autoalign.scoring.scorer import Scorer
+
+    models, config = world
+    assert config.detection.grounded_pass  # on for the shapes preset
+    prompt = "three yellow circles"
+    image = draw(Scene([Obj("circle", "yellow", "big", 14, 14), Obj("circle", "yellow", "big", 48, 14)]))  # two
+    card = Scorer(models, config, only={"clip"}).score([image], prompt)[0]
+    without = replace(config, detection=replace(config.detection, grounded_pass=False))
+    assert card.overall >= config.loop.threshold and detect(image, prompt, card, models, without) == []
+    assert is_aligned(card, [], config.loop.threshold)  # what the loop said before: aligned
+    found = detect(image, prompt, card, models, config)
+    assert [(m.aspect, m.correction, m.source) for m in found] == [("number", "two yellow circles", "layout")]
+    assert len(found[0].evidence["boxes"]) == 2
+    assert not is_aligned(card, found, config.loop.threshold)
+
+
+def test_grounded_answers_replace_the_vlm_on_count_and_place_questions(world):
+    from autoalign.scoring.grounded import grounded_answers
+    from autoalign.types import Question
+
+    models, _ = world
+    prompt = "a red circle to the left of two blue squares"
+    questions = [Question("1", "is there a circle?", "circle", "entity", "a red circle"),
+                 Question("2", "are there two squares?", "two", "number", "two blue squares"),
+                 Question("3", "is the circle to the left of the squares?", "squares", "relation",
+                          "circle to the left of two blue squares")]
+    right = Scene([Obj("circle", "red", "big", 12, 30), Obj("square", "blue", "small", 44, 14), Obj("square", "blue", "small", 44, 48)])
+    moved = Scene([Obj("circle", "red", "big", 52, 30), Obj("square", "blue", "small", 20, 14), Obj("square", "blue", "small", 20, 48)])
+    short = Scene([Obj("circle", "red", "big", 12, 30), Obj("square", "blue", "small", 44, 14)])
+    ok, swapped, one = grounded_answers(models.grounder, [draw(right), draw(moved), draw(short)], prompt, questions)
+    assert ok[0] is None and ok[1] > 0.75 and ok[2] > 0.75
+    assert swapped[1] > 0.75 and swapped[2] < 0.25
+    assert one[1] < 0.25 and one[2] > 0.75
+
+
+# ------------------------------------------------------------------------------- honest words
+
+
+def test_words_outside_the_preset_vocabulary_get_one_warning(caplog):
+    from autoalign.vocabulary import outside_words, warn_outside
+
+    shapes = load_config("shapes")
+    assert outside_words("two red circles to the left of a big blue square", shapes) == []
+    with caplog.at_level("WARNING", logger="autoalign.vocabulary"):
+        assert warn_outside("a red car on a bench", shapes) == ["car", "bench", "on"]
+    warnings = [r for r in caplog.records if r.name == "autoalign.vocabulary"]
+    assert len(warnings) == 1 and "'car', 'bench', 'on'" in warnings[0].getMessage()
+    assert outside_words("an orange circle", shapes) == ["orange"]
+    assert outside_words("a red car on a bench", load_config("tiny")) == []  # open vocabulary: no warning
+
+
+def test_clip_probe_corrects_only_with_the_preset_s_words(world):
+    from autoalign.detection.clip_probe import ClipProbeDetector, word_classes
+
+    models, config = world
+    world_colours = set(json.loads(__import__("autoalign.prompts", fromlist=["load"]).load("world_vocabulary.json"))["colors"])
+    listed = {w for group in word_classes()["attribute"] for w in group}
+    assert listed - world_colours  # the probe's lists hold colours the world does not have (orange, ...)
+    detector = ClipProbeDetector(models, config, margin=-10.0, max_mismatches=10)  # every slot reported
+    image = draw(Scene([Obj("circle", "green", "big", 30, 30)]))
+    found = detector.detect(image, "a red circle", None)
+    corrections = {m.correction for m in found if m.aspect == "attribute"}
+    assert corrections and corrections <= world_colours
+
+
+# ------------------------------------------------------------------------------- GenEval's rules
+
+
+def _b(x0, y0, x1, y1, score=0.9):
+    return Box((x0, y0, x1, y1), score)
+
+
+def test_geneval_rules_on_hand_built_detections():
+    from autoalign.benchmarks.geneval_rules import evaluate
+
+    counting = {"tag": "counting", "include": [{"class": "clock", "count": 2}], "exclude": [{"class": "clock", "count": 3}]}
+    assert evaluate({"clock": [_b(0, 0, 10, 10), _b(20, 0, 30, 10)]}, counting)[0]
+    assert not evaluate({"clock": [_b(0, 0, 10, 10)]}, counting)[0]
+    assert not evaluate({"clock": [_b(0, 0, 10, 10), _b(20, 0, 30, 10), _b(40, 0, 50, 10)]}, counting)[0]
+    position = {"tag": "position", "include": [{"class": "kite", "count": 1},
+                                               {"class": "dog", "count": 1, "position": ["right of", 0]}]}
+    assert evaluate({"kite": [_b(0, 0, 10, 10)], "dog": [_b(40, 0, 50, 10)]}, position)[0]
+    ok, why = evaluate({"kite": [_b(40, 0, 50, 10)], "dog": [_b(0, 0, 10, 10)]}, position)
+    assert not ok and "right of" in why[0]
+    assert not evaluate({"dog": [_b(40, 0, 50, 10)]}, position)[0]  # no target: wrong
+    colour = {"tag": "color_attr", "include": [{"class": "bus", "count": 1, "color": "green"}]}
+    assert evaluate({"bus": [_b(0, 0, 9, 9)]}, colour, lambda box, name: "green")[0]
+    assert not evaluate({"bus": [_b(0, 0, 9, 9)]}, colour, lambda box, name: "red")[0]
+
+
+def test_geneval_metadata_of_a_world_caption_and_its_verdict_with_the_world_grounder(world):
+    from autoalign.benchmarks.geneval_rules import detect, evaluate, spec_metadata
+    from autoalign.world.scene import parse_caption
+
+    models, _ = world
+    spec = parse_caption("a red circle to the left of a blue square")
+    meta = spec_metadata(spec)
+    assert meta["include"] == [{"class": "square", "count": 1, "color": "blue"},
+                               {"class": "circle", "count": 1, "color": "red", "position": ["left of", 0]}]
+    right = draw(Scene([Obj("circle", "red", "big", 14, 30), Obj("square", "blue", "big", 48, 30)]))
+    wrong = draw(Scene([Obj("circle", "red", "big", 48, 30), Obj("square", "blue", "big", 14, 30)]))
+    recoloured = draw(Scene([Obj("circle", "green", "big", 14, 30), Obj("square", "blue", "big", 48, 30)]))
+    for image, expected in ((right, True), (wrong, False), (recoloured, False)):
+        objects, colour_of = detect(models.grounder, image, meta)
+        assert evaluate(objects, meta, colour_of)[0] is expected
