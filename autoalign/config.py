@@ -42,8 +42,9 @@ from autoalign.errors import ConfigError
 from autoalign.settings import DEFAULT_PRESET, DTYPES, SETTINGS, check_config
 
 MODEL_ROLES: tuple[str, ...] = ("generator", "editor", "vqa", "clip", "questions", "llm")
-#: Roles a preset may leave out (``Config.<role>`` is then None and asking for it is a clear error).
-OPTIONAL_ROLES: tuple[str, ...] = ("grounder",)
+#: Roles a preset may leave out (``Config.<role>`` is then None and asking for it is a clear error):
+#: the grounder (issue 36) and the region editor (issue 37).
+OPTIONAL_ROLES: tuple[str, ...] = ("grounder", "region_editor")
 #: Allowed values of the offload field (device and dtype: :mod:`autoalign.settings`; ``auto`` resolves in
 #: :mod:`autoalign.models.loading`).
 OFFLOAD_MODES: tuple[str, ...] = ("none", "model", "sequential")
@@ -182,6 +183,7 @@ class Config:
     loop: LoopSettings = field(default_factory=LoopSettings)
     scoring: ScoringSettings = field(default_factory=ScoringSettings)
     detection: DetectionSettings = field(default_factory=DetectionSettings)
+    region_editor: RoleSpec | None = None  # [region_editor]: layout edits inside boxes (None: the preset has none)
 
     def validate(self) -> "Config":
         self.loop.validate()

@@ -14,3 +14,7 @@ class InputError(AutoAlignError, ValueError):
 
 class ConfigError(AutoAlignError, ValueError):
     """A bad preset, override file or setting; the message names the field and what is allowed."""
+
+
+class StorageError(AutoAlignError, OSError):
+    """The disk cannot take what a command writes (full, read-only, quota); one line, rerun to resume."""

@@ -46,6 +46,7 @@ from autoalign.memory_check import check_memory
 from autoalign.settings import STUDIO_PRESET
 from autoalign.types import SUMMARY_FILE, StreamUpdate
 from autoalign.ui import controls
+from autoalign.ui.refusals import refusal
 from autoalign.ui.run_view import ASPECT_COLORS, HISTORY_HEADERS, RUNNING, STOP_COLUMN, RunView
 from autoalign.ui.settings import ADVANCED, KNOBS, MAIN, StudioSettings, preset_defaults
 from autoalign.ui.uploads import ALLOWED_FORMATS, MAX_UPLOAD_BYTES, validate_upload
@@ -310,11 +311,11 @@ class StudioRun:
                  knobs: dict[str, Any], shown: dict[str, Any] | None) -> tuple[str, str | None, Any]:
         """(prompt, image, config) once every check passed; gr.Error naming what to fix otherwise."""
         if (config_file or "").strip() and not self.server_config_files:
-            raise gr.Error("config file: this studio does not read files on its server; leave the box empty",
+            raise refusal("config file: this studio does not read files on its server; leave the box empty",
                            title="Check the settings")
         prompt = (prompt or "").strip()
         if not prompt:
-            raise gr.Error("prompt: describe the image you want; the prompt is empty", title="Nothing to draw")
+            raise refusal("prompt: describe the image you want; the prompt is empty", title="Nothing to draw")
         settings = StudioSettings(preset=preset_name or self.preset, values=knobs, config_file=config_file or "")
         try:
             image = validate_upload(init_image, max_bytes=self.max_upload_bytes) if init_image else None
@@ -324,15 +325,15 @@ class StudioRun:
 
             missing = unavailable(config)
             if missing:  # refused before a run folder exists
-                raise gr.Error("These models cannot be loaded here: " + "; ".join(missing)
+                raise refusal("These models cannot be loaded here: " + "; ".join(missing)
                                + ". Download them, point the preset at local folders, or pick the tiny preset.",
-                               title="Models missing", print_exception=False)
+                               title="Models missing")
             check_memory(config)
         except AutoAlignError as exc:
-            raise gr.Error(str(exc), title="Check the settings", print_exception=False) from exc
+            raise refusal(str(exc), title="Check the settings") from exc
         limit = config.scoring.max_prompt_chars
         if len(prompt) > limit:
-            raise gr.Error(f"prompt: {len(prompt)} characters; the limit is {limit}", title="Prompt too long")
+            raise refusal(f"prompt: {len(prompt)} characters; the limit is {limit}", title="Prompt too long")
         return prompt, image, config
 
     def _shown(self, path: str | None) -> str | None:
@@ -382,7 +383,7 @@ class StudioRun:
         self._finish(view, run_dir, control, error)
         yield page(f"Run failed: {error}" if error else view.status(running=False), done=True)
         if error:
-            raise gr.Error(f"The run failed: {error}", title="Run failed")
+            raise refusal(f"The run failed: {error}", title="Run failed")
 
     def _steps(self, prompt: str, config: Any, run_dir: Path, image: str | None, view: RunView,
                control: dict[str, Any], progress: gr.Progress, page: Callable[[str], tuple]):
@@ -438,7 +439,7 @@ def show_preset_defaults(preset_name: str):
     try:
         shown = preset_defaults(preset_name)
     except AutoAlignError as exc:
-        raise gr.Error(str(exc), title="Unknown preset") from exc
+        raise refusal(str(exc), title="Unknown preset") from exc
     primary = primary_of(preset_name)
     return (*[controls.follow_preset(name, shown[name], primary) for name in KNOBS], shown)
 
