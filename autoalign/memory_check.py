@@ -25,7 +25,7 @@ import os
 from dataclasses import dataclass
 
 from autoalign.config import Config
-from autoalign.errors import ConfigError
+from autoalign.errors import AutoAlignError, ConfigError
 
 logger = logging.getLogger(__name__)
 
@@ -112,7 +112,10 @@ def estimate(config: Config) -> list[MemoryNeed]:
         spec = getattr(config, role)
         if spec.backend in ("openai", "scene-double"):
             continue
-        device, dtype = _device_and_dtype(config, role)
+        try:
+            device, dtype = _device_and_dtype(config, role)
+        except AutoAlignError:  # a device this machine lacks: the run's own device check refuses it, in its words
+            continue
         size = DTYPE_BYTES.get(dtype, 4)
         params = params_billion(role, spec)
         weights.setdefault(device, []).append(0.0 if params is None else params * 1e9 * size)

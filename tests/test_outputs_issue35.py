@@ -392,7 +392,7 @@ def test_ray_with_zero_workers_is_refused_before_ray_starts(tmp_path, capsys, mo
     out = tmp_path / "b"
     code, _, err = cli(capsys, "batch", str(prompts), "--preset", "scene-double", "--out", str(out), "--engine", "ray",
                        "--workers", "0", "--no-progress")
-    assert code == 2 and "--workers must be >= 1" in err and not out.exists()
+    assert code == 2 and "--workers must be a whole number from 1 to 64" in err and not out.exists()
 
 
 def test_stale_temporaries_from_a_kill_are_cleaned_when_the_run_resumes(tmp_path):
