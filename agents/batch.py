@@ -185,6 +185,9 @@ def run_batch(
 
     config.validate()
     preflight(config)
+    from autoalign.models.doctor import require_ready
+
+    require_ready(config)  # CUDA, bf16, memory, gated repos, snapshots: one line, before --out is touched
     files.check_writable_dir(out_dir, "--out")
 
     selected = [it for it in parsed.items if in_shard(it.id, shard_spec)]
