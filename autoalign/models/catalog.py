@@ -93,7 +93,10 @@ class PresetModel:
 
 
 def role_revision(role: str, spec: RoleSpec) -> str | None:
-    """The hub commit a role loads at: its own ``revision`` option, else the catalog's pin for its repo."""
+    """The hub commit a role loads at: its own ``revision`` option, else the catalog's pin for its repo.
+    None for the clip role: open_clip loads a hub model's main branch and takes no revision."""
+    if role == "clip":
+        return None
     own = spec.options.get("revision")
     return str(own) if own else pinned_revision(hub_repo(role, model_id_for(role, spec)))
 
