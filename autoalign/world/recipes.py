@@ -16,6 +16,7 @@ RECIPES = {
     "vae": "autoalign.world.train_vae",
     "generator": "autoalign.world.train_generator",
     "editor": "autoalign.world.train_editor",
+    "grounder": "autoalign.world.train_grounder",
 }
 
 
