@@ -32,11 +32,16 @@ def test_loading_quietly_keeps_the_hub_download_bars(caplog):
     from autoalign.models.hf_logging import quiet_hf_progress
 
     caplog.set_level(logging.WARNING, logger="autoalign.models")
-    assert not hub_utils.are_progress_bars_disabled()
-    with quiet_hf_progress():
-        assert not transformers_logging.is_progress_bar_enabled()  # load bars hidden
-        assert not hub_utils.are_progress_bars_disabled()  # a 34 GB download still shows progress
-    assert transformers_logging.is_progress_bar_enabled() and not hub_utils.are_progress_bars_disabled()
+    before = transformers_logging.is_progress_bar_enabled(), hub_utils.are_progress_bars_disabled()
+    transformers_logging.enable_progress_bar()  # every bar on, as in a fresh process
+    try:
+        with quiet_hf_progress():
+            assert not transformers_logging.is_progress_bar_enabled()  # load bars hidden
+            assert not hub_utils.are_progress_bars_disabled()  # a 34 GB download still shows progress
+        assert transformers_logging.is_progress_bar_enabled() and not hub_utils.are_progress_bars_disabled()
+    finally:
+        (transformers_logging.enable_progress_bar if before[0] else transformers_logging.disable_progress_bar)()
+        (hub_utils.disable_progress_bars if before[1] else hub_utils.enable_progress_bars)()
 
 
 def test_a_gated_repo_at_load_time_is_one_clear_error(monkeypatch):
