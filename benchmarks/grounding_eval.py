@@ -15,6 +15,7 @@ Writes ``docs/results/grounder.json`` (the generic results shape) with ``--out``
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import time
 from pathlib import Path
@@ -243,6 +244,32 @@ def _cell(m: dict[str, Any]) -> str:
 PARTS = ("rendered", "generated", "layout", "vq2")
 
 
+def paired_final(bench_a: Path, bench_b: Path, n_boot: int = 2000) -> dict[str, Any]:
+    """Per prompt of two shapes bench runs, the oracle's verdict on the final image: A - B with a bootstrap interval."""
+    import json as _json
+
+    from PIL import Image
+
+    from autoalign.world.scene import parse_caption
+
+    def verdicts(d: Path) -> dict[str, bool]:
+        out = {}
+        for line in (Path(d) / "results.jsonl").read_text(encoding="utf-8").splitlines():
+            r = _json.loads(line)
+            with Image.open(Path(d) / r["stages"]["corrected"]["image"]) as im:
+                out[r["id"]] = oracle.shows(im.convert("RGB"), parse_caption(r["prompt"]))
+        return out
+
+    a, b = verdicts(bench_a), verdicts(bench_b)
+    ids = sorted(set(a) & set(b))
+    diff = [int(a[i]) - int(b[i]) for i in ids]
+    rng = random.Random(0)
+    boots = sorted(sum(rng.choice(diff) for _ in diff) / len(diff) for _ in range(n_boot))
+    return {"n": len(ids), "a": sum(a[i] for i in ids) / len(ids), "b": sum(b[i] for i in ids) / len(ids),
+            "a - b": sum(diff) / len(diff), "ci": [boots[int(0.025 * n_boot)], boots[int(0.975 * n_boot) - 1]],
+            "a better": sum(d > 0 for d in diff), "a worse": sum(d < 0 for d in diff)}
+
+
 def suite_geneval(grounder, bench_dir: Path) -> dict[str, Any]:
     """GenEval-style verdicts (grounder as detector) against the oracle on a ``shapes`` bench run's images
     (``autoalign bench run --suite shapes --out DIR``): every stage's image the oracle reads."""
@@ -372,8 +399,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--only", action="append", choices=PARTS, help="only these parts (repeatable)")
     parser.add_argument("--split", action="append", choices=("test", "compositional"), help="only these splits (repeatable)")
     parser.add_argument("--bench", type=Path, default=None, help="a shapes bench run's directory: GenEval verdicts vs the oracle on its images")
+    parser.add_argument("--compare", type=Path, nargs=2, default=None, metavar=("A", "B"),
+                        help="two shapes bench runs of the same prompts: the oracle on their final images, paired (prints JSON)")
     parser.add_argument("--out", type=Path, default=None, help="write the results JSON here (docs/results/grounder.json)")
     args = parser.parse_args(argv)
+    if args.compare:
+        print(json.dumps(paired_final(*args.compare)))
+        return
     parts = tuple(args.only or PARTS)
     splits = tuple(args.split or ("test", "compositional"))
     result = run(args.n, args.generated, splits=splits, parts=parts, bench=args.bench)
