@@ -60,6 +60,12 @@ def _typer_option(s: Setting) -> Any:
     return typer.Option(s.default, *names, help=s.help_text(), show_default=s.default is not None)
 
 
+def setting_option(name: str) -> Any:
+    """One setting of :mod:`autoalign.settings` as a Typer option (default None: the preset's value); the
+    command checks the value itself (``setting(name).check``)."""
+    return _typer_option(setting(name))
+
+
 def setting_options(*names: str, run: tuple[str, ...] = ()) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Give a command the named settings of :mod:`autoalign.settings` as Typer options.
 

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from autoalign.cli_apps import CONFIG_HELP, DEVICE_OPT, PRESET_HELP, models_app
+from autoalign.cli_apps import CONFIG_HELP, PRESET_HELP, models_app, setting_option
 from autoalign.config import RoleSpec, load_config, preset_names
 from autoalign.errors import AutoAlignError
 from autoalign.models import catalog, loading
@@ -106,11 +106,11 @@ def check(
     preset_arg: Optional[str] = typer.Argument(None, metavar="[PRESET]", help="The preset (or use --preset)."),
     preset: Optional[str] = typer.Option(None, "--preset", "-p", help=PRESET_HELP),
     config: Optional[Path] = typer.Option(None, "--config", "-c", help=CONFIG_HELP),
-    device: Optional[str] = DEVICE_OPT,
+    device: Optional[str] = setting_option("device"),
 ) -> None:
     """Check, before any GPU work, that this machine can run a preset: CUDA and driver, native bf16, GPU memory
     and host RAM against the preset's estimate, gated repos and login, complete model snapshots. One line per
-    finding; exit code 2 when any fails. `run`, `batch` and `bench run` run the same checks first."""
+    finding; exit code 2 when any fails. run, batch and bench run run the same checks first."""
     from autoalign.models import doctor
 
     if preset and preset_arg and preset != preset_arg:
