@@ -28,56 +28,19 @@ import logging
 from pathlib import Path
 from typing import Any, Sequence
 
+from autoalign.benchmarks.bench_runner import bench_config, latest_results
 from autoalign.benchmarks.metrics import mean_metric, paired_gain, rate_metric
 from autoalign.files import atomic_save_image, atomic_write_json, atomic_write_text
 from autoalign.types import RunResult
 from autoalign.world import oracle
-from autoalign.world.scene import parse_caption, spec_for
+from autoalign.world.scene import parse_caption
 
 logger = logging.getLogger(__name__)
 
-SUITE_NAME = "shapes"
-UNSEEN = "unseen_combinations"
 ASPECTS = ("entity", "attribute", "number", "relation")
 MAX_CANDIDATES = 12
 STAGE_NAMES = ("baseline", "reranked", "corrected")
 JUDGES = ("vq2", "vnli", "clip", "oracle")
-
-
-#: Prompts per category; "shape" captions ("a red circle") have only 15 held-in colour-shape pairs.
-TARGETS = {"counting": 60, "colour_binding": 60, "shape": 15, "size": 60, "spatial": 60, UNSEEN: 60}
-
-
-def suite_items(targets: dict[str, int] | None = None):
-    """The suite: distinct held-out prompts per category (``test`` split; ``unseen_combinations`` from the
-    ``compositional`` split), interleaved so that ``--limit`` takes every category."""
-    from autoalign.benchmarks.suites import SuiteItem
-
-    targets = targets or TARGETS
-    seen: set[str] = set()
-    columns = []
-    for category, want in targets.items():
-        column = []
-        for i in range(5000):
-            spec = spec_for("compositional", i) if category == UNSEEN else spec_for("test", i, category)
-            caption = spec.caption()
-            if caption in seen:
-                continue
-            seen.add(caption)
-            column.append(SuiteItem(f"shapes-{category}-{i:04d}", caption, category))
-            if len(column) == want:
-                break
-        columns.append(column)
-    items = []
-    for k in range(max(len(c) for c in columns)):
-        items.extend(c[k] for c in columns if k < len(c))
-    return items
-
-
-def load_suite():
-    from autoalign.benchmarks.suites import Suite
-
-    return Suite(SUITE_NAME, suite_items(), "generated: autoalign.world (test and compositional splits)", "")
 
 
 # --------------------------------------------------------------------------------------------- reading one item
@@ -265,8 +228,6 @@ def figures(items: Sequence[dict[str, Any]], judge: str = "vq2") -> dict[str, An
 def analyse(out: Path, config: Any, models: Any = None, progress: bool = True) -> dict[str, Any]:
     """Oracle figures of a finished (or partial) ``bench run`` on the shapes suite; writes ``oracle.json``
     and ``oracle.md`` into ``out``."""
-    from autoalign.benchmarks.bench_runner import bench_config, latest_results
-
     out = Path(out)
     cfg = bench_config(config, correct=True)
     records = [r for r in latest_results(out / "results.jsonl", cfg.hash()) if r.get("status") == "ok"]

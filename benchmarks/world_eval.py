@@ -44,11 +44,11 @@ from typing import Any, Sequence
 
 from autoalign.benchmarks.meta import winoground_item
 from autoalign.world import facts, oracle
-from autoalign.world.data import questions as caption_questions
-from autoalign.world.data import world_scenes
-from autoalign.world.edits import adds_to_a_single, edit_away, one_edit_away
 from autoalign.world.render import draw, scene_for
 from autoalign.world.scene import Group, Scene, Spec, parse_caption, spec_for
+from autoalign.world.training.data import questions as caption_questions
+from autoalign.world.training.data import world_scenes
+from autoalign.world.training.edits import adds_to_a_single, edit_away, one_edit_away
 
 SPLITS = ("test", "compositional")
 PARTS = ("oracle", "vlm", "vq2", "rerank", "instructions", "editor", "clip")
@@ -147,7 +147,7 @@ def vlm_items(split: str, n: int, seed: int = 0) -> list[dict[str, Any]]:
 
 
 def answer_items(split: str, n: int, seed: int = 0) -> list[dict[str, Any]]:
-    from autoalign.world.data import _open_questions
+    from autoalign.world.training.data import _open_questions
 
     rng = random.Random(seed + 1)
     items = []
@@ -299,8 +299,8 @@ def eval_rerank(models, config, n: int, splits: Sequence[str] = SPLITS) -> dict[
 
 
 def edit_cases(split: str, n: int, seed: int = 11) -> list[Any]:
-    """Editor triples (:func:`autoalign.world.edits.triple`) from ``n`` scenes of ``split``."""
-    from autoalign.world.edits import triple
+    """Editor triples (:func:`autoalign.world.training.edits.triple`) from ``n`` scenes of ``split``."""
+    from autoalign.world.training.edits import triple
 
     rng = random.Random(f"{seed}/{split}")
     return [t for spec, scene in world_scenes(split, n) if (t := triple(spec, scene, rng)) is not None]
@@ -416,7 +416,7 @@ def eval_clip(config, n: int, weights: Path | None = None, splits: Sequence[str]
     from autoalign.config import RoleSpec
     from autoalign.models.clip import OpenClipScorer
     from autoalign.models.loading import DeviceSpec
-    from autoalign.world.train import WEIGHTS_DIR
+    from autoalign.world import WEIGHTS_DIR
 
     root = Path(weights) if weights else WEIGHTS_DIR
     out: dict[str, Any] = {}
@@ -442,7 +442,7 @@ def run(n: int = 300, weights: Path | None = None, parts: Sequence[str] | None =
         from autoalign.errors import InputError
 
         raise InputError(f"--only must be among {', '.join(PARTS)} (got {', '.join(unknown)})")
-    from autoalign.world.train import WEIGHTS_DIR
+    from autoalign.world import WEIGHTS_DIR
 
     has_clip = ((Path(weights) if weights else WEIGHTS_DIR) / "clip" / "open_clip_config.json").is_file()
     config = config_for(weights, **({} if has_clip else {"scoring": {"clip": False}}))

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from bench_doubles import EvaluatorDouble, LoopRunnerDouble, made_up_score
 
 from autoalign.benchmarks.bench_runner import bench_run, latest_results, outcome_from_result, read_results
 from autoalign.benchmarks.suites import Suite, SuiteItem
 from autoalign.config import load_config
-from autoalign.doubles.bench import EvaluatorDouble, LoopRunnerDouble, made_up_score
 
 VOLATILE = ("wall_time_s", "traceback")
 

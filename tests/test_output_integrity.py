@@ -18,6 +18,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from bench_doubles import EvaluatorDouble, LoopRunnerDouble
 
 import autoalign.doubles.scene  # noqa: F401 - registers the scene-double backends
 from autoalign.agents import runner
@@ -25,7 +26,6 @@ from autoalign.benchmarks.bench_runner import bench_run, latest_results
 from autoalign.benchmarks.suites import Suite, SuiteItem
 from autoalign.cli import main
 from autoalign.config import load_config
-from autoalign.doubles.bench import EvaluatorDouble, LoopRunnerDouble
 from autoalign.files import read_jsonl
 
 HOSTILE_IDS = ["../../escaped", "/tmp/absolute-escape", "sub/dir/name", "a" * 300, "a/b", "a_b", "~", "..", "CON",

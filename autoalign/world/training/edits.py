@@ -18,9 +18,9 @@ from types import SimpleNamespace
 from PIL import Image
 
 from autoalign.world import facts
-from autoalign.world.data import questions
 from autoalign.world.render import _overlaps, _random_obj
 from autoalign.world.scene import Group, Obj, Scene, Spec, colors, shapes
+from autoalign.world.training.data import questions
 
 #: the most objects a world scene holds: an edit that adds one stops there
 MOST_OBJECTS = 4
