@@ -16,7 +16,6 @@ import pytest
 pytest.importorskip("autoalign.agents.runner", reason="the agent runner (autoalign.agents.runner) is not written yet")
 pytest.importorskip("autoalign.scoring.scorer", reason="the Scorer (autoalign.scoring.scorer) is not written yet")
 
-import autoalign.doubles.scene  # noqa: E402,F401 - registers the scene-double backends
 from autoalign.agents import runner as agent_runner  # noqa: E402
 from autoalign.benchmarks.bench_runner import bench_run, read_results  # noqa: E402
 from autoalign.benchmarks.report import write_reports  # noqa: E402

@@ -116,7 +116,6 @@ def test_limit_and_categories_select_prompts(tmp_path, cfg):
 
 def test_outcome_of_a_real_run_names_its_stage_images_and_counts(tmp_path):
     """The stages and counts come from what the runner writes (scene double: a TEST DOUBLE preset)."""
-    import autoalign.doubles.scene  # noqa: F401 - registers the scene-double backends
     from autoalign.agents.runner import run
 
     config = load_config("scene-double", overrides={"generator": {"flaw": "count"}, "loop": {"candidates": 2}})
