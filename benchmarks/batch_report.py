@@ -45,9 +45,9 @@ from autoalign.benchmarks.bench_runner import (
     evaluate_outcome,
     latest_results,
     outcome_from_result,
-    record_key,
     write_meta,
 )
+from autoalign.benchmarks.records import BenchRecord
 from autoalign.config import Config
 from autoalign.errors import InputError
 from autoalign.types import RunResult
@@ -94,7 +94,7 @@ def _base_record(row: dict[str, Any], seed: int, config_hash: str) -> dict[str, 
 
 def batch_record(
     row: dict[str, Any], batch_dir: Path, config: Config, evaluator: StageEvaluator
-) -> dict[str, Any]:
+) -> BenchRecord:
     """The bench record of one finished (``done``) ledger row: its stage images evaluated.
 
     ``wall_time_s`` is the item's loop time from the ledger plus the evaluation time (as in a bench
@@ -113,15 +113,15 @@ def batch_record(
     eval_s = time.perf_counter() - t0
     record["eval_wall_s"] = round(eval_s, 4)
     record["wall_time_s"] = round(float(row.get("wall_s") or 0.0) + eval_s, 4)
-    return record
+    return BenchRecord.from_dict(record)
 
 
-def failed_record(row: dict[str, Any], config: Config) -> dict[str, Any]:
+def failed_record(row: dict[str, Any], config: Config) -> BenchRecord:
     """The error record of a ledger row the batch gave up on (its last error, no stages)."""
     record = _base_record(row, item_config(config, row.get("seed")).loop.seed, config.hash())
     record.update(status="error", error=row.get("error") or "failed (no error recorded)", stages={},
                   attempts=row.get("attempts"), wall_time_s=round(float(row.get("wall_s") or 0.0), 4))
-    return record
+    return BenchRecord.from_dict(record)
 
 
 def write_batch_reports(
@@ -162,7 +162,7 @@ def write_batch_reports(
         if skipped:
             logger.info("batch report: %d item(s) not run under config %s are left out", skipped, config_hash)
 
-        latest = {record_key(r): r for r in latest_results(out / RESULTS_FILE, config_hash)}
+        latest = {r.key: r for r in latest_results(out / RESULTS_FILE, config_hash)}
         seeds = sorted({item_config(config, r.get("seed")).loop.seed for r in ran})
         prompts_path = Path(prompts_file) if prompts_file is not None else None
         meta = {
@@ -185,8 +185,11 @@ def write_batch_reports(
         def key(row: dict[str, Any]) -> tuple[str, int, str]:
             return (row["id"], item_config(config, row.get("seed")).loop.seed, config_hash)
 
-        to_eval = [r for r in ran if r["status"] == "done" and (latest.get(key(r)) or {}).get("status") != "ok"]
-        to_fail = [r for r in ran if r["status"] == "failed" and (latest.get(key(r)) or {}).get("error") != r["error"]]
+        def recorded(row: dict[str, Any]) -> BenchRecord | None:
+            return latest.get(key(row))
+
+        to_eval = [r for r in ran if r["status"] == "done" and not getattr(recorded(r), "ok", False)]
+        to_fail = [r for r in ran if r["status"] == "failed" and getattr(recorded(r), "error", None) != r["error"]]
         logger.info("batch report: %d item(s) to evaluate, %d failed, %d already recorded",
                     len(to_eval), len(to_fail), len(ran) - len(to_eval) - len(to_fail))
 
@@ -194,7 +197,7 @@ def write_batch_reports(
         bar = None
         try:
             for row in to_fail:
-                writer.write(failed_record(row, config))
+                writer.write(failed_record(row, config).to_dict())
             if to_eval:
                 if evaluator is None:
                     if models is None:
@@ -207,7 +210,7 @@ def write_batch_reports(
 
                     bar = tqdm(total=len(to_eval), desc="batch report: evaluating", unit="item")
                 for row in to_eval:
-                    writer.write(batch_record(row, out, config, evaluator))
+                    writer.write(batch_record(row, out, config, evaluator).to_dict())
                     if bar is not None:
                         bar.update(1)
         finally:

@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from autoalign.benchmarks.bench_runner import bench_config, latest_results
-from autoalign.benchmarks.metrics import mean_metric, paired_gain, rate_metric
+from autoalign.benchmarks.metrics import Metric, mean_metric, paired_gain, rate_metric
+from autoalign.benchmarks.records import BenchRecord
 from autoalign.files import atomic_save_image, atomic_write_json, atomic_write_text
 from autoalign.types import RunResult
 from autoalign.world import oracle
@@ -74,18 +75,18 @@ def _round_images(result: RunResult, run_dir: Path) -> list[Path]:
     return out
 
 
-def analyse_item(record: dict[str, Any], out: Path, models: Any, config: Any, max_candidates: int = MAX_CANDIDATES) -> dict[str, Any]:
+def analyse_item(record: BenchRecord, out: Path, models: Any, config: Any, max_candidates: int = MAX_CANDIDATES) -> dict[str, Any]:
     """Oracle readings and ablation data of one ok bench record (cached in the item's ``oracle.json``)."""
-    run_dir = out / record["run_dir"]
+    run_dir = out / record.run_dir
     cache = run_dir / "oracle.json"
     if cache.exists():
         try:
             return json.loads(cache.read_text(encoding="utf-8"))
         except ValueError:
             pass
-    spec = parse_caption(record["prompt"])
+    spec = parse_caption(record.prompt)
     result = RunResult.load(run_dir)
-    stages = {s: oracle_view(out / record["stages"][s]["image"], spec) for s in STAGE_NAMES if s in record["stages"]}
+    stages = {s: oracle_view(out / record.stages[s].image, spec) for s in STAGE_NAMES if s in record.stages}
     rounds = [oracle_view(p, spec)["aligned"] for p in _round_images(result, run_dir)]
     calls = result.model_calls
     n_loop = len(list((run_dir / "candidates").glob("cand_*.png")))
@@ -93,7 +94,7 @@ def analyse_item(record: dict[str, Any], out: Path, models: Any, config: Any, ma
     budget = min(max_candidates, n_loop + edited)
     cands = _candidates(record, run_dir, models, config, max(8, budget))
     data = {
-        "id": record["id"], "category": record["category"], "seed": record["seed"],
+        "id": record.id, "category": record.category, "seed": record.seed,
         "stages": stages,
         "rounds_aligned": rounds,
         "loop_calls": {"generator_images": n_loop, "editor_images": edited, "raw": calls},
@@ -110,21 +111,21 @@ def _judge_says_aligned(result: RunResult) -> bool:
     return result.stop_reason == "aligned"
 
 
-def _candidates(record: dict[str, Any], run_dir: Path, models: Any, config: Any, n: int) -> list[dict[str, Any]]:
+def _candidates(record: BenchRecord, run_dir: Path, models: Any, config: Any, n: int) -> list[dict[str, Any]]:
     """Candidates 0..n-1 of the prompt (the loop's own first, then new ones with the next seeds), each
     scored by the judges and read by the oracle."""
     from PIL import Image
 
     from autoalign.scoring.scorer import Scorer
 
-    spec = parse_caption(record["prompt"])
+    spec = parse_caption(record.prompt)
     extra_dir = run_dir / "extra"
     extra_dir.mkdir(exist_ok=True)
     paths = sorted((run_dir / "candidates").glob("cand_*.png"))[:n]
     missing = n - len(paths)
     if missing > 0:
         start = len(paths)
-        new = models.generator.generate(record["prompt"], n=missing, seed=int(summary_seed(run_dir)) + start)
+        new = models.generator.generate(record.prompt, n=missing, seed=int(summary_seed(run_dir)) + start)
         for k, image in enumerate(new):
             p = extra_dir / f"cand_{start + k:02d}.png"
             atomic_save_image(p, image)
@@ -133,7 +134,7 @@ def _candidates(record: dict[str, Any], run_dir: Path, models: Any, config: Any,
     for p in paths:
         with Image.open(p) as im:
             images.append(im.convert("RGB"))
-    cards = Scorer(models, config).score(images, record["prompt"])
+    cards = Scorer(models, config).score(images, record.prompt)
     out = []
     for p, card in zip(paths, cards):
         view = oracle_view(p, spec)
@@ -230,7 +231,7 @@ def analyse(out: Path, config: Any, models: Any = None, progress: bool = True) -
     and ``oracle.md`` into ``out``."""
     out = Path(out)
     cfg = bench_config(config, correct=True)
-    records = [r for r in latest_results(out / "results.jsonl", cfg.hash()) if r.get("status") == "ok"]
+    records = [r for r in latest_results(out / "results.jsonl", cfg.hash()) if r.ok]
     if models is None:
         from autoalign.models.cache import Models
 
@@ -258,9 +259,7 @@ def analyse_locked(out: Path, config: Any, models: Any = None, progress: bool = 
 
 
 def _cell(m: dict[str, Any]) -> str:
-    if m.get("value") is None:
-        return f"n/a (n={m.get('n', 0)})"
-    return f"{m['value']:.3f} [{m['ci_low']:.3f}, {m['ci_high']:.3f}] (n={m['n']})"
+    return Metric.from_dict(m).fmt()
 
 
 def markdown(result: dict[str, Any]) -> str:

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from autoalign.benchmarks.meta import winoground_item
+from autoalign.benchmarks.metrics import Metric
 from autoalign.world import facts, oracle
 from autoalign.world.render import draw, scene_for
 from autoalign.world.scene import Group, Scene, Spec, parse_caption, spec_for
@@ -55,13 +56,14 @@ PARTS = ("oracle", "vlm", "vq2", "rerank", "instructions", "editor", "clip")
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> dict[str, Any]:
+    """The share ``k / n`` with its 95 % Wilson interval, as a :class:`Metric`'s JSON form."""
     if n == 0:
-        return {"value": None, "n": 0, "ci": [None, None]}
+        return Metric("share", None, 0).to_dict()
     p = k / n
     d = 1 + z * z / n
     c = (p + z * z / (2 * n)) / d
     h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return {"value": p, "n": n, "ci": [max(0.0, c - h), min(1.0, c + h)]}
+    return Metric("share", p, n, max(0.0, c - h), min(1.0, c + h)).to_dict()
 
 
 def auc_with_ci(labels: Sequence[int], scores: Sequence[float], n_boot: int = 1000, seed: int = 0) -> dict[str, Any]:
@@ -70,7 +72,7 @@ def auc_with_ci(labels: Sequence[int], scores: Sequence[float], n_boot: int = 10
 
     y, s = np.asarray(labels), np.asarray(scores, dtype=float)
     if len(set(y.tolist())) < 2:
-        return {"value": None, "n": int(len(y)), "ci": [None, None]}
+        return Metric("roc_auc", None, int(len(y)), higher_is_better=True).to_dict()
     rng = np.random.default_rng(seed)
     boots = []
     for _ in range(n_boot):
@@ -78,7 +80,7 @@ def auc_with_ci(labels: Sequence[int], scores: Sequence[float], n_boot: int = 10
         if len(set(y[idx].tolist())) == 2:
             boots.append(roc_auc_score(y[idx], s[idx]))
     lo, hi = np.quantile(boots, [0.025, 0.975])
-    return {"value": float(roc_auc_score(y, s)), "n": int(len(y)), "ci": [float(lo), float(hi)]}
+    return Metric("roc_auc", float(roc_auc_score(y, s)), int(len(y)), float(lo), float(hi), True).to_dict()
 
 
 def best_threshold(scores: Sequence[float], labels: Sequence[bool]) -> tuple[float, int]:
@@ -466,10 +468,7 @@ def run(n: int = 300, weights: Path | None = None, parts: Sequence[str] | None =
 
 
 def _fmt(m: dict[str, Any]) -> str:
-    if m.get("value") is None:
-        return f"n/a (n={m.get('n', 0)})"
-    lo, hi = m["ci"]
-    return f"{m['value']:.3f} [{lo:.3f}, {hi:.3f}] (n={m['n']})"
+    return Metric.from_dict(m).fmt()
 
 
 def print_table(result: dict[str, Any]) -> None:

@@ -70,12 +70,12 @@ def test_bench_ids_that_old_names_merged_get_their_own_folders(tmp_path):
     out = tmp_path / "bench"
     records = bench_run(suite, load_config("tiny"), out, loop_runner=LoopRunnerDouble(), evaluator=EvaluatorDouble(),
                         progress=False)
-    assert [r["id"] for r in records] == ids
-    run_dirs = [r["run_dir"] for r in records]
+    assert [r.id for r in records] == ids
+    run_dirs = [r.run_dir for r in records]
     assert len(set(run_dirs)) == len(ids)
     for r in records:  # every record points at its own prompt's images, all inside --out
-        for stage in r["stages"].values():
-            assert (out / stage["image"]).is_file() and stage["image"].startswith(r["run_dir"])
+        for stage in r.stages.values():
+            assert (out / stage.image).is_file() and stage.image.startswith(r.run_dir)
     assert _files_outside(out, tmp_path) == []
 
 
@@ -219,9 +219,9 @@ def test_a_bench_rerun_with_another_config_keeps_the_first_configs_runs(tmp_path
     other = load_config("tiny", overrides={"loop": {"threshold": 0.5}})
     bench_run(suite, other, out, loop_runner=LoopRunnerDouble(), evaluator=EvaluatorDouble(), progress=False)
     for r in first:  # the first config's records still point at their own, existing images
-        assert all((out / s["image"]).is_file() for s in r["stages"].values())
+        assert all((out / s.image).is_file() for s in r.stages.values())
     assert len(latest_results(out)) == 4
-    assert len({r["run_dir"] for r in latest_results(out)}) == 4
+    assert len({r.run_dir for r in latest_results(out)}) == 4
 
 
 # --------------------------------------------------------------------------- torn lines

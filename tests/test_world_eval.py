@@ -20,7 +20,7 @@ def test_world_eval_oracle_prints_json_with_n_and_intervals():
     data = json.loads(result.output)
     for split in ("test", "compositional"):
         m = data["oracle exact scene recovery"][split]
-        assert m["n"] == 6 and m["value"] == 1.0 and m["ci"][0] < 1.0 and m["ci"][1] == pytest.approx(1.0)
+        assert m["n"] == 6 and m["value"] == 1.0 and m["ci_low"] < 1.0 and m["ci_high"] == pytest.approx(1.0)
 
 
 def test_world_eval_refuses_an_unknown_part():
