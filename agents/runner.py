@@ -243,6 +243,10 @@ def _stream_locked(prompt: str, config: Config, out_dir: Path, init_image: str |
         ctx = _context(config, out_dir, models, scorer, writer, detector)
         if init_image is None and graph_input is not None:
             _warn_if_truncated(ctx.models, prompt)
+        if graph_input is not None:
+            from autoalign.vocabulary import warn_outside
+
+            warn_outside(prompt, config)  # one warning naming the words the preset's models never saw
         trace = rundir.Trace(out_dir / rundir.TRACE)
         step = _steps_in_trace(out_dir)
         try:

@@ -54,7 +54,16 @@ __all__ = ["align", "score", "detect", "resolve_config", "open_images"]
 
 def resolve_config(preset: str = "tiny", config: ConfigLike | None = None, **overrides: Any) -> "Config":
     """The run configuration: ``preset``, then ``config``, then the keyword ``overrides``; validated."""
-    from autoalign.config import MODEL_ROLES, Config, ConfigError, LoopSettings, deep_merge, from_dict, load_config
+    from autoalign.config import (
+        MODEL_ROLES,
+        OPTIONAL_ROLES,
+        Config,
+        ConfigError,
+        LoopSettings,
+        deep_merge,
+        from_dict,
+        load_config,
+    )
 
     loop_fields = set(LoopSettings.__dataclass_fields__)
     nested: dict[str, Any] = {}
@@ -63,12 +72,12 @@ def resolve_config(preset: str = "tiny", config: ConfigLike | None = None, **ove
             nested.setdefault("loop", {})[key] = value
         elif key in _TOP_LEVEL:
             nested[key] = value
-        elif key in MODEL_ROLES or key in _SECTIONS:
+        elif key in MODEL_ROLES or key in OPTIONAL_ROLES or key in _SECTIONS:
             if not isinstance(value, dict):
                 raise ConfigError(f"{key} must be a dict of fields to override (got {type(value).__name__})")
             nested[key] = deep_merge(nested.get(key, {}), value)
         else:
-            allowed = sorted(loop_fields | set(_TOP_LEVEL) | set(MODEL_ROLES) | set(_SECTIONS))
+            allowed = sorted(loop_fields | set(_TOP_LEVEL) | set(MODEL_ROLES) | set(OPTIONAL_ROLES) | set(_SECTIONS))
             raise ConfigError(f"unknown setting {key!r}; allowed: {', '.join(allowed)}")
     if config is None or isinstance(config, (str, os.PathLike)):
         return load_config(preset, config, nested)

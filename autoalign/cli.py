@@ -21,6 +21,7 @@ _COMMAND_MODULES = (
     "batch",
     "ui",
     "world",
+    "questions",
 )
 
 

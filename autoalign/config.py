@@ -41,6 +41,8 @@ from typing import Any
 from autoalign.errors import AutoAlignError
 
 MODEL_ROLES: tuple[str, ...] = ("generator", "editor", "vqa", "clip", "questions", "llm")
+#: Roles a preset may leave out (``Config.<role>`` is then None and asking for it is a clear error).
+OPTIONAL_ROLES: tuple[str, ...] = ("grounder",)
 #: Allowed values of the device/dtype/offload fields (``auto`` resolves in :mod:`autoalign.models.loading`).
 DTYPES: tuple[str, ...] = ("auto", "float32", "float16", "bfloat16")
 OFFLOAD_MODES: tuple[str, ...] = ("none", "model", "sequential")
@@ -146,6 +148,9 @@ class ScoringSettings:
     predicate: str = "vq2"  # "vq2": is "{answer}" true for "{question}"...; "plain": the question itself
     dependency_zeroing: bool = True  # DSG: a "no" on a parent zeroes its children
     max_prompt_chars: int = 1000  # longer prompts are refused with this limit named
+    # evidence fusion: count and place questions answered by the [grounder]'s boxes instead of the VQA model
+    # (autoalign.scoring.grounded)
+    grounded_answers: bool = False
 
     def validate(self) -> None:
         allowed = ("vq2", "vnli", "clip")
@@ -164,6 +169,12 @@ class DetectionSettings:
     threshold: float = 0.5  # a question with P(yes) below this is a mismatch (VQ2-derived detector)
     max_mismatches: int = 3
     options: dict[str, dict[str, Any]] = field(default_factory=dict)  # per detector, e.g. [detection.options.vlm]
+    # the pass that counts: before the loop calls an image aligned, the grounded layout (the ``layout`` detector's
+    # missing / extra objects, counts and relations) must agree with the prompt; needs a [grounder]
+    grounded_pass: bool = False
+    # the words the preset's models know (a file of prompts/, autoalign.vocabulary): outside words are warned about
+    # once per run, and detectors correct only within it. "" = open vocabulary
+    vocabulary: str = ""
 
 
 @dataclass
@@ -177,6 +188,7 @@ class Config:
     clip: RoleSpec
     questions: RoleSpec
     llm: RoleSpec
+    grounder: RoleSpec | None = None  # object grounding (autoalign.models.grounder); optional
     writer: str = "template"
     device: str = "auto"  # default device of every role; [ROLE] device overrides it
     dtype: str = "auto"  # default dtype of every role; [ROLE] dtype overrides it
@@ -221,7 +233,9 @@ class Config:
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
     def model_ids(self) -> dict[str, str | None]:
-        return {role: getattr(self, role).model for role in MODEL_ROLES}
+        ids = {role: getattr(self, role).model for role in MODEL_ROLES}
+        ids.update({role: getattr(self, role).model for role in OPTIONAL_ROLES if getattr(self, role) is not None})
+        return ids
 
 
 MAX_SEED = 2**32 - 1  # what every generator backend accepts (numpy's limit is the tightest)
@@ -302,6 +316,9 @@ def from_dict(data: dict[str, Any]) -> Config:
     if missing:
         raise ConfigError(f"preset {data.get('name', '?')!r} lacks role table(s): {', '.join(missing)}")
     roles = {r: RoleSpec.from_table(r, data.pop(r)) for r in MODEL_ROLES}
+    for r in OPTIONAL_ROLES:
+        table = data.pop(r, None)
+        roles[r] = None if table is None else RoleSpec.from_table(r, table)
     loop = _section(LoopSettings, "loop", data.pop("loop", None))
     scoring = _section(ScoringSettings, "scoring", data.pop("scoring", None))
     detection = _section(DetectionSettings, "detection", data.pop("detection", None))

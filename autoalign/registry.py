@@ -1,6 +1,6 @@
 """The one registry of backends.
 
-Every backend (generator, editor, vqa, clip, question generator, detector, writer, llm) is known
+Every backend (generator, editor, vqa, clip, question generator, detector, writer, llm, grounder) is known
 under ``(role, name)``. The built-in ones are listed once, in :data:`BUILTIN`, as
 ``"module:object"`` entries imported on first use (as lm-evaluation-harness's lazy registry
 does), so asking which names exist imports nothing::
@@ -31,6 +31,7 @@ ROLES: tuple[str, ...] = (
     "detector",
     "writer",
     "llm",
+    "grounder",
 )
 
 #: Every built-in backend, once: role -> name -> "module:object" (imported by :func:`get`).
@@ -61,12 +62,18 @@ BUILTIN: dict[str, dict[str, str]] = {
         "vlm": "autoalign.detection.vlm_detector:VLMDetector",
         "text": "autoalign.detection.text_detector:TextDetector",
         "clip-probe": "autoalign.detection.clip_probe:ClipProbeDetector",
+        "layout": "autoalign.detection.layout:LayoutDetector",
     },
     "writer": {
         "template": "autoalign.editing.template_writer:TemplateWriter",
         "llm": "autoalign.editing.llm_writer:LLMWriter",
     },
     "llm": {"openai": "autoalign.models.llm:OpenAILLM"},
+    "grounder": {
+        "owlv2": "autoalign.models.grounder:Owlv2Grounder",
+        "grounding-dino": "autoalign.models.grounder:GroundingDinoGrounder",
+        "segformer": "autoalign.models.grounder:SegformerGrounder",
+    },
 }
 
 # Backends registered with the decorator, and built-ins once imported.

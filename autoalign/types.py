@@ -504,6 +504,9 @@ class Box:
     score: float
     label: str = ""  # the phrase (or the detector's label) this box answers
     mask: str = ""  # a mask image's path (white = the object), "" when the model gives none
+    # the grounder's mask as a boolean (height, width) array, in memory only: never in to_dict / the trace
+    # (whoever keeps it writes a file and sets ``mask``); not compared, not shown
+    mask_array: Any = field(default=None, compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {"xyxy": list(self.xyxy), "score": self.score, "label": self.label, "mask": self.mask}

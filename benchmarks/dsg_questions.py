@@ -50,11 +50,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
+from autoalign.benchmarks.world_eval import wilson
 from autoalign.config import RoleSpec
-from autoalign.scoring.parse import lexicon, load_spacy, parse_prompt
+from autoalign.files import atomic_write_json
+from autoalign.scoring.parse import lexicon, load_spacy, number_value, parse_prompt
 from autoalign.scoring.questions import Fact, SpacyQuestions, facts_from_parse
 
-_TUPLE = re.compile(r"^\s*(?P<broad>[\w ]+?)\s*-\s*(?P<detailed>[\w ]*?)\s*\((?P<args>.*)\)\s*$")
+_TUPLE = re.compile(r"^\s*(?P<broad>[\w ]+?)\s*-\s*(?P<detailed>-|[\w ]*?)\s*\((?P<args>.*)\)\s*$")
 _DROP = {"a", "an", "the", "of", "'s", "’s", "be", "-", ",", "and", "'", '"'}
 # prepositions that name the same place relation (the matching rule's only synonyms)
 SPATIAL_SYNONYMS = (
@@ -79,6 +81,12 @@ class HumanTuple:
     detailed: str
     args: list[str]
     question: str
+
+
+def source_of(item_id: str) -> str:
+    """The DSG-1k source of an item ("localized_narratives_95" -> "localized_narratives"; TIFA160 ids are one source)."""
+    head, _, tail = item_id.rpartition("_")
+    return head if head and tail.isdigit() and not head.startswith(("coco", "drawbench", "paintskill", "partiprompt")) else "tifa160"
 
 
 def split_of(item_id: str) -> str:
@@ -147,10 +155,7 @@ def _verb_stems(word: str) -> set[str]:
 
 
 def _number(text: str) -> int | None:
-    text = text.replace("==", "").strip().lower()
-    if text.isdigit():
-        return int(text)
-    return lexicon()["count_words"].get(text)
+    return number_value(text.replace("==", ""))
 
 
 class Matcher:
@@ -244,7 +249,8 @@ def _generate(gen: SpacyQuestions, prompt: str) -> tuple[list[Fact], float]:
 
 
 def _rate(hits: int, n: int) -> dict[str, Any]:
-    return {"recall": round(hits / n, 3) if n else None, "n": n}
+    ci = wilson(hits, n)["ci"]
+    return {"recall": round(hits / n, 3) if n else None, "n": n, "ci95": [round(c, 3) if c is not None else None for c in ci]}
 
 
 def recall_report(tuples: list[HumanTuple], facts_by_item: dict[str, list[Fact]], matcher: Matcher) -> tuple[dict[str, Any], list[tuple[HumanTuple, Fact | None]]]:
@@ -262,7 +268,14 @@ def recall_report(tuples: list[HumanTuple], facts_by_item: dict[str, list[Fact]]
         key = f"{h.broad}/{h.detailed}"
         by_detailed[key][0] += hit
         by_detailed[key][1] += 1
+    by_source: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    for h, got in pairs:
+        for key in ("all", "attribute" if h.broad == "attribute" else "relation+action" if h.broad in ("relation", "action") else None):
+            if key:
+                by_source[source_of(h.item_id)][key][0] += int(got is not None)
+                by_source[source_of(h.item_id)][key][1] += 1
     report = {
+        "by_source": {src: {k: _rate(*v) for k, v in sorted(cats.items())} for src, cats in sorted(by_source.items())},
         "by_category_broad": {k: _rate(*v) for k, v in sorted(by_broad.items())},
         "by_category_detailed": {k: _rate(*v) for k, v in sorted(by_detailed.items(), key=lambda kv: -kv[1][1])},
     }
@@ -332,6 +345,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     help="Print the tuning part's uncovered human tuples with the generated questions (tuning part only: "
                          "the held-out part's misses are never printed).")
     ap.add_argument("--json", action="store_true", help="Print JSON.")
+    ap.add_argument("--results-json", default="", help="Also write the figures in the results-page shape to this path (docs/results/...).")
     args = ap.parse_args(argv)
 
     tuples = read_anns(args.anns)
@@ -371,6 +385,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         print(json.dumps(out, indent=1))
     else:
         _print(out)
+    if args.results_json:
+        command = "python -m autoalign.benchmarks.dsg_questions " + " ".join(argv if argv is not None else sys.argv[1:])
+        atomic_write_json(Path(args.results_json), results_page(out, command))
     key = "filter_on" if True in settings else "filter_off"
     pairs, generated = samples[key]
     rng = random.Random(args.seed)
@@ -386,6 +403,48 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         for prompt, f in rng.sample(generated, min(args.sample_questions, len(generated))):
             print(f"  {f.question.text:50s} [{prompt}]")
     return out
+
+
+def _cell(rate: dict[str, Any]) -> str:
+    if rate.get("recall") is None:
+        return "-"
+    lo, hi = rate["ci95"]
+    return f"{rate['recall']:.3f} [{lo:.3f}, {hi:.3f}] n={rate['n']}"
+
+
+def results_page(out: dict[str, Any], command: str) -> dict[str, Any]:
+    """The figures in the results page's generic shape (title, command, measures, tables)."""
+    tables = []
+    for key in ("filter_off", "filter_on"):
+        if key not in out:
+            continue
+        res = out[key]
+        cats = ["all", "entity", "attribute", "relation+action", "global", "other"]  # other: counts and text rendering
+        rows = []
+        for part in ("tune", "held", "all"):
+            broad = res[part]["by_category_broad"]
+            rows.append([part, res[part]["prompts"], res[part]["questions_per_prompt"], res[part]["dsg_questions_per_prompt"]]
+                        + [_cell(broad[c]) if c in broad else "-" for c in cats])
+        tables.append({"name": f"recall of the human DSG tuples ({key.replace('_', ' ')}; median {res['ms_per_prompt_median']} ms a prompt)",
+                       "columns": ["part", "prompts", "questions/prompt", "DSG questions/prompt"] + cats, "rows": rows})
+        src_rows = []
+        for part in ("tune", "held"):
+            for src, r in res[part]["by_source"].items():
+                src_rows.append([part, src] + [_cell(r[c]) if c in r else "-" for c in ("all", "attribute", "relation+action")])
+        tables.append({"name": f"by source ({key.replace('_', ' ')})", "columns": ["part", "source", "all", "attribute", "relation+action"],
+                       "rows": src_rows})
+    return {
+        "title": f"Offline question generator against human DSG tuples: {Path(out['file']).name}",
+        "command": command,
+        "measures": (
+            "Recall of the human-checked DSG tuples (one row of the annotation file each) by the facts the offline (spaCy) "
+            "generator writes, by the tuple-atom matching rule of benchmarks/dsg_questions.py (thing head words as lemmas, "
+            "a shared value or predicate lemma, spatial synonym groups). Items are split by sha1(item_id) % 2: the tuning "
+            "part was read while writing rules, the held part only measured. 95 % Wilson intervals over tuples (tuples of "
+            "one prompt are not independent, so the intervals are somewhat too narrow)."
+        ),
+        "tables": tables,
+    }
 
 
 def _print_misses(pairs: list[tuple[HumanTuple, Fact | None]], facts_by_item: dict[str, list[Fact]]) -> None:
@@ -416,6 +475,8 @@ def _print(out: dict[str, Any]) -> None:
             print(f"     {broad}")
             detailed = "  ".join(f"{k} {v['recall']:.2f} ({v['n']})" for k, v in r["by_category_detailed"].items())
             print(f"     {detailed}")
+            by_src = "  ".join(f"{k} {v['all']['recall']:.2f}" for k, v in r["by_source"].items())
+            print(f"     by source: {by_src}")
     if "colour_binding" in out:
         c = out["colour_binding"]
         print(f"\ncolour binding: {c['told_apart']}/{c['pairs']} swapped pairs told apart ({c['rate']})")

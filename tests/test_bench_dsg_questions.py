@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import csv
+import json
 
 import pytest
 
-from autoalign.benchmarks.dsg_questions import Lemmas, Matcher, colour_swap, main, read_anns, split_of
+from autoalign.benchmarks.dsg_questions import Lemmas, Matcher, colour_swap, main, read_anns, source_of, split_of
 from autoalign.scoring.parse import parse_prompt
 from autoalign.scoring.questions import facts_from_parse
 
@@ -99,9 +100,10 @@ def test_matching_rule_names_of_several_words(tmp_path):
 def test_benchmark_reports_recall_per_category_and_part(anns, capsys):
     out = main(["--anns", str(anns), "--filter", "off", "--json"])
     res = out["filter_off"]["all"]
-    assert res["by_category_broad"]["all"] == {"recall": 0.75, "n": 8}
-    assert res["by_category_broad"]["attribute"] == {"recall": 0.5, "n": 2}
-    assert res["by_category_detailed"]["other/count"] == {"recall": 1.0, "n": 1}
+    assert res["by_category_broad"]["all"] == {"recall": 0.75, "n": 8, "ci95": [0.409, 0.929]}  # Wilson, 6 of 8
+    assert {k: v for k, v in res["by_category_broad"]["attribute"].items() if k != "ci95"} == {"recall": 0.5, "n": 2}
+    assert {k: v for k, v in res["by_category_detailed"]["other/count"].items() if k != "ci95"} == {"recall": 1.0, "n": 1}
+    assert res["by_source"]["tifa160"]["all"]["n"] == 8  # ids without a "source_N" form: the TIFA160 file
     assert res["dsg_questions_per_prompt"] == 4.0
     parts = {split_of("p1"), split_of("p2")}
     assert sum(out["filter_off"][p]["by_category_broad"]["all"]["n"] for p in ("tune", "held") if p in parts) == 8
@@ -128,3 +130,23 @@ def test_misses_prints_only_the_tuning_parts_uncovered_tuples(anns, capsys):
     for item, prompt, wrong in (("p1", "two brown dogs on a red sofa", "(sofa, green)"), ("p2", "a photo of a man riding a horse", "(man, horse, under)")):
         shown = split_of(item) == "tune"
         assert (f"[{prompt}]" in printed) == shown and (wrong in printed) == shown, tune
+
+
+def test_global_tuples_with_no_detailed_category_are_read(tmp_path):
+    # DSG-1k writes "global - - (by geert goiris)": 201 of its development half's tuples were dropped before round 15
+    path = _write_anns(tmp_path / "g.csv", [("diffusiondb_1", "portrait of chaos, by geert goiris", "global", "-", "global - - (by geert goiris)", "Is this by geert goiris?")])
+    (h,) = read_anns(path)
+    assert (h.broad, h.detailed, h.args) == ("global", "-", ["by geert goiris"])
+    assert source_of("diffusiondb_1") == "diffusiondb" and source_of("coco_301091") == "tifa160"
+    f = Matcher(Lemmas()).match(h, facts_from_parse(parse_prompt(h.prompt)))
+    assert f is not None and f.question.text == "is the image in the style of geert goiris?"
+
+
+def test_results_json_has_the_results_page_shape(anns, tmp_path):
+    path = tmp_path / "r.json"
+    main(["--anns", str(anns), "--filter", "on", "--results-json", str(path)])
+    page = json.loads(path.read_text())
+    assert set(page) == {"title", "command", "measures", "tables"} and "--results-json" in page["command"]
+    first = page["tables"][0]
+    assert first["columns"][:5] == ["part", "prompts", "questions/prompt", "DSG questions/prompt", "all"]
+    assert [r[0] for r in first["rows"]] == ["tune", "held", "all"]

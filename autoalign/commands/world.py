@@ -26,7 +26,7 @@ app.add_typer(world_app, name="world")
 
 @world_app.command("train")
 def train_command(
-    only: Optional[list[str]] = typer.Option(None, "--only", help="Train only this model (repeatable): clip, clip-plain, clip-swap, vlm, vae, generator, editor."),
+    only: Optional[list[str]] = typer.Option(None, "--only", help="Train only this model (repeatable): clip, clip-plain, clip-swap, vlm, vae, generator, editor, grounder."),
     out: Optional[Path] = typer.Option(None, "--out", help="Where to write the weights (default: the package's autoalign/world/weights)."),
     seed: int = typer.Option(0, "--seed", help="Seed of every recipe."),
     fresh: bool = typer.Option(False, "--fresh", help="Ignore saved checkpoints and start over."),

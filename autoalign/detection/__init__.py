@@ -55,4 +55,20 @@ def detect(
         mismatches = detector.detect(image, prompt, card)
         logger.debug("detector %s: %d mismatch(es)", detector.name, len(mismatches))
         found.append(mismatches)
+    if getattr(config.detection, "grounded_pass", False) and "layout" not in config.detection.detectors:
+        found.append(grounded_pass(image, prompt, models, config))
     return merge(found, config.detection.max_mismatches)
+
+
+#: What the grounded pass holds an image to: objects there, as many as asked, placed as asked.
+PASS_ASPECTS = ("entity", "number", "relation")
+
+
+def grounded_pass(image: Image.Image, prompt: str, models: "Models", config: "Config") -> list[Mismatch]:
+    """The pass that counts (``detection.grounded_pass``): the ``layout`` detector's missing and extra objects,
+    wrong counts and wrong relations. Any of them keeps the loop from calling the image aligned
+    (:func:`autoalign.editing.policy.is_aligned` sees a mismatch) and becomes something to fix."""
+    detector = registry.get("detector", "layout")(models, config)
+    found = [m for m in detector.detect(image, prompt, None) if m.aspect in PASS_ASPECTS]
+    logger.debug("grounded pass: %d mismatch(es)", len(found))
+    return found

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from PIL import Image
 
-from autoalign import prompts
+from autoalign import prompts, vocabulary
 from autoalign.detection.base import detector_options
 from autoalign.inflect import plural, singular
 from autoalign.scoring.clipscore import text_for
@@ -170,6 +170,11 @@ class ClipProbeDetector:
 
     def detect(self, image: Image.Image, prompt: str, card: ScoreCard | None) -> list[Mismatch]:
         found = slots(prompt)
+        allowed = vocabulary.allowed_words(self.config)
+        if allowed is not None:  # corrections only in words the preset's models know
+            for slot in found:
+                slot.rewrites = [(t, c) for t, c in slot.rewrites if all(w in allowed for w in c.lower().split())]
+            found = [slot for slot in found if slot.rewrites]
         if not found:
             return []
         clip = self.models.clip

@@ -150,3 +150,17 @@ class Models:
     @property
     def llm(self):
         return self._get("llm")
+
+    @property
+    def grounder(self):
+        """The object grounder (``ground(images, phrases)``); an error naming the preset when it has none."""
+        if self.config.grounder is None:
+            from autoalign.errors import AutoAlignError
+
+            raise AutoAlignError(f"preset {self.config.name!r} has no [grounder]; add one (backend owlv2, grounding-dino "
+                                 "or segformer) to use the layout detector, the grounded pass or grounded answers")
+        return self._get("grounder")
+
+    @property
+    def has_grounder(self) -> bool:
+        return self.config.grounder is not None

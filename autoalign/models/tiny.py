@@ -16,7 +16,9 @@ name       what                                                         loaded b
 and the current families, each through the backend its real preset uses: ``sdxl``, ``sd3``, ``flux``
 (generator ``diffusers``), ``flux-kontext`` and ``qwen-image-edit`` (editor ``diffusers-edit``), built
 by :mod:`autoalign.models.tiny_pipelines`; ``qwen2_5_vl`` and ``internvl`` (vqa
-``image-text-to-text``), built by :mod:`autoalign.models.tiny_vlm`.
+``image-text-to-text``), built by :mod:`autoalign.models.tiny_vlm`; ``owlv2``, ``grounding-dino`` and
+``segformer`` (grounder ``owlv2`` / ``grounding-dino`` / ``segformer``), built by
+:mod:`autoalign.models.tiny_grounder`.
 
 Nothing is downloaded. The diffusion pipelines' tokenizer is a real CLIP BPE tokenizer made from
 the merges file that open_clip ships inside its package, cut to its first
@@ -272,6 +274,9 @@ TINY_MODELS: dict[str, Callable[[Path], None]] = {
     "qwen-image-edit": _family("tiny_pipelines", "qwen-image-edit"),
     "qwen2_5_vl": _family("tiny_vlm", "qwen2_5_vl"),
     "internvl": _family("tiny_vlm", "internvl"),
+    "owlv2": _family("tiny_grounder", "owlv2"),
+    "grounding-dino": _family("tiny_grounder", "grounding-dino"),
+    "segformer": _family("tiny_grounder", "segformer"),
 }
 #: The tiny models of the ``tiny`` preset: what ``make-tiny`` builds when no name is given.
 DEFAULT_TINY: tuple[str, ...] = ("sd", "ip2p", "clip", "llava", "blip2")

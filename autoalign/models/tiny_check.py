@@ -73,6 +73,18 @@ def _check_vqa(class_name: str, backend: str) -> Callable[[Path], None]:
     return check
 
 
+def _check_grounder(class_name: str, backend: str) -> Callable[[Path], None]:
+    def check(path: Path) -> None:
+        import importlib
+
+        from PIL import Image
+
+        cls = getattr(importlib.import_module("autoalign.models.grounder"), class_name)
+        _load_back(cls, backend, path, {}).ground([Image.new("RGB", (32, 32))], ["a red circle"])
+
+    return check
+
+
 def _load_back(cls, backend: str, path: Path, options: dict):
     from autoalign.config import RoleSpec
     from autoalign.models.loading import DeviceSpec
@@ -94,6 +106,9 @@ LOAD_CHECKS: dict[str, Callable[[Path], None]] = {
     "qwen-image-edit": _check_editor({}),
     "qwen2_5_vl": _check_vqa("ImageTextToTextVQA", "image-text-to-text"),
     "internvl": _check_vqa("ImageTextToTextVQA", "image-text-to-text"),
+    "owlv2": _check_grounder("Owlv2Grounder", "owlv2"),
+    "grounding-dino": _check_grounder("GroundingDinoGrounder", "grounding-dino"),
+    "segformer": _check_grounder("SegformerGrounder", "segformer"),
 }
 
 

@@ -48,14 +48,14 @@ from autoalign.config import RoleSpec
 from autoalign.errors import AutoAlignError
 from autoalign.files import atomic_write_json
 from autoalign.scoring.f1 import ANSWER_F1_THRESHOLD, token_f1
-from autoalign.scoring.parse import DEFAULT_SPACY_MODEL, Noun, Parse, lexicon, parse_prompt
+from autoalign.scoring.parse import DEFAULT_SPACY_MODEL, Noun, Parse, lexicon, number_value, parse_prompt, salvage
 from autoalign.scoring.text_qa import LLMTextAnswerer, RuleTextAnswerer
 from autoalign.types import ASPECTS, Question
 
 logger = logging.getLogger(__name__)
 
 LLMProvider = Callable[[], Any]  # returns an object with complete_json(messages, schema, name)
-CACHE_VERSION = "18"  # bump when generated questions change for the same settings (history: git log -S CACHE_VERSION)
+CACHE_VERSION = "19"  # bump when generated questions change for the same settings (history: git log -S CACHE_VERSION)
 
 
 # ---- the VQ2 answer-consistency filter -------------------------------------------------------------
@@ -160,10 +160,7 @@ class _Builder:
 
 
 def _number_value(word: str) -> int | None:
-    word = word.lower().replace(",", "")
-    if word.isdigit():
-        return int(word)
-    return lexicon()["count_words"].get(word)
+    return number_value(word)
 
 
 def _number_word(value: int) -> str:
@@ -186,6 +183,7 @@ def facts_from_parse(parse: Parse, closed_counts: bool = False) -> list[Fact]:
     count is of what the prompt names). DSG and TIFA ask no count for "a", rightly for open-world
     prompts: "a cat on a bench" says nothing about other cats."""
     b = _Builder()
+    text = parse.doc.text
     entity_id: dict[int, str] = {}
     same_name = Counter(n.phrase.lower() for n in parse.nouns)
 
@@ -209,117 +207,128 @@ def facts_from_parse(parse: Parse, closed_counts: bool = False) -> list[Fact]:
     # global tags first: "is this a photo?" is asked before what the photo shows
     global_id: dict[int, str] = {}
     for tag in parse.globals:
-        span = parse.span_text(tag.index, tag.index + 1) if tag.kind != "style" or tag.parent is None else ""
-        if tag.kind == "frame":
-            kind = "frame" if tag.countable else "frame_mass"
-            q = b.add("global", "frame", (tag.value,), kind, "global", tag.value, span or tag.value, [], value=tag.value, article=_article(tag.value))
-            global_id[tag.index] = q.id
-        elif tag.kind == "style" and tag.parent is not None:
-            frame = next(g for g in parse.globals if g.index == tag.parent and g.kind == "frame")
-            value = f"{tag.value} {frame.value}"
-            kind = "frame_style" if frame.countable else "frame_mass"
-            deps = [global_id[tag.parent]] if tag.parent in global_id else []
-            b.add("global", "style", (tag.value,), kind, "global", tag.value, tag.value, deps, value=value, article=_article(value))
-        elif tag.kind == "style":
-            kind = "style_of" if tag.value.startswith("style of ") or tag.value.endswith(" style") else "style"
-            if kind == "style" and parse.doc[tag.index].pos_ in ("NOUN", "PROPN", "NUM"):
-                kind = "style_noun"
-            b.add("global", "style", (tag.value,), kind, "global", tag.value, tag.value, [], value=tag.value)
-        else:
-            kind = "time_countable" if tag.countable else "time"
-            b.add("global", "time", (tag.value,), kind, "global", tag.value, tag.value, [], value=tag.value, article=_article(tag.value))
+        with salvage(f"the global tag {tag.value!r}", text):
+            span = parse.span_text(tag.index, tag.index + 1) if tag.kind != "style" or tag.parent is None else ""
+            if tag.kind == "frame":
+                kind = "frame" if tag.countable else "frame_mass"
+                q = b.add("global", "frame", (tag.value,), kind, "global", tag.value, span or tag.value, [], value=tag.value, article=_article(tag.value))
+                global_id[tag.index] = q.id
+            elif tag.kind == "style" and tag.parent is not None:
+                frame = next((g for g in parse.globals if g.index == tag.parent and g.kind == "frame"), None)
+                if frame is None:
+                    raise ValueError(f"style {tag.value!r} refines no recorded frame (token {tag.parent})")
+                value = f"{tag.value} {frame.value}"
+                kind = "frame_style" if frame.countable else "frame_mass"
+                deps = [global_id[tag.parent]] if tag.parent in global_id else []
+                b.add("global", "style", (tag.value,), kind, "global", tag.value, tag.value, deps, value=value, article=_article(value))
+            elif tag.kind == "style":
+                kind = "style_of" if tag.value.startswith("style of ") or tag.value.endswith(" style") else "style"
+                if kind == "style" and parse.doc[tag.index].pos_ in ("NOUN", "PROPN", "NUM"):
+                    kind = "style_noun"
+                    head = parse.doc[tag.index]
+                    words, had = lexicon()["style_tag_words"], lexicon()["style_had"]
+                    if tag.tag and (head.lower_ in had or head.lower_ not in words and head.lemma_.lower() not in words):
+                        kind = "style_has"  # "stunning volumetric lighting": what the picture has, not a style
+                b.add("global", "style", (tag.value,), kind, "global", tag.value, tag.value, [], value=tag.value)
+            else:
+                kind = "time_countable" if tag.countable else "time"
+                b.add("global", "time", (tag.value,), kind, "global", tag.value, tag.value, [], value=tag.value, article=_article(tag.value))
 
     for noun in parse.nouns:
-        head = noun.phrase
-        if noun.plural:
-            q = b.add("entity", "whole", (noun.lemma,), "entity_plural", "entity", head, noun.chunk, [], noun=head)
-        else:
-            kind = "entity_bare" if noun.bare else "entity_singular"
-            q = b.add("entity", "whole", (noun.lemma,), kind, "entity", head, noun.chunk, [], noun=head, article=_article(head))
-        entity_id[noun.index] = q.id
-        parent = [q.id]
-        repeated = same_name[head.lower()] > 1  # "a red apple and a green apple": bind the attribute to the thing
-        for number in noun.numbers:
-            value = _number_value(number)
-            at = noun.modifier_start.get(number, noun.start)
-            described = name(noun)
-            kind = "number_one" if value == 1 else "number"
-            b.add("count", "count", (noun.lemma, str(value if value is not None else number)), kind, "number", number,
-                  modifier_span(noun, at), parent, "" if repeated else "number", noun=described, number=number)
-        if closed_counts and not noun.plural and not noun.bare and not noun.numbers:
-            words = noun.chunk.split()
-            described = " ".join(words[1:] if words[0].lower() in ("a", "an", "the") else words)
-            b.add("count", "count", (noun.lemma, "1"), "number_one", "number", "one", noun.chunk, parent, noun=described, number="one")
-        for attr in noun.attrs:
-            span = modifier_span(noun, attr.index)
-            simple = attr.phrase == attr.value and attr.index < noun.index
-            if repeated and simple:
-                kind = "attribute_bound_plural" if noun.plural else "attribute_bound_singular"
-                b.add("attribute", attr.kind, (noun.lemma, attr.value), kind, "attribute", attr.value, span, parent,
-                      value=attr.value, noun=head, article=_article(attr.value))
-                continue
-            kind, open_kind, described, value, word = "attribute", "", name(noun), attr.phrase, attr.value
-            material = lexicon()["material_adjectives"].get(attr.value.lower(), attr.value) if attr.kind == "material" else ""
-            if attr.kind == "material" and simple and not material.endswith(("en", "ic", "y", "ed")):
-                kind = "attribute_material"  # "is the table made of wood?", also for "a wooden table" (but "is the rug woolly?", "is the hat knitted?")
-                described = _without(described, attr.value)  # "the jacket made of leather", not "the leather jacket ..."
-                value = word = material
-            elif attr.kind == "owner" or attr.kind == "type" and simple and not repeated and _name_part(parse.doc[attr.index]) and parse.reads_as_noun(attr.value):
-                # a noun read as an adjective before the name ("an owl family", "a lily pad"): asked as
-                # DSG asks a type, "is the pad a lily pad?" (not "is the pad lily?")
-                kind = "attribute_type_plural" if noun.plural else "attribute_type_singular"
-                described = _without(described, attr.value)
-            if not repeated and simple:
-                open_kind = {"color": "color", "attribute_material": "material"}.get(attr.kind if attr.kind == "color" else kind, "")
-            b.add("attribute", attr.kind, (noun.lemma, word), kind, "attribute", attr.value, span, parent, open_kind,
-                  noun=described, value=value, be=be(noun), article=_article(value))
+        with salvage(f"the thing {noun.phrase!r}", text):
+            head = noun.phrase
+            if noun.plural:
+                q = b.add("entity", "whole", (noun.lemma,), "entity_plural", "entity", head, noun.chunk, [], noun=head)
+            else:
+                kind = "entity_bare" if noun.bare else "entity_singular"
+                q = b.add("entity", "whole", (noun.lemma,), kind, "entity", head, noun.chunk, [], noun=head, article=_article(head))
+            entity_id[noun.index] = q.id
+            parent = [q.id]
+            repeated = same_name[head.lower()] > 1  # "a red apple and a green apple": bind the attribute to the thing
+            for number in noun.numbers:
+                value = _number_value(number)
+                at = noun.modifier_start.get(number, noun.start)
+                described = name(noun)
+                kind = "number_one" if value == 1 else "number"
+                b.add("count", "count", (noun.lemma, str(value if value is not None else number)), kind, "number", number,
+                      modifier_span(noun, at), parent, "" if repeated else "number", noun=described, number=number)
+            if closed_counts and not noun.plural and not noun.bare and not noun.numbers:
+                words = noun.chunk.split()
+                described = " ".join(words[1:] if words[0].lower() in ("a", "an", "the") else words)
+                b.add("count", "count", (noun.lemma, "1"), "number_one", "number", "one", noun.chunk, parent, noun=described, number="one")
+            for attr in noun.attrs:
+                span = modifier_span(noun, attr.index)
+                simple = attr.phrase == attr.value and attr.index < noun.index
+                if repeated and simple:
+                    kind = "attribute_bound_plural" if noun.plural else "attribute_bound_singular"
+                    b.add("attribute", attr.kind, (noun.lemma, attr.value), kind, "attribute", attr.value, span, parent,
+                          value=attr.value, noun=head, article=_article(attr.value))
+                    continue
+                kind, open_kind, described, value, word = "attribute", "", name(noun), attr.phrase, attr.value
+                material = lexicon()["material_adjectives"].get(attr.value.lower(), attr.value) if attr.kind == "material" else ""
+                if attr.kind == "material" and simple and not material.endswith(("en", "ic", "y", "ed")):
+                    kind = "attribute_material"  # "is the table made of wood?", also for "a wooden table" (but "is the rug woolly?", "is the hat knitted?")
+                    described = _without(described, attr.value)  # "the jacket made of leather", not "the leather jacket ..."
+                    value = word = material
+                elif attr.kind == "owner" or attr.kind == "type" and simple and not repeated and _name_part(parse.doc[attr.index]) and parse.reads_as_noun(attr.value):
+                    # a noun read as an adjective before the name ("an owl family", "a lily pad"): asked as
+                    # DSG asks a type, "is the pad a lily pad?" (not "is the pad lily?")
+                    kind = "attribute_type_plural" if noun.plural else "attribute_type_singular"
+                    described = _without(described, attr.value)
+                if not repeated and simple:
+                    open_kind = {"color": "color", "attribute_material": "material"}.get(attr.kind if attr.kind == "color" else kind, "")
+                b.add("attribute", attr.kind, (noun.lemma, word), kind, "attribute", attr.value, span, parent, open_kind,
+                      noun=described, value=value, be=be(noun), article=_article(value))
     # totals of groups of the same thing with counts: "two red flowers and three white flowers" -> five flowers
     groups: dict[str, list[Noun]] = {}
     for noun in parse.nouns:
         groups.setdefault(noun.lemma, []).append(noun)
     for lemma, members in groups.items():
-        values = [_number_value(n.numbers[0]) if n.numbers else None for n in members]
-        if len(members) < 2 or any(v is None for v in values):
-            continue
-        total = sum(v for v in values if v is not None)
-        names = [n.phrase for n in members if n.plural] or [members[0].phrase]
-        word = _number_word(total)
-        b.add("count", "count", (lemma, str(total)), "number", "number", word, parse.span_text(members[0].start, members[-1].end),
-              [entity_id[members[0].index]], noun=names[0], number=word)
+        with salvage(f"the total of {lemma!r}", text):
+            values = [_number_value(n.numbers[0]) if n.numbers else None for n in members]
+            if len(members) < 2 or any(v is None for v in values):
+                continue
+            total = sum(v for v in values if v is not None)
+            names = [n.phrase for n in members if n.plural] or [members[0].phrase]
+            word = _number_word(total)
+            b.add("count", "count", (lemma, str(total)), "number", "number", word, parse.span_text(members[0].start, members[-1].end),
+                  [entity_id[members[0].index]], noun=names[0], number=word)
     for rel in parse.relations:
-        subject, obj = parse.noun_at(rel.subject), parse.noun_at(rel.obj)
-        if subject is None or obj is None:
-            continue
-        deps = list(dict.fromkeys([entity_id[rel.subject]] + [entity_id[i] for i in rel.also] + [entity_id[rel.obj]]))
-        others = [n for n in (parse.noun_at(i) for i in rel.also) if n is not None]
-        span = parse.span_text(rel.start, rel.end)
-        args = (subject.lemma, rel.word, obj.lemma)
-        do = "do" if subject.plural else "does"
-        if rel.obj == rel.subject:  # "two elephants touching each other" (the span reaches "each other")
-            b.add("relation", "action" if rel.kind == "verb" else "spatial", args, "relation", "relation", subject.phrase, span, deps,
-                  noun=name(subject), prep=rel.word, object="each other", be=be(subject))
-            continue
-        if rel.kind == "part":
-            thing = obj.phrase if obj.plural else f"{_article(obj.phrase)} {obj.phrase}"
-            b.add("relation", "part", args, "part", "relation", obj.phrase, span, deps, noun=name(subject), object=thing, do=do)
-        elif rel.finite:
-            words = rel.word.split()
-            verb, prep = rel.finite, " ".join(words[1:])
-            kind = "relation_finite_prep" if prep else "relation_finite"
-            b.add("relation", "action", args, kind, "relation", obj.phrase, span, deps, noun=name(subject), verb=verb, prep=prep,
-                  object=" and ".join(the(n) for n in others + [obj]), do=do)
-        else:
-            detailed = "action" if rel.kind == "verb" else "spatial"
-            b.add("relation", detailed, args, "relation", "relation", obj.phrase, span, deps, noun=name(subject), prep=rel.word,
-                  object=" and ".join(the(n) for n in others + [obj]), be=be(subject))
+        with salvage(f"the relation {rel.word!r}", text):
+            subject, obj = parse.noun_at(rel.subject), parse.noun_at(rel.obj)
+            if subject is None or obj is None:
+                continue
+            deps = list(dict.fromkeys([entity_id[rel.subject]] + [entity_id[i] for i in rel.also] + [entity_id[rel.obj]]))
+            others = [n for n in (parse.noun_at(i) for i in rel.also) if n is not None]
+            span = parse.span_text(rel.start, rel.end)
+            args = (subject.lemma, rel.word, obj.lemma)
+            do = "do" if subject.plural else "does"
+            if rel.obj == rel.subject:  # "two elephants touching each other" (the span reaches "each other")
+                b.add("relation", "action" if rel.kind == "verb" else "spatial", args, "relation", "relation", subject.phrase, span, deps,
+                      noun=name(subject), prep=rel.word, object="each other", be=be(subject))
+                continue
+            if rel.kind == "part":
+                thing = obj.phrase if obj.plural else f"{_article(obj.phrase)} {obj.phrase}"
+                b.add("relation", "part", args, "part", "relation", obj.phrase, span, deps, noun=name(subject), object=thing, do=do)
+            elif rel.finite:
+                words = rel.word.split()
+                verb, prep = rel.finite, " ".join(words[1:])
+                kind = "relation_finite_prep" if prep else "relation_finite"
+                b.add("relation", "action", args, kind, "relation", obj.phrase, span, deps, noun=name(subject), verb=verb, prep=prep,
+                      object=" and ".join(the(n) for n in others + [obj]), do=do)
+            else:
+                detailed = "action" if rel.kind == "verb" else "spatial"
+                b.add("relation", detailed, args, "relation", "relation", obj.phrase, span, deps, noun=name(subject), prep=rel.word,
+                      object=" and ".join(the(n) for n in others + [obj]), be=be(subject))
     for quote in parse.quotes:
-        owner = parse.noun_at(quote.noun) if quote.noun is not None else None
-        span = quote.raw or f'"{quote.text}"'
-        if owner is not None:
-            b.add("text", "text", (owner.lemma, quote.text), "text_on", "text", quote.text, span, [entity_id[owner.index]], "text_on",
-                  noun=owner.phrase, text=quote.text)
-        else:
-            b.add("text", "text", (quote.text,), "text", "text", quote.text, span, [], "text", text=quote.text)
+        with salvage(f"the quote {quote.text!r}", text):
+            owner = parse.noun_at(quote.noun) if quote.noun is not None else None
+            span = quote.raw or f'"{quote.text}"'
+            if owner is not None:
+                b.add("text", "text", (owner.lemma, quote.text), "text_on", "text", quote.text, span, [entity_id[owner.index]], "text_on",
+                      noun=owner.phrase, text=quote.text)
+            else:
+                b.add("text", "text", (quote.text,), "text", "text", quote.text, span, [], "text", text=quote.text)
     return b.facts
 
 
@@ -358,7 +367,14 @@ class SpacyQuestions:
             answerer: Any = LLMTextAnswerer(llm())
         else:
             answerer = RuleTextAnswerer(self.spacy_model)
-        answers = dict(zip((q.id for q in checked), answerer.answer(prompt, [q.open_question for q in checked])))
+        texts = [q.open_question for q in checked]
+        if self.qa == "llm":  # (an LLM that fails is a service's failure, reported as such, not the text's)
+            answered = answerer.answer(prompt, texts)
+        else:
+            answered = [""] * len(checked)  # the rules failed on this text: the questions they check are dropped
+            with salvage("the answer-consistency filter", prompt):
+                answered = answerer.answer(prompt, texts)
+        answers = dict(zip((q.id for q in checked), answered))
         kept, dropped = filter_consistent(candidates, [answers.get(q.id, q.answer) for q in candidates], self.min_f1)
         for d in dropped:
             logger.debug("VQ2 filter dropped %r (text answer %r, F1 %.2f)", d["question"].text, d["text_answer"], d["f1"])

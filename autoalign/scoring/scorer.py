@@ -115,6 +115,13 @@ class Scorer:
             p_yes = self._vqa_yes_prob(pair_images, pair_texts)
             n = len(questions)
             per_image_scores = [p_yes[i * n : (i + 1) * n] for i in range(len(images))]
+            if settings.grounded_answers:  # count and place questions answered from the grounder's boxes
+                from autoalign.scoring.grounded import grounded_answers
+
+                self.calls["grounder"] += 1
+                fused = grounded_answers(self.models.grounder, images, text, questions)
+                per_image_scores = [[p if f is None else f for p, f in zip(row, frow)]
+                                    for row, frow in zip(per_image_scores, fused)]
 
         vq2_values: list[float | None] = []
         question_scores: list[list[QuestionScore]] = []

@@ -25,7 +25,7 @@ import re
 from typing import Any, Sequence
 
 from autoalign import prompts
-from autoalign.scoring.parse import DEFAULT_SPACY_MODEL, Parse, lexicon, parse_prompt
+from autoalign.scoring.parse import DEFAULT_SPACY_MODEL, Parse, lexicon, parse_prompt, salvage
 
 logger = logging.getLogger(__name__)
 
@@ -73,7 +73,13 @@ class RuleTextAnswerer:
 
     def answer(self, text: str, questions: Sequence[str]) -> list[str]:
         parse = parse_prompt(text, self.spacy_model)
-        return [self._answer_one(parse, q) for q in questions]
+        answers = []
+        for q in questions:
+            answer = ""  # a question the rules fail on gets no answer (the filter then drops it)
+            with salvage(f"answering {q!r}", text):
+                answer = self._answer_one(parse, q)
+            answers.append(answer)
+        return answers
 
     def _answer_one(self, parse: Parse, question: str) -> str:
         read = read_question(question)

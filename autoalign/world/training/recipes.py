@@ -16,6 +16,7 @@ RECIPES = {
     "vae": "autoalign.world.training.train_vae",
     "generator": "autoalign.world.training.train_generator",
     "editor": "autoalign.world.training.train_editor",
+    "grounder": "autoalign.world.training.train_grounder",
 }
 
 

@@ -1,0 +1,178 @@
+"""The layout detector ("layout"): the prompt's objects grounded in the image, and what the boxes contradict.
+
+It reads the prompt with the question generator's parse (:func:`autoalign.scoring.parse.parse_prompt`):
+every noun with its colour words and count ("two red circles": 2, "a red circle": 1), and every
+spatial relation between two nouns. It asks the preset's ``grounder`` role for each object phrase
+("red circle") and, to tell a wrong colour from a missing object, for the bare noun and for the noun in
+each other colour the grounder knows. Then, FineMatch triplets, each with its **evidence boxes**
+(``evidence["boxes"]``: :meth:`autoalign.types.Box.to_dict`, pixels of the image):
+
+* **entity, missing** - no box for the phrase nor for the noun in another colour: ``phrase`` = the
+  noun chunk ("a red circle"), ``evidence["action"] = "add"``;
+* **attribute** - no box for the phrase, but the noun is there in another colour: ``phrase`` = the colour
+  word, ``correction`` = the colour seen, the boxes of the noun;
+* **number** - boxes for the phrase, but not as many as the prompt counts (GenEval's counting rule: exactly
+  that many): ``phrase`` = the chunk, ``correction`` = the chunk with the count seen;
+* **entity, extra** - with a closed vocabulary (a grounder that lists its nouns, such as the world's), an
+  object of a noun the prompt does not name: ``evidence["action"] = "remove"``;
+* **relation** - both sides grounded, and no pair of their boxes stands as the prompt says, read from box
+  centres as GenEval does (the offset less ``position_threshold`` x the two boxes' sizes, normalised; a
+  direction holds beyond 0.5): ``phrase`` = the relation words, ``correction`` = where the subject is.
+
+Words: corrections use only the prompt's words and the grounder's own labels (for the world, its
+vocabulary), never a colour or a thing the preset's models do not know.
+
+Options (``[detection.options.layout]``): ``position_threshold`` (GenEval's 0.1), ``max_mismatches``.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from PIL import Image
+
+from autoalign.detection.base import detector_options
+from autoalign.grounding import POSITION_THRESHOLD, SAY, WORD_OF, Layout, LayoutObject, read_layout, relative_position
+from autoalign.inflect import plural
+from autoalign.types import Box, Mismatch, ScoreCard
+
+if TYPE_CHECKING:
+    from autoalign.config import Config
+    from autoalign.models.cache import Models
+
+logger = logging.getLogger(__name__)
+
+def _with_count(obj: LayoutObject, n: int) -> str:
+    """The object's words with another count: "two red circles" -> "three red circles", "a red circle" (n=1)."""
+    words = [*obj.colors, obj.noun if n == 1 else plural(obj.noun)]
+    return " ".join(["a" if n == 1 else WORD_OF.get(n, str(n)), *words])
+
+
+def _boxes(boxes: list[Box]) -> list[dict[str, Any]]:
+    return [b.to_dict() for b in boxes]
+
+
+class LayoutDetector:
+    """Grounded objects against the prompt's counts, colours and relations -> triplets with boxes."""
+
+    name = "layout"
+
+    def __init__(self, models: "Models", config: "Config", **options: Any):
+        from autoalign.config import ConfigError
+
+        self.models = models
+        self.config = config
+        opts = {**detector_options(config, self.name), **options}
+        unknown = sorted(set(opts) - {"position_threshold", "max_mismatches"})
+        if unknown:
+            raise ConfigError(f"[detection.options.layout] unknown option(s) {', '.join(unknown)}; allowed: position_threshold, max_mismatches")
+        value = opts.get("position_threshold", POSITION_THRESHOLD)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1:
+            raise ConfigError(f"[detection.options.layout] position_threshold must be a number in [0, 1) (got {value!r})")
+        self.position_threshold = float(value)
+        limit = opts.get("max_mismatches", config.detection.max_mismatches)
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+            raise ConfigError(f"[detection.options.layout] max_mismatches must be a positive integer (got {limit!r})")
+        self.limit = limit
+
+    # the grounder's closed vocabulary, when it has one (the world's SegFormer); None for open-vocabulary detectors
+    def _closed(self, grounder) -> tuple[list[str], list[str]] | None:
+        nouns = getattr(grounder, "nouns", None)
+        colours = getattr(grounder, "colors", None)
+        if not callable(nouns) or not callable(colours):
+            return None
+        n, c = nouns(), colours()
+        return (list(n), list(c)) if n is not None and c is not None else None
+
+    def ground_layout(self, image: Image.Image, layout: Layout) -> dict[str, list[Box]]:
+        """Boxes per query phrase: every object phrase, its bare noun, its noun in each other known colour,
+        and (closed vocabulary) every known noun."""
+        grounder = self.models.grounder
+        closed = self._closed(grounder)
+        queries: list[str] = []
+        for o in layout.objects:
+            queries += [o.query, o.noun]
+            if o.colors and closed:
+                queries += [f"{c} {o.noun}" for c in closed[1] if c not in o.colors]
+        if closed:
+            queries += closed[0]
+        queries = list(dict.fromkeys(queries))
+        found = grounder.ground([image], queries)[0]
+        return {g.phrase: g.boxes for g in found}
+
+    def detect(self, image: Image.Image, prompt: str, card: ScoreCard | None) -> list[Mismatch]:
+        layout = read_layout(prompt)
+        if not layout.objects:
+            return []
+        boxes = self.ground_layout(image, layout)
+        return self.mismatches(layout, boxes, closed=self._closed(self.models.grounder))[: self.limit]
+
+    def mismatches(self, layout: Layout, boxes: dict[str, list[Box]], closed: tuple[list[str], list[str]] | None = None) -> list[Mismatch]:
+        """The triplets a layout and its grounded boxes give, most confident first (module docstring)."""
+        scored: list[tuple[float, Mismatch]] = []
+        for o in layout.objects:
+            own = boxes.get(o.query, [])
+            if own:
+                if o.count is not None and len(own) != o.count:
+                    conf = sum(b.score for b in own) / len(own)
+                    scored.append((conf, Mismatch(
+                        "number", o.chunk, _with_count(o, len(own)), round(conf, 6), self.name,
+                        {"noun": " ".join([*o.colors, plural(o.noun) if o.count != 1 else o.noun]),
+                         "expected": o.count, "found": len(own), "boxes": _boxes(own)})))
+                continue
+            others = []
+            if o.colors and closed:
+                for c in closed[1]:
+                    if c not in o.colors and boxes.get(f"{c} {o.noun}"):
+                        others.append((c, boxes[f"{c} {o.noun}"]))
+            if others:
+                colour, seen = max(others, key=lambda cb: max(b.score for b in cb[1]))
+                conf = max(b.score for b in seen)
+                scored.append((conf, Mismatch(
+                    "attribute", o.colors[0], colour, round(conf, 6), self.name,
+                    {"noun": o.noun, "expected": o.colors[0], "found": colour, "boxes": _boxes(seen)})))
+                continue
+            scored.append((0.9, Mismatch("entity", o.chunk, "", 0.9, self.name,
+                                         {"action": "add", "expected": o.count or 1, "found": 0, "boxes": []})))
+        if closed:
+            named = {o.noun for o in layout.objects}
+            for noun in closed[0]:
+                extra = boxes.get(noun, [])
+                if noun in named:
+                    # objects of a named noun that no object phrase grounded (another colour), when every
+                    # phrase of that noun names a colour
+                    mine = [o for o in layout.objects if o.noun == noun]
+                    if not all(o.colors for o in mine):
+                        continue
+                    taken = {b.xyxy for o in mine for b in boxes.get(o.query, [])}
+                    taken |= {b.xyxy for o in mine for c in closed[1] if c in o.colors for b in boxes.get(f"{c} {noun}", [])}
+                    reported = {b.xyxy for o in mine if not boxes.get(o.query) for c in closed[1]
+                                for b in boxes.get(f"{c} {noun}", [])}  # a recoloured object is an attribute mismatch
+                    extra = [b for b in extra if b.xyxy not in taken and b.xyxy not in reported]
+                if extra:
+                    conf = max(b.score for b in extra)
+                    colour = next((c for c in closed[1] if {b.xyxy for b in boxes.get(f"{c} {noun}", [])} & {b.xyxy for b in extra}), "")
+                    thing = f"{colour} {noun}".strip()
+                    scored.append((conf, Mismatch(
+                        "entity", f"no {plural(thing)}", f"an extra {thing}", round(conf, 6), self.name,
+                        {"action": "remove", "found": len(extra), "boxes": _boxes(extra)})))
+        for rel in layout.relations:
+            a, b = layout.objects[rel.subject], layout.objects[rel.obj]
+            sa, sb = boxes.get(a.query, []), boxes.get(b.query, [])
+            if not sa or not sb:
+                continue  # a missing side is reported as missing, not as a relation
+            pairs = [(x, y) for x in sa for y in sb if x.xyxy != y.xyxy]
+            if not pairs or any(rel.direction in relative_position(x, y, self.position_threshold) for x, y in pairs):
+                continue
+            x, y = max(pairs, key=lambda p: p[0].score * p[1].score)
+            seen = sorted(relative_position(x, y, self.position_threshold))
+            style = 0 if rel.words.startswith("to the") or rel.words in ("above", "below") else 1
+            correction = SAY[seen[0]][style] if seen else "next to"
+            conf = x.score * y.score
+            scored.append((conf, Mismatch(
+                "relation", rel.words, correction, round(conf, 6), self.name,
+                {"subject": a.noun, "object": b.noun, "expected": rel.direction, "found": seen,
+                 "boxes": _boxes([x, y])})))
+        scored.sort(key=lambda p: -p[0])
+        return [m for _, m in scored]

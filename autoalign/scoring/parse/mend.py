@@ -1,0 +1,253 @@
+"""Tagger slips mended in the parse itself, before it is read (the reading then sees the sentence as written)."""
+
+from __future__ import annotations
+
+from autoalign.inflect import is_plural, singular
+from autoalign.scoring.parse.lexicon import _reads_as_noun
+from autoalign.scoring.parse.salvage import salvage
+from autoalign.scoring.parse.tokens import _in, _lemma, _next
+
+
+def _join_hyphens(doc):
+    """Make "wrap-around" and "yin-yang" one word each (the parse of the word's head is kept)."""
+    spans = [
+        doc[t.i - 1 : t.i + 2]
+        for t in doc
+        if t.text == "-" and 0 < t.i < len(doc) - 1 and not doc[t.i - 1].whitespace_ and not t.whitespace_
+        and doc[t.i - 1].is_alpha and doc[t.i + 1].is_alpha
+    ]
+    if spans:
+        from spacy.util import filter_spans
+
+        with doc.retokenize() as retok:
+            for span in filter_spans(spans):
+                retok.merge(span)
+    return doc
+
+
+# ---- tagger slips mended in the parse itself (the reading below then sees the sentence as written) ------------
+
+
+
+def _rehang(tok, head, dep: str) -> None:
+    tok.head = head
+    tok.dep_ = dep
+
+
+def _mend_agent_participle(doc) -> None:
+    """ "a moss covered rock near a river" read as a sentence (moss covers rock): the rock, covered by moss, as in
+    "an ivy covered wall" (a noun on a participle that describes the thing after it; read in ``_agent_participles``)."""
+    for p in doc:
+        if p.tag_ != "VBN" or p.dep_ != "ROOT" or p.i < 1 or p.i + 1 >= len(doc):
+            continue
+        agent, thing = doc[p.i - 1], doc[p.i + 1]
+        if agent.head.i != p.i or agent.dep_ not in ("nsubj", "npadvmod") or agent.pos_ != "NOUN" or agent.tag_ != "NN":
+            continue
+        if thing.head.i != p.i or thing.dep_ != "dobj" or thing.pos_ != "NOUN" or any(c.i < thing.i for c in thing.children):
+            continue  # "moss covered the rock" is a clause
+        _rehang(thing, thing, "ROOT")
+        for c in list(agent.children):
+            if c.dep_ in ("det", "poss", "nummod") and c.i < agent.i:
+                _rehang(c, thing, c.dep_)  # "a moss covered rock": the article is the rock's
+        for c in list(p.children):
+            if c.i not in (agent.i, thing.i):
+                _rehang(c, thing, c.dep_)  # "... near a river": the rock is near it
+        _rehang(p, thing, "amod")
+        agent.dep_ = "npadvmod"
+
+
+def _mend_worn_colour(doc, lex) -> None:
+    """ "a lady wearing red playing tennis", "a man in red playing golf": the colour is what the person wears, the -ing
+    word the person's verb and the noun its object (the tagger read "red playing tennis" as one name). Not when the
+    noun is a garment ("in black hiking gear") or a plural the -ing word names ("wearing red running shoes")."""
+    worn = lex["worn_colours"]
+    for colour in doc:
+        if colour.lower_ not in lex["colors"] or colour.i < 1 or colour.i + 2 >= len(doc):
+            continue
+        trigger, ing, thing = doc[colour.i - 1], doc[colour.i + 1], doc[colour.i + 2]
+        wearing = trigger.pos_ == "VERB" and _in(trigger, worn["verbs"])
+        if not (wearing or trigger.lower_ == "in" and trigger.pos_ == "ADP"):
+            continue
+        if not ing.lower_.endswith("ing") or ing.dep_ not in ("compound", "amod") or ing.head.i != thing.i:
+            continue
+        if colour.head.i not in (ing.i, thing.i) or thing.pos_ != "NOUN" or _in(thing, worn["garments"]):
+            continue
+        if thing.head.i != trigger.i or thing.dep_ not in ("dobj", "pobj") or any(c.i < ing.i for c in thing.children if c.i != colour.i):
+            continue
+        if thing.tag_ == "NNS" and not (ing.tag_ == "VBG" or ing.dep_ == "amod"):
+            continue  # "wearing red running shoes"
+        # the -ing word hangs where the wearing hangs: on the person ("a lady wearing red", "a man (dressed) in red")
+        clause = trigger if wearing else trigger.head
+        if clause.pos_ in ("NOUN", "PROPN"):
+            head, dep = clause, "acl"  # "a man in red playing golf"
+        elif clause.dep_ == "acl" and clause.head.pos_ in ("NOUN", "PROPN"):
+            head, dep = clause.head, "acl"  # "a lady wearing red playing tennis", "a man dressed in red playing golf"
+        else:
+            head, dep = clause, "advcl"  # "the lady is wearing red playing tennis"
+        _rehang(colour, trigger, "dobj" if wearing else "pobj")
+        _rehang(ing, head, dep)
+        ing.pos_, ing.tag_ = "VERB", "VBG"
+        _rehang(thing, ing, "dobj")
+        for c in list(trigger.children):
+            if c.i > thing.i:
+                _rehang(c, ing, c.dep_)  # "... on a blue and green court": where she plays
+
+
+def _mend_coordinated_verb(doc, model: str) -> None:
+    """ "a man in a suit and tie with a beer": "tie" read as a verb coordinated with the man (no subject, base form,
+    right after "and" after a thing, a noun on its own) is a thing coordinated with that thing; what hangs on it
+    ("with a beer") stays with what it hung from."""
+    for tok in doc:
+        if tok.tag_ != "VB" or tok.dep_ != "conj" or tok.i < 2 or tok.head.pos_ not in ("NOUN", "PROPN"):
+            continue
+        cc, partner = doc[tok.i - 1], doc[tok.i - 2]
+        if cc.lower_ not in ("and", "or") or partner.pos_ != "NOUN" or partner.dep_ not in ("pobj", "dobj", "conj"):
+            continue
+        if any(c.dep_ in ("nsubj", "nsubjpass", "aux", "dobj") for c in tok.children) or not _reads_as_noun(tok.lower_, model):
+            continue
+        old_head = tok.head
+        for c in list(tok.children):
+            _rehang(c, old_head, c.dep_)
+        _rehang(cc, partner, "cc")
+        _rehang(tok, partner, "conj")
+        tok.pos_, tok.tag_ = "NOUN", "NN"
+        tok.lemma_ = tok.lower_
+
+
+def _mend_text_verb(doc, text_nouns: set[str]) -> None:
+    """ "the word 'START' written in chalk on a sidewalk": the verb after a quote that follows a text noun is about
+    that noun (the parser hung it on the quoted word)."""
+    for tok in doc:
+        if tok.tag_ not in ("VBN", "VBG") or tok.dep_ not in ("acl", "relcl") or tok.i < 3:
+            continue
+        quote = doc[tok.i - 1]
+        if quote.text not in ("'", '"', "”", "’"):
+            continue
+        opening = next((t for t in reversed(doc[: quote.i]) if t.text in ("'", '"', "“", "‘")), None)
+        if opening is None or opening.i < 1 or not (opening.i < tok.head.i < quote.i):
+            continue
+        noun = doc[opening.i - 1]
+        if _lemma(noun) in text_nouns and noun.pos_ == "NOUN":
+            _rehang(tok, noun, "acl")
+
+
+def _mend_pronoun_noun(doc, lex) -> None:
+    """ "the yellow bookshelf" with "bookshelf" tagged as a personal pronoun: a pronoun takes no article and no
+    describing word, so a "pronoun" with an article of its own is a noun (not "the other", "the one": ``pronoun``)."""
+    for tok in doc:
+        if tok.pos_ != "PRON" or tok.tag_ != "PRP" or not tok.is_alpha or _in(tok, lex["not_things"]["pronoun"]):
+            continue
+        if not any(c.dep_ == "det" and c.lower_ in ("a", "an", "the") and c.i < tok.i for c in tok.children):
+            continue
+        plural = is_plural(tok.text)
+        tok.pos_, tok.tag_ = "NOUN", "NNS" if plural else "NN"
+        tok.lemma_ = singular(tok.lower_) if plural else tok.lower_
+
+
+def _mend_split_name(doc, lex, model: str) -> None:
+    """ "a teddy bear on a bed", "a red fire hydrant on a sidewalk": in a caption with no verb, a bare word that reads as a
+    noun right after a singular noun with an article, hung on it or holding it ("bear" the head of "teddy", "hydrant" a
+    describing word of "fire"), is the second word of one name: the first word becomes its compound, and what hung on
+    the first word (article, colour, place) hangs on the name."""
+    for sent in doc.sents:
+        if any(t.pos_ in ("VERB", "AUX") for t in sent):
+            continue
+        for first in sent:
+            second = _next(first)
+            if second is None or second.i >= sent.end or first.pos_ != "NOUN" or first.tag_ != "NN":
+                continue
+            if second.pos_ not in ("NOUN", "ADJ", "ADV") or second.tag_ in ("NNS", "NNPS") or not second.is_alpha:
+                continue
+            if second.lower_ in lex["colors"] or second.lower_ in lex["to_prepositions"] or second.like_num:
+                continue
+            if any(c.dep_ in ("det", "poss", "nummod", "amod", "compound") for c in second.children):
+                continue
+            if not any(c.dep_ == "det" and c.lower_ in ("a", "an", "the") for c in first.children):
+                continue
+            held = first.head.i == second.i and first.dep_ in ("nsubj", "compound", "npadvmod", "dep")
+            linked = held or second.head.i == first.i or (
+                second.head.head.i == first.i and second.head.i > second.i and second.dep_ == "advmod"
+            )
+            if second.pos_ == "ADV" and second.head.i <= second.i:
+                continue  # "a man home from work": an adverb of the first word ("hydrant" in "fire hydrant next to" hangs on "next")
+            if not linked or second.dep_ == "conj" or not _reads_as_noun(second.lower_, model):
+                continue
+            if held:
+                _rehang(first, second, "compound")
+                for c in list(first.children):
+                    _rehang(c, second, c.dep_)
+            else:
+                head, dep = (first.head, first.dep_) if first.head.i != first.i else (None, "ROOT")
+                _rehang(second, second, "ROOT")
+                for c in list(first.children):
+                    _rehang(c, second, c.dep_)
+                _rehang(first, second, "compound")
+                if head is not None:  # (else it stays the root it was made above)
+                    _rehang(second, head, dep)
+            second.pos_, second.tag_ = "NOUN", "NN"
+            second.lemma_ = second.lower_
+
+
+def _mend_listed_place(doc, lex) -> None:
+    """ "a lamp on a desk and a chair under the window" read as "on a desk and a chair" with "under the window" hung on the
+    lamp: a thing with its own article after "and" that follows a place's object, with a place phrase right after it
+    hung on the first thing, is the next thing of a list, and the place phrase is its own."""
+    located = lex["chain_prepositions"]["located"]
+    for thing in doc:
+        if thing.dep_ != "conj" or thing.pos_ not in ("NOUN", "PROPN") or not any(c.dep_ == "det" for c in thing.children):
+            continue
+        partner = thing.head
+        if partner.dep_ != "pobj" or partner.head.dep_ != "prep" or partner.head.lower_ in ("with", "of", "between"):
+            continue
+        first = partner.head.head
+        after = _next(thing)
+        if first.pos_ not in ("NOUN", "PROPN") or after is None or after.dep_ != "prep" or after.head.i != first.i:
+            continue
+        if after.lower_ not in located and not (_next(after) is not None and f"{after.lower_} {_next(after).lower_}" in located):
+            continue
+        _rehang(thing, first, "conj")
+        cc = next((c for c in partner.children if c.dep_ == "cc" and c.i < thing.i), None)
+        if cc is not None:
+            _rehang(cc, first, "cc")
+        _rehang(after, thing, "prep")
+
+
+def _mend_body_side(doc, lex) -> None:
+    """ "... with their right arm up and left arm bent": "left" / "right" right before a body part is its side, not a verb
+    ("left arm" read as the verb "left" and its object): the part takes the verb's place, the side describes it."""
+    for side in doc:
+        part = _next(side)
+        if side.lower_ not in ("left", "right") or part is None or part.lower_ not in lex["body_parts"] or part.pos_ != "NOUN":
+            continue
+        if side.head.i == part.i:
+            side.dep_ = "amod"
+        elif part.head.i == side.i:
+            if side.head.i == side.i:
+                _rehang(part, part, "ROOT")
+            else:
+                _rehang(part, side.head, side.dep_)
+            for c in list(side.children):
+                if c.i != part.i:
+                    _rehang(c, part, c.dep_)
+            _rehang(side, part, "amod")
+        else:
+            continue
+        side.pos_, side.tag_ = "ADJ", "JJ"
+
+
+def _mend_parse(doc, lex, model: str):
+    """Mend the tagger's known slips in ``doc`` (each mend on its own: one that fails is logged and skipped)."""
+    mends = (
+        ("listed places", lambda: _mend_listed_place(doc, lex)),
+        ("split names", lambda: _mend_split_name(doc, lex, model)),
+        ("pronoun nouns", lambda: _mend_pronoun_noun(doc, lex)),
+        ("agent participles", lambda: _mend_agent_participle(doc)),
+        ("worn colours", lambda: _mend_worn_colour(doc, lex)),
+        ("coordinated verbs", lambda: _mend_coordinated_verb(doc, model)),
+        ("text verbs", lambda: _mend_text_verb(doc, lex["text_nouns"])),
+        ("sides of the body", lambda: _mend_body_side(doc, lex)),
+    )
+    for step, mend in mends:
+        with salvage(f"mending {step}", doc.text):
+            mend()
+    return doc

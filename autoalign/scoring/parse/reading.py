@@ -1,0 +1,52 @@
+"""The reading of one prompt: mend the parse, then read things, attributes, relations, global tags and quotes."""
+
+from __future__ import annotations
+
+import logging
+
+from autoalign.scoring.parse.attributes import _AttributesReader
+from autoalign.scoring.parse.lexicon import DEFAULT_SPACY_MODEL, lexicon, load_spacy
+from autoalign.scoring.parse.mend import _join_hyphens, _mend_parse
+from autoalign.scoring.parse.quotes import read_quotes
+from autoalign.scoring.parse.records import Parse
+from autoalign.scoring.parse.relations import _RelationsReader
+from autoalign.scoring.parse.salvage import salvage
+from autoalign.scoring.parse.things import _ThingsReader
+
+logger = logging.getLogger(__name__)
+
+
+class _Reader(_ThingsReader, _AttributesReader, _RelationsReader):
+    """One reading of one parse: things first, then their attributes, then the relations between them."""
+
+
+def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
+    """Read things, modifiers, relations, global tags and quotes out of ``prompt``.
+
+    Never raises on text (a missing spaCy pipeline is a setting, and raises): a step that fails on an
+    unforeseen input is logged and skipped (:mod:`.salvage`), and the parse holds what the other steps read."""
+    lex = lexicon()
+    nlp = load_spacy(model)
+    text = lex["flag_re"].sub(" ", prompt).rstrip() if "--" in prompt or "—" in prompt else prompt
+    try:
+        doc = nlp(text)
+    except Exception as exc:  # e.g. a text over spaCy's max_length: nothing to read
+        logger.warning("question generation could not parse %r: %s: %s", text[:120], type(exc).__name__, exc)
+        return Parse(doc=nlp.make_doc(""), nouns=[], relations=[], quotes=[], globals=[], model=model)
+    with salvage("joining hyphenated words", text):
+        doc = _join_hyphens(doc)
+    _mend_parse(doc, lex, model)
+    reader = _Reader(doc, lex)
+    for step, read in (("things", reader.read_nouns), ("attributes", reader.read_attributes), ("relations", reader.read_relations)):
+        with salvage(step, text):
+            read()
+    nouns = sorted(reader.nouns.values(), key=lambda n: n.index)
+    quotes = []
+    with salvage("quotes", text):
+        quotes = read_quotes(text, doc, nouns, lex)
+    # nouns inside quotes are text, not objects
+    quote_chars = [(q.char_start, q.char_end) for q in quotes]
+    nouns = [n for n in nouns if not any(a <= doc[n.index].idx < b for a, b in quote_chars)]
+    kept = {n.index for n in nouns}
+    relations = [r for r in reader.relations if r.subject in kept and r.obj in kept and all(i in kept for i in r.also)]
+    return Parse(doc=doc, nouns=nouns, relations=relations, quotes=quotes, globals=reader.globals, model=model)

@@ -1,0 +1,209 @@
+"""Things: which nouns are things (not meta words, frames, colours or times), their names, numbers and compounds."""
+
+from __future__ import annotations
+
+from autoalign.inflect import is_plural, singular
+from autoalign.scoring.parse.frames import _FramesReader
+from autoalign.scoring.parse.records import Noun
+from autoalign.scoring.parse.tokens import (
+    _compounds,
+    _determined,
+    _in,
+    _is_noun,
+    _kind,
+    _lemma,
+    _name_tail,
+    _next,
+    _phrase,
+    _prep_relation,
+    _shading,
+    _subject_of,
+    _word,
+    ing_form,
+)
+
+
+class _ThingsReader(_FramesReader):
+    """Reads ``self.nouns`` (with the verb repairs found on the way)."""
+
+    def read_nouns(self) -> None:
+        doc, lex, nt = self.doc, self.lex, self.not_things
+        for tok in doc:
+            if tok.dep_ == "prep":
+                self._style_of(tok)
+        self.read_style_tags()
+        for tok in doc:
+            if tok.i in self.skip:
+                continue
+            if tok.pos_ == "ADJ" and _in(tok, nt["style"]) and not (tok.dep_ == "amod" and tok.head.i in self.frames and tok.i < tok.head.i):
+                self._add_global(tok.lower_, "style", tok.i)
+                continue
+            if tok.dep_ == "ROOT" and tok.pos_ != "NOUN" and tok.lower_ in lex["frame_nouns"] and not any(c.dep_.startswith("nsubj") for c in tok.children):
+                self._frame(tok)  # a sentence that is only a frame the tagger did not read as a noun: "Comic.", "painting in the style of X."
+                continue
+            if not _is_noun(tok):
+                continue
+            if _in(tok, nt["style"]):
+                self._add_global(tok.lower_, "style", tok.i)
+                continue
+            if tok.dep_ in ("compound", "amod"):
+                continue  # part of its head's name ("coffee cup") or a describing word ("a wrap-around porch")
+            if _name_tail(tok) is not None:
+                continue  # "a teddy bear" read as "teddy" with a clause "bear": the name's first word
+            lem = _lemma(tok)
+            has_of = any(c.dep_ == "prep" and c.lower_ == "of" for c in tok.children)
+            if lem in lex["compound_prep_nouns"] and tok.dep_ == "pobj" and has_of:
+                continue  # "front" in "in front of"
+            on_thing = tok.dep_ == "pobj" and tok.head.lower_ in ("with", "on") and tok.head.head.i in self.nouns
+            # "a woman taking a photo of a bird": a picture a thing acts on is a thing too, not the frame
+            maker = _subject_of(tok.head) if tok.dep_ == "dobj" and tok.head.pos_ == "VERB" else None
+            on_thing = on_thing or maker is not None and maker.i in self.nouns and maker.i < tok.i
+            if on_thing and lem in lex["frame_nouns"] and has_of and lem not in nt["meta"]:
+                # "a vase with a painting of pangolins": a picture on a thing is a thing, what it shows is in it
+                self.depictions.add(tok.i)
+            elif lem in lex["frame_nouns"] and (has_of or self._sentence_first_noun(tok) or self._fragment(tok)) and not tok.ent_type_:
+                self._frame(tok)
+                continue
+            if (
+                tok.lower_ in lex["colors"]
+                and all(c.lower_ in lex["colour_modifiers"] for c in _compounds(tok))
+                and tok.dep_ in ("pobj", "dobj", "oprd", "acomp", "attr")
+            ):
+                self.color_nouns.add(tok.i)
+                # "with neon green and orange face paint": the colour is the paint's, shared across "and"
+                self.shared_colours += [(tok, c) for c in tok.children if c.dep_ == "conj" and c.pos_ in ("NOUN", "PROPN")]
+                continue
+            if lem in lex["time_words"] and tok.dep_ in ("pobj", "npadvmod", "ROOT") and (tok.dep_ != "pobj" or tok.head.lower_ in ("at", "during", "in", "on", "by")):
+                self._time(tok)
+                continue
+            named_place = lem in nt["position"] and any(c.pos_ == "NOUN" and not _in(c, nt["meta"]) for c in _compounds(tok))
+            if lem == "style" or (lem in nt["meta"] or tok.lower_ in nt["meta"]) and not named_place or lem in nt["duration"]:
+                continue  # ("a street corner", "a picture frame" are things)
+            if lem in nt["pronoun"] and not _compounds(tok):
+                continue  # "one behind the other": the thing is named elsewhere
+            if self._misread_verb(tok):
+                continue
+            self._verb_modifier(tok)
+            if lem in nt["quantity"] and has_of:
+                continue  # "a group of giraffes": the giraffes are asked
+            self._add_noun(tok)
+            self._verb_compound(tok)
+            self._agent_participle(tok)
+
+    def _misread_verb(self, tok) -> bool:
+        """Repair "a blue raft floats on white water" read as one plural name "raft floats" (a singular article before
+        a plural head): the thing is the name before it, the head its verb ("does the raft float on the water?")."""
+        det = next((c for c in tok.children if c.dep_ == "det"), None)
+        name = next((c for c in tok.children if c.dep_ == "compound" and c.i == tok.i - 1 and c.tag_ == "NN"), None)
+        preps = [c for c in tok.children if c.dep_ == "prep" and c.i > tok.i]
+        if tok.tag_ != "NNS" or det is None or det.lower_ not in ("a", "an") or name is None or not preps:
+            return False
+        self._add_noun(name)
+        self.misread_verbs[tok.i] = name.i
+        subject = name.i
+        if tok.dep_ == "pobj" and tok.head.lower_ == "with" and _is_noun(tok.head.head):
+            subject = tok.head.head.i  # "a woman with an umbrella walks in the rain": the woman walks
+        lemma = singular(tok.lower_)
+        for prep in preps:
+            rel = _prep_relation(prep, self.lex)
+            if rel is not None and prep.lower_ not in self.lex["non_spatial_prepositions"]:
+                self.finite_repairs.append((subject, f"{ing_form(lemma)} {rel[0]}", rel[1].i, lemma))
+        return True
+
+    def _verb_modifier(self, tok) -> None:
+        """Repair "a man vacuuming sand" read as "sand" with a subject "man" and a describing "vacuuming": the man
+        is vacuuming the sand (an -ing modifier between a thing's own subject and it)."""
+        subject = next((c for c in tok.children if c.dep_ == "nsubj" and _is_noun(c) and c.i < tok.i), None)
+        verb = next((c for c in tok.children if c.dep_ == "amod" and c.tag_ == "VBG" and subject is not None and subject.i < c.i), None)
+        if subject is None or verb is None:
+            return
+        self.not_describing.add(verb.i)
+        self.repairs.append((subject.i, verb.lower_, tok.i))
+
+    def _agent_participle(self, tok) -> None:
+        """ "snow covered land", "an ivy covered wall": a noun on the participle right before a thing is what the
+        participle is done by ("is the land covered by snow?"), not a bare state ("is the land covered?")."""
+        for p in tok.children:
+            if p.dep_ != "amod" or p.tag_ not in ("VBN", "VBD") or p.i != tok.i - 1:
+                continue
+            agent = next((c for c in p.children if c.dep_ in ("npadvmod", "nsubj", "compound") and c.i == p.i - 1), None)
+            if agent is None or agent.i not in self.nouns:
+                continue
+            self.not_describing.add(p.i)
+            self.repairs.append((tok.i, f"{p.lower_} by", agent.i))
+
+    def _verb_compound(self, tok) -> None:
+        """Repair "A car playing soccer" parsed as one name (car <- playing <- soccer): car, and car --playing--> soccer."""
+        for verb in tok.children:
+            if verb.dep_ != "compound" or verb.pos_ != "VERB" or verb.tag_ not in ("VBG", "VBN"):
+                continue
+            inner = next((c for c in verb.children if c.dep_ == "compound" and _is_noun(c)), None)
+            if inner is None or _in(inner, self.lex["not_things"]["meta"]):
+                continue
+            self._add_noun(inner)
+            self.repairs.append((inner.i, verb.lower_, tok.i))
+
+    def _add_noun(self, tok) -> None:
+        doc = self.doc
+        chunk = next((c for c in doc.noun_chunks if c.root.i == tok.i), None)
+        start, end = (chunk.start, chunk.end) if chunk is not None else (tok.i, tok.i + 1)
+        parts = _compounds(tok)
+        plural, lemma = tok.tag_ in ("NNS", "NNPS"), _lemma(tok)
+        if tok.pos_ not in ("NOUN", "PROPN") and is_plural(tok.text):  # "geese" tagged as an adjective
+            plural, lemma = True, singular(tok.text)
+        phrase = _phrase(tok)
+        tail_of_head = _name_tail(tok.head) if tok.head.i != tok.i else None
+        first_word = tok.head if tail_of_head is not None and tail_of_head.i == tok.i else None
+        if first_word is not None:  # "a teddy bear" read as "teddy" with a clause "bear": one name
+            phrase = f"{_phrase(first_word)} {phrase}"
+            start = min([start, first_word.i] + [c.i for c in first_word.children if c.i < first_word.i])
+        colour_parts = [c for c in parts if c.lower_ in self.lex["colors"] or _shading(c, self.lex)]
+        if colour_parts and tok.lower_ not in self.lex["colors"]:
+            # "bright orange boots" with "orange" read as a compound: the boots, coloured orange (asked below)
+            phrase = " ".join(_word(c) for c in sorted(parts, key=lambda t: t.i) if c not in colour_parts)
+            phrase = f"{phrase} {_word(tok)}".strip()
+        tail = _next(tok)
+        if (
+            tail is not None and tail.dep_ == "appos" and tail.pos_ in ("ADV", "ADJ") and not list(tail.children)
+            and tok.whitespace_ and not tail.like_num and tail.lower_ not in self.lex["colors"]
+        ):
+            # "a photo of blue fire hydrant" with "hydrant" read as an adverb set beside the photo: an apposition has
+            # a comma; without one the word ends the thing's name ("fire hydrant")
+            phrase, lemma, end = f"{phrase} {tail.text}", tail.lower_, max(end, tail.i + 1)
+        of = next((c for c in tok.children if c.dep_ == "prep" and c.lower_ == "of"), None)
+        named = next((c for c in of.children if c.dep_ == "pobj"), None) if of is not None else None
+        if tok.pos_ == "PROPN" and named is not None and named.pos_ == "PROPN" and not any(c.dep_ == "det" for c in named.children):
+            phrase = f"{phrase} of {_phrase(named)}"  # "the Statue of Liberty" is one name, not a statue and a liberty
+            self.skip.update(t.i for t in named.subtree)
+            end = max(end, named.i + 1)
+        self.nouns[tok.i] = Noun(
+            index=tok.i,
+            phrase=phrase,
+            plural=plural,
+            chunk=doc[start:end].text,
+            start=start,
+            end=end,
+            lemma=lemma,
+        )
+        noun = self.nouns[tok.i]
+        for c in tok.children:
+            if c.dep_ in ("nummod",) or (c.like_num and c.dep_ in ("amod", "quantmod", "det")):
+                noun.numbers.append(c.lower_)
+                noun.modifier_start[c.lower_] = c.i
+        of = tok.head if tok.dep_ == "pobj" and tok.head.lower_ == "of" else None
+        if not noun.numbers and of is not None and _lemma(of.head) in self.not_things["quantity"] and of.head.i != tok.i:
+            # "nine different breeds of dogs", "a set of six ...": the number of the quantity is the things'
+            for c in of.head.children:
+                if c.dep_ == "nummod" and c.i < of.head.i:
+                    noun.numbers.append(c.lower_)
+                    noun.modifier_start[c.lower_] = c.i
+        first = doc[start]
+        noun.bare = not noun.plural and not (first.pos_ in ("DET", "NUM") or first.tag_ == "PRP$") and not _determined(tok, parts)
+        if tok.dep_ == "npadvmod" and tok.head.dep_ == "amod":  # "a snow covered mountain": the article is the mountain's
+            noun.bare = not noun.plural and not any(c.dep_ in ("det", "poss", "nummod") for c in tok.children)
+        for c in parts:  # "wood table", "denim jacket": a material written as a compound
+            if _in(c, self.lex["attribute_kinds"]["material"]) or c.lower_ in self.lex["colors"]:
+                self.add_attr(noun, c.lower_, _kind(c, self.lex), c.i)
+            for a in c.children:  # "a pink bathroom sink": the colour of the sink
+                if a.dep_ == "amod" and a.i < c.i and _kind(a, self.lex) in ("color", "material", "size"):
+                    self.add_attr(noun, a.lower_, _kind(a, self.lex), a.i)

@@ -1,0 +1,304 @@
+"""Small readings of single tokens of the dependency parse: is it a thing, its name, its verb words, its place words."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from autoalign.scoring.parse.lexicon import lexicon
+
+_VOWELS = "aeiou"
+
+
+def _is_noun(tok) -> bool:
+    """A noun, or an adjective coordinated with one ("a pear, orange, and two bananas": the fruit)."""
+    if tok.pos_ in ("NOUN", "PROPN"):
+        return True
+    if tok.pos_ == "ADJ" and tok.dep_ == "conj" and tok.head.pos_ in ("NOUN", "PROPN") and not any(c.dep_ == "amod" for c in tok.children):
+        return True
+    if _to_place(tok):
+        return True
+    # "a flock of geese" with "geese" tagged as an adjective: what a preposition governs is a thing
+    # (a colour there is the thing's colour, "dressed in green", read elsewhere)
+    if (
+        tok.pos_ == "ADJ"
+        and tok.tag_ == "JJ"
+        and tok.dep_ == "pobj"
+        and not tok.like_num
+        and tok.lower_ not in lexicon()["colors"]
+        and all(c.dep_ in ("det", "amod", "compound", "poss", "nummod", "prep", "punct") for c in tok.children)
+    ):
+        return True
+    # "a white country home" with "home" tagged as an adverb: an article and a compound make it a noun;
+    # "with a tattoo on ..." with "tattoo" tagged as an adverb: an adverb takes no article
+    return (
+        tok.pos_ in ("ADV", "ADJ")
+        and tok.dep_ in ("ROOT", "pobj", "dobj", "nsubj", "conj")
+        and any(c.dep_ == "det" and c.lower_ in ("a", "an") for c in tok.children)
+        and (tok.pos_ == "ADV" or any(c.dep_ == "compound" for c in tok.children))
+    )
+
+
+def _to_place(tok) -> bool:
+    """A thing after "next to" / "left to" that the parser hung on "to" as an infinitive ("next to vase",
+    "airplane is left to backpack": ``to`` is its ``aux``), not as a preposition's object."""
+    if tok.i < 2 or not (tok.tag_ == "VB" or tok.pos_ in ("NOUN", "PROPN") and tok.dep_ in ("acl", "xcomp", "advcl", "ccomp")):
+        return False
+    to, side = tok.doc[tok.i - 1], tok.doc[tok.i - 2]
+    return to.lower_ == "to" and to.dep_ == "aux" and to.head.i == tok.i and side.lower_ in lexicon()["to_prepositions"]
+
+
+def _lemma(tok) -> str:
+    return tok.lemma_.lower()
+
+
+def _in(tok, words: set[str]) -> bool:
+    return tok.lower_ in words or tok.lemma_.lower() in words
+
+
+def _compounds(tok) -> list[Any]:
+    """The compound modifiers before ``tok``, recursively ("New York skyline": New, York)."""
+    out = []
+    for c in tok.children:
+        if c.dep_ == "compound" and c.i < tok.i and c.pos_ != "VERB":
+            out += _compounds(c) + [c]
+    return out
+
+
+def _word(tok) -> str:
+    """The word as a question writes it: a common noun that only starts the sentence is lower case ("Woman with ...")."""
+    if tok.is_sent_start and tok.pos_ != "PROPN" and tok.text.istitle() and not tok.ent_type_:
+        return tok.lower_
+    return tok.text
+
+
+def _phrase(tok) -> str:
+    parts = sorted(_compounds(tok), key=lambda t: t.i)
+    return " ".join([_word(c) for c in parts] + [_word(tok)])
+
+
+def ing_form(lemma: str) -> str:
+    """The -ing form of a verb lemma by spelling rules ("sit" -> "sitting", "ride" -> "riding")."""
+    w = lemma.lower()
+    if not w or w.endswith("ing") and len(w) > 5:
+        return w
+    if w.endswith("ie"):
+        return w[:-2] + "ying"
+    if w.endswith("e") and not w.endswith(("ee", "ye", "oe")) and len(w) > 2:
+        return w[:-1] + "ing"
+    groups = re.findall(r"[aeiou]+", w)
+    if (
+        len(groups) == 1
+        and len(w) >= 3
+        and w[-1] not in _VOWELS + "wxy"
+        and w[-2] in _VOWELS
+        and w[-3] not in _VOWELS
+    ):
+        return w + w[-1] + "ing"  # one-syllable consonant-vowel-consonant: "run" -> "running"
+    return w + "ing"
+
+
+def _finite_lemma(verb) -> str:
+    """The lemma of a finite verb, mended where the lemmatizer cut an "-es" form too short ("rides" -> "rid")."""
+    lemma, word = _lemma(verb), verb.lower_
+    # "-es" after a hissing sound or an "o" is the ending, not the lemma's "e" ("touches", "washes", "does", "goes")
+    if verb.tag_ == "VBZ" and word.endswith("es") and word[:-1] == lemma + "e" and not lemma.endswith(("ch", "sh", "s", "x", "z", "o")):
+        return word[:-1]
+    return lemma
+
+
+def _past_read_as_participle(verb) -> bool:
+    """ "the clouds floated above the sea" with "floated" tagged as a participle: a sentence's verb with its own subject
+    and no auxiliary is a past tense (asked in the present: "do the clouds float above the sea?")."""
+    return (
+        verb.tag_ == "VBN" and verb.dep_ == "ROOT"
+        and any(c.dep_ == "nsubj" for c in verb.children) and not any(c.dep_ in ("aux", "auxpass") for c in verb.children)
+    )
+
+
+def _verb_words(verb) -> tuple[str, str]:
+    """(the verb as a question says it after "is the X", finite lemma or "") for a verb token."""
+    if verb.tag_ in ("VBG", "VBN") and not _past_read_as_participle(verb):
+        return verb.lower_, ""
+    lemma = _finite_lemma(verb)
+    return ing_form(lemma), lemma
+
+
+def _particle(verb) -> str:
+    # not "over and over" (a repetition, not a particle: "tasting it over and over")
+    prt = [c.lower_ for c in verb.children if c.dep_ == "prt" and not any(g.dep_ == "cc" for g in c.children)]
+    return " ".join(prt)
+
+
+def _conjuncts(tok) -> list[Any]:
+    """``tok`` and the nouns coordinated with it ("a pear, orange, and two bananas")."""
+    out, stack = [], [tok]
+    while stack:
+        t = stack.pop()
+        out.append(t)
+        stack.extend(c for c in t.children if c.dep_ in ("conj", "appos") and _is_noun(c))
+    return sorted(out, key=lambda t: t.i)
+
+
+def _subject_of(tok):
+    """The noun a preposition / verb is about: its head noun, or the verb's subject."""
+    head = tok
+    for _ in range(5):
+        if _is_noun(head) and head.i != tok.i:
+            return head
+        if head.pos_ in ("VERB", "AUX"):
+            if any(c.dep_ in ("nsubj", "nsubjpass") and c.tag_ == "PRP" for c in head.children):
+                return None  # "a house where you can see ...": about "you", not the house
+            if head.dep_ in ("acl", "relcl") and _is_noun(head.head):
+                return head.head
+            subjects = [c for c in head.children if c.dep_ in ("nsubj", "nsubjpass") and _is_noun(c)]
+            if subjects:  # the closest one ("a photo of a bus; bus is above bear": the second bus)
+                return min(subjects, key=lambda c: abs(head.i - c.i))
+            if head.dep_ not in ("conj", "advcl", "xcomp", "ccomp", "acl", "relcl", "pcomp"):
+                return None
+        if head.head.i == head.i:
+            return None
+        head = head.head
+    return None
+
+
+def _prep_relation(prep, lex) -> tuple[str, Any] | None:
+    """(preposition words, object noun) of a ``prep`` token, joining "next to", "in front of", "on top of"."""
+    pobj = next((c for c in prep.children if c.dep_ == "pobj"), None)
+    if pobj is None:
+        pcomp = next((c for c in prep.children if c.dep_ == "pcomp" and c.pos_ == "ADP"), None)  # "from behind X"
+        pobj = next((c for c in pcomp.children if c.dep_ == "pobj"), None) if pcomp is not None else None
+        if pobj is None:
+            return None
+    if _lemma(pobj) in lex["not_things"]["quantity"] and prep.lower_ not in ("in", "into", "inside", "within", "among", "of"):
+        # "across a vast expanse of land", "next to a pile of books": the thing after "of"
+        of = next((c for c in pobj.children if c.dep_ == "prep" and c.lower_ == "of"), None)
+        inner = next((c for c in of.children if c.dep_ == "pobj"), None) if of is not None else None
+        if inner is not None:
+            pobj = inner
+    words = prep.lower_
+    side = prep.head.lower_ if prep.head.i == prep.i - 1 else ""
+    if side in ("left", "right") and words in ("to", "of"):  # "the human is right to the bed"
+        return f"to the {side} of", pobj
+    if _side_word(prep):  # "next to", "(is) close to"
+        words = f"{prep.head.lower_} {words}"
+    if _lemma(pobj) in lex["compound_prep_nouns"]:  # "in front of X", "to the left of X"
+        of = next((c for c in pobj.children if c.dep_ == "prep" and c.lower_ == "of"), None)
+        inner = next((c for c in of.children if c.dep_ == "pobj"), None) if of is not None else None
+        if inner is not None:
+            det = next((c.lower_ for c in pobj.children if c.dep_ == "det"), "")
+            return " ".join(w for w in (words, det, pobj.lower_, "of") if w), inner
+    return words, pobj
+
+
+def _next(tok):
+    """The token right after ``tok``, or None at the end of the text."""
+    return tok.doc[tok.i + 1] if tok.i + 1 < len(tok.doc) else None
+
+
+def _reciprocal_end(tok) -> int | None:
+    """When ``tok`` is the head of "each other" / "one another": the token index just after the phrase."""
+    before = tok.doc[tok.i - 1].lower_ if tok.i > 0 else ""
+    nxt = _next(tok)
+    after = nxt.lower_ if nxt is not None else ""
+    if tok.lower_ == "other" and before == "each":
+        return tok.i + 1
+    if tok.lower_ == "one" and after == "another":
+        return tok.i + 2
+    return None
+
+
+def _side_word(prep) -> bool:
+    """Whether ``prep`` is the second word of "next to" / "close to": hung on the word right before it, an adverb, or
+    the adjective a "be" verb describes its subject with ("the suitcase was next to the briefcase": "next" its
+    ``acomp``)."""
+    head = prep.head
+    if head.i != prep.i - 1:
+        return False
+    return head.dep_ == "advmod" or head.dep_ == "acomp" and prep.lower_ == "to" and head.lower_ in lexicon()["to_prepositions"]
+
+
+def _anchor(prep):
+    """The token a preposition hangs from, skipping the adverb of "next to" and the side of "left to"."""
+    if (_side_word(prep) or prep.head.i == prep.i - 1 and prep.head.lower_ in ("left", "right")) and prep.head.head.i != prep.head.i:
+        return prep.head.head
+    return prep.head
+
+
+def _kind(tok, lex) -> str:
+    """The attribute kind of a describing token."""
+    if tok.lower_ in lex["colors"]:
+        return "color"
+    for kind, words in lex["attribute_kinds"].items():
+        if _in(tok, words):
+            return kind
+    if tok.tag_ in ("VBN", "VBG") or tok.pos_ == "VERB":
+        return "state"
+    return "type"
+
+
+def _with_adverbs(tok) -> tuple[str, int]:
+    """The describing word with its degree adverbs ("very big"), and the index of its first word."""
+    adv = [c for c in tok.children if c.dep_ in ("advmod", "npadvmod") and c.i < tok.i and c.pos_ == "ADV" and not _coordinated_adverb(c)]
+    first = min([tok.i] + [a.i for a in adv])
+    return " ".join([a.lower_ for a in sorted(adv, key=lambda t: t.i)] + [tok.lower_]), first
+
+
+def _determined(tok, parts: list[Any]) -> bool:
+    """Whether a determiner, possessive or number comes before the noun's name, across its adjectives."""
+    if tok.dep_ == "conj" and tok.head.i != tok.i and _is_noun(tok.head) and tok.head.tag_ not in ("NNS", "NNPS"):
+        if _determined(tok.head, _compounds(tok.head)) and not any(c.dep_ == "det" for c in tok.children):
+            return True  # "a pear, orange and ...": the list shares its article
+    i = min([tok.i] + [p.i for p in parts]) - 1
+    while i >= 0:
+        t = tok.doc[i]
+        if t.pos_ in ("VERB", "AUX", "ADP"):
+            return False
+        if t.pos_ in ("DET", "NUM") or t.tag_ == "PRP$" or t.dep_ == "poss":
+            return True
+        if t.pos_ in ("ADJ", "ADV", "CCONJ") or t.text in ("-", ",") or t.dep_ in ("amod", "compound", "advmod", "poss", "case"):
+            i -= 1
+            continue
+        return False
+    return False
+
+
+def _name_tail(tok):
+    """The second word of a two-word name the parser split into a noun and a clause on it ("a teddy bear under
+    some furniture": "bear" an ``acl`` of "teddy"): a bare singular noun right after its singular head noun."""
+    if tok.pos_ != "NOUN" or tok.tag_ != "NN":
+        return None
+    nxt = _next(tok)
+    if nxt is None or nxt.dep_ != "acl" or nxt.head.i != tok.i or nxt.pos_ != "NOUN" or nxt.tag_ != "NN":
+        return None
+    if any(c.dep_ in ("det", "amod", "compound", "poss", "nummod") for c in nxt.children):
+        return None
+    return nxt
+
+
+def _shows_number(verb) -> bool:
+    """A verb whose object is a number or a time ("reads 12:43", "says 3:15"): what a thing shows, not an action."""
+    objs = [c for c in verb.children if c.dep_ == "dobj"]
+    return bool(objs) and all(c.pos_ == "NUM" or c.like_num for c in objs)
+
+
+def _shading(tok, lex) -> bool:
+    """A word that shades the colour right after it ("dark blue", "neon green"): part of the colour."""
+    nxt = _next(tok)
+    return tok.lower_ in lex["colour_modifiers"] and nxt is not None and nxt.lower_ in lex["colors"]
+
+
+def _coordinated_adverb(tok) -> bool:
+    """A describing word before an adjective that the tagger read as its adverb, but that has its own "and"
+    ("one measly and underdeveloped evergreen"): a second adjective, not a degree ("very")."""
+    return tok.dep_ == "advmod" and tok.i < tok.head.i and any(c.dep_ == "cc" for c in tok.children)
+
+
+def _adjective_conjuncts(tok) -> list[Any]:
+    out = [tok]
+    for c in tok.children:
+        if c.dep_ == "conj" and c.pos_ in ("ADJ", "VERB") and c.tag_ != "VBZ":
+            out += _adjective_conjuncts(c)
+        elif _coordinated_adverb(c):
+            out.append(c)
+    return out

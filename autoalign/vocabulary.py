@@ -1,0 +1,103 @@
+"""A preset's vocabulary: the words its models know, and the prompt words outside it.
+
+A preset may name a vocabulary file in ``prompts/`` (``[detection] vocabulary = "world_vocabulary.json"``,
+the shapes world's): ``shapes`` (the things), ``colors``, ``sizes``, ``counts`` and ``relations``. Then
+
+* :func:`outside_words` lists a prompt's things, colours, sizes and relations the preset's models never saw
+  (read with the question generator's parse), and :func:`warn_outside` logs them once per run: "a red car
+  on a bench" on the shapes preset draws a red circle, and should not pass silently;
+* detectors keep their corrections inside it (:func:`allowed_words`): ``clip-probe`` swaps in only the
+  preset's colours, and the ``layout`` detector speaks its grounder's labels.
+
+No vocabulary file: every word is allowed, nothing is warned about (the hub presets' models are open-vocabulary).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from autoalign.config import Config
+
+logger = logging.getLogger(__name__)
+
+#: Words of the prompt language every vocabulary allows (articles and counts are checked by the parse, not here).
+COMMON = frozenset({"a", "an", "the", "and", "of", "to", "on", "in"})
+
+
+@lru_cache(maxsize=8)
+def load(name: str) -> dict[str, Any]:
+    """A vocabulary file of ``prompts/`` as lists of words by kind (``_`` keys dropped)."""
+    from autoalign import prompts
+
+    data = json.loads(prompts.load(name))
+    colors = data.get("colors", {})
+    return {
+        "things": [str(w).lower() for w in data.get("shapes", data.get("things", []))],
+        "colors": [str(w).lower() for w in (colors if isinstance(colors, (list, dict)) else [])],
+        "sizes": [str(w).lower() for w in data.get("sizes", {})],
+        "counts": [str(w).lower() for w in data.get("counts", [])],
+        "relations": [" ".join(str(w).lower().split()) for w in data.get("relations", [])],
+    }
+
+
+def of(config: "Config") -> dict[str, Any] | None:
+    """The config's vocabulary (``detection.vocabulary``), or None when it has none."""
+    name = getattr(config.detection, "vocabulary", "") or ""
+    return load(name) if name else None
+
+
+def allowed_words(config: "Config") -> set[str] | None:
+    """Every single word the preset's vocabulary holds (None: no vocabulary, every word allowed)."""
+    from autoalign.inflect import plural
+
+    vocab = of(config)
+    if vocab is None:
+        return None
+    words = set(COMMON)
+    for kind in ("things", "colors", "sizes", "counts"):
+        words.update(vocab[kind])
+    words.update(plural(w) for w in vocab["things"])
+    for rel in vocab["relations"]:
+        words.update(rel.split())
+    return words
+
+
+def outside_words(prompt: str, config: "Config") -> list[str]:
+    """The prompt's things, colours, describing words and relations that the preset's vocabulary lacks, in prompt order."""
+    from autoalign.inflect import singular
+    from autoalign.scoring.parse import parse_prompt
+
+    vocab = of(config)
+    if vocab is None:
+        return []
+    parse = parse_prompt(prompt)
+    doc = parse.doc
+    out: list[str] = []
+    for noun in parse.nouns:
+        head = singular(doc[noun.index].lower_)
+        for word in [*noun.colors, *noun.attributes]:
+            w = word.lower()
+            if w not in vocab["colors"] and w not in vocab["sizes"] and w not in vocab["counts"]:
+                out.append(w)
+        if head not in vocab["things"]:
+            out.append(noun.phrase.lower())
+    relations = vocab["relations"]
+    for rel in parse.relations:
+        word = " ".join(rel.word.lower().split())
+        if not any(word == r or r.endswith(word) for r in relations):
+            out.append(word)
+    return list(dict.fromkeys(out))
+
+
+def warn_outside(prompt: str, config: "Config") -> list[str]:
+    """Log one warning naming the prompt's words outside the preset's vocabulary; returns them."""
+    words = outside_words(prompt, config)
+    if words:
+        logger.warning(
+            "words outside the %s preset's vocabulary: %s. Its models never saw them: the image will not show "
+            "them and no score or detector can check them", config.name, ", ".join(repr(w) for w in words))
+    return words

@@ -1,0 +1,126 @@
+"""Train the world's grounder: a transformers ``SegformerForSemanticSegmentation`` that labels every
+pixel of a 64x64 world image with its shape and its colour; the ``segformer`` grounder backend
+(:mod:`autoalign.models.grounder`) reads the label map into instances (connected components) and
+gives each a box, a mask and a score.
+
+The head's labels are two groups (``config.label_groups``, saved in ``config.json``): ``shape`` =
+background, circle, square, triangle and ``colour`` = the six palette colours. Each group is a softmax
+of its own (cross-entropy per group; the colour loss counts object pixels only), so a colour-shape pair
+the ``train`` split never shows (the ``compositional`` split's red triangles) is still two known words.
+A hub semantic-segmentation checkpoint has no ``label_groups``: the backend takes the argmax over all
+its labels instead (same class, same loading path).
+
+The first stage keeps full resolution (stride 1 instead of the hub models' 4): the world's objects are
+11-19 pixels wide with 3-pixel gaps, which a 16x16 logit map would blur together.
+
+Data: ``train``-split specs placed at random (:func:`autoalign.world.render.scene_for`), labels from the
+scene graph (:func:`autoalign.world.render.object_map`), images augmented with blur, noise and colour
+shifts (:func:`autoalign.world.training.train.augment`) so generated images read too.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from autoalign.world.render import draw, object_map, scene_for
+from autoalign.world.scene import IMAGE_SIZE, colors, shapes, spec_for
+from autoalign.world.training.train import Plan, augment, fit
+
+PLAN = Plan(steps=2500, batch_size=12, lr=2e-3, warmup=80, save_every=100)
+SMOKE_KWARGS: dict = {}
+#: Weight of the colour group's loss against the shape group's.
+COLOR_WEIGHT = 1.0
+
+
+def label_names() -> tuple[list[str], list[str]]:
+    """(shape group, colour group) label names; shape label 0 is the background."""
+    return ["background", *shapes()], list(colors())
+
+
+def build():
+    from transformers import SegformerConfig, SegformerForSemanticSegmentation
+
+    shape_names, color_names = label_names()
+    names = shape_names + color_names
+    config = SegformerConfig(
+        num_channels=3,
+        num_encoder_blocks=4,
+        depths=[1, 1, 2, 1],
+        sr_ratios=[4, 2, 1, 1],
+        hidden_sizes=[16, 32, 48, 64],
+        patch_sizes=[3, 3, 3, 3],
+        strides=[2, 2, 2, 2],
+        num_attention_heads=[1, 2, 4, 4],
+        mlp_ratios=[2, 2, 2, 2],
+        decoder_hidden_size=32,
+        num_labels=len(names),
+        id2label=dict(enumerate(names)),
+        label2id={n: i for i, n in enumerate(names)},
+        semantic_loss_ignore_index=255,
+    )
+    # the backend reads these groups (absent in hub checkpoints: one softmax over all labels)
+    config.label_groups = {"shape": list(range(len(shape_names))),
+                           "color": list(range(len(shape_names), len(names)))}
+    return SegformerForSemanticSegmentation(config)
+
+
+def to_pixels(images):
+    """Images -> the float tensor the model reads (ImageNet normalisation, as SegformerImageProcessor)."""
+    import numpy as np
+    import torch
+
+    mean = np.array([0.485, 0.456, 0.406], dtype=np.float32)
+    std = np.array([0.229, 0.224, 0.225], dtype=np.float32)
+    arr = np.stack([(np.asarray(im.convert("RGB").resize((IMAGE_SIZE, IMAGE_SIZE)), dtype=np.float32) / 255.0 - mean) / std
+                    for im in images])
+    return torch.from_numpy(arr).permute(0, 3, 1, 2).contiguous()
+
+
+def example(rng: random.Random, split: str = "train", strength: float = 1.0):
+    """One augmented image with its per-pixel shape labels and colour labels (-100 off objects)."""
+    import numpy as np
+
+    shape_names, color_names = label_names()
+    i = rng.randrange(1_000_000)
+    scene = scene_for(spec_for(split, i), i)
+    ids = np.asarray(object_map(scene), dtype=np.int64)
+    shape_lab = np.zeros_like(ids)
+    color_lab = np.full_like(ids, -100)
+    for k, o in enumerate(scene.objects, start=1):
+        shape_lab[ids == k] = shape_names.index(o.shape)
+        color_lab[ids == k] = color_names.index(o.color)
+    return augment(draw(scene), rng, strength), shape_lab, color_lab
+
+
+def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, resume: bool = True, progress: bool = True) -> dict:
+    import numpy as np
+    import torch
+    import torch.nn.functional as F
+
+    torch.manual_seed(seed)
+    model = build()
+    n_shape = len(label_names()[0])
+
+    def batch_loss(step: int, rng: random.Random):
+        batch = [example(rng) for _ in range(plan.batch_size)]
+        x = to_pixels([b[0] for b in batch])
+        shape_lab = torch.from_numpy(np.stack([b[1] for b in batch]))
+        color_lab = torch.from_numpy(np.stack([b[2] for b in batch]))
+        logits = model(pixel_values=x).logits
+        logits = F.interpolate(logits, size=(IMAGE_SIZE, IMAGE_SIZE), mode="bilinear", align_corners=False)
+        return (F.cross_entropy(logits[:, :n_shape], shape_lab)
+                + COLOR_WEIGHT * F.cross_entropy(logits[:, n_shape:], color_lab, ignore_index=-100))
+
+    stats = fit("grounder", {"grounder": model}, plan, batch_loss, seed, resume=resume, progress=progress)
+    Path(out_dir).mkdir(parents=True, exist_ok=True)
+    model.to(torch.float16).save_pretrained(out_dir, safe_serialization=True)
+    _save_processor(out_dir)
+    return {**stats, "params": sum(p.numel() for p in model.parameters())}
+
+
+def _save_processor(out_dir: Path) -> None:
+    """The image processor hub checkpoints ship (64x64, ImageNet mean/std), so the backend loads it the same way."""
+    from transformers import SegformerImageProcessor
+
+    SegformerImageProcessor(size={"height": IMAGE_SIZE, "width": IMAGE_SIZE}, do_reduce_labels=False).save_pretrained(out_dir)

@@ -1,0 +1,320 @@
+"""The grounder role: typed output on the tiny OWLv2 / Grounding DINO / SegFormer code paths and on the
+world's trained grounder, the layout detector on rendered scenes (boxes against the scene graph), the
+grounded pass, and the grounder recipe's two-step smoke run. The tiny models' boxes mean nothing (random
+weights): their tests check types, shapes and bounds only."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from PIL import Image
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from autoalign.config import ConfigError, RoleSpec, load_config  # noqa: E402
+from autoalign.models.loading import DeviceSpec  # noqa: E402
+from autoalign.types import Box, Grounding  # noqa: E402
+from autoalign.world.render import draw, object_map  # noqa: E402
+from autoalign.world.scene import Obj, Scene  # noqa: E402
+
+CPU = DeviceSpec("cpu", "float32")
+
+
+def _check_typed(result, n_images: int, phrases: list[str], size: tuple[int, int]) -> None:
+    assert len(result) == n_images
+    for per_image in result:
+        assert [g.phrase for g in per_image] == phrases
+        for g in per_image:
+            assert isinstance(g, Grounding)
+            scores = [b.score for b in g.boxes]
+            assert scores == sorted(scores, reverse=True)
+            for b in g.boxes:
+                assert isinstance(b, Box) and 0.0 <= b.score <= 1.0
+                x0, y0, x1, y1 = b.xyxy
+                assert 0 <= x0 < x1 <= size[0] and 0 <= y0 < y1 <= size[1]
+                json.dumps(g.to_dict())  # JSON-friendly, the mask array left out
+                assert "mask_array" not in b.to_dict()
+
+
+@pytest.mark.parametrize("backend", ["owlv2", "grounding-dino", "segformer"])
+def test_tiny_grounders_return_typed_boxes_inside_the_image(backend):
+    from autoalign import registry
+
+    cls = registry.get("grounder", backend)
+    grounder = cls(RoleSpec(backend, f"tiny:{backend}", {"threshold": 0.0}), CPU)
+    images = [Image.new("RGB", (64, 48), (50, 50, 50)), Image.new("RGB", (64, 48), (220, 40, 40))]
+    phrases = ["a red circle", "two squares"]
+    result = grounder.ground(images, phrases)
+    _check_typed(result, 2, phrases, (64, 48))
+    if backend != "segformer":  # a detector at threshold 0 always returns some box (random weights: they mean nothing)
+        assert any(g.boxes for row in result for g in row)
+    assert grounder.release() is True
+
+
+def test_grounder_options_are_checked():
+    from autoalign.models.grounder import Owlv2Grounder
+
+    with pytest.raises(ConfigError, match="threshold"):
+        Owlv2Grounder(RoleSpec("owlv2", "tiny:owlv2", {"threshold": 2}), CPU)
+    with pytest.raises(ConfigError, match="unknown option"):
+        Owlv2Grounder(RoleSpec("owlv2", "tiny:owlv2", {"box_threshold": 0.3}), CPU)
+
+
+def test_a_preset_without_a_grounder_says_so():
+    from autoalign.errors import AutoAlignError
+    from autoalign.models.cache import Models
+
+    config = load_config("tiny")
+    assert config.grounder is None
+    with pytest.raises(AutoAlignError, match=r"no \[grounder\]"):
+        _ = Models(config).grounder
+
+
+# ------------------------------------------------------------------------------- the world's grounder
+
+
+def _truth(scene: Scene) -> list[tuple[float, float, float, float]]:
+    import numpy as np
+
+    ids = np.asarray(object_map(scene))
+    out = []
+    for k in range(1, len(scene.objects) + 1):
+        ys, xs = np.nonzero(ids == k)
+        out.append((xs.min(), ys.min(), xs.max() + 1.0, ys.max() + 1.0))
+    return out
+
+
+def _iou(a, b) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - ix * iy
+    return ix * iy / union
+
+
+SCENE = Scene([Obj("circle", "red", "big", 16, 16), Obj("circle", "red", "small", 48, 18),
+               Obj("square", "blue", "big", 20, 46), Obj("triangle", "yellow", "big", 46, 46)])
+
+
+@pytest.fixture(scope="module")
+def world():
+    from autoalign.models.cache import Models
+
+    config = load_config("shapes")
+    return Models(config), config
+
+
+def test_world_grounder_finds_each_object_of_a_rendered_scene(world):
+    models, _ = world
+    truth = _truth(SCENE)
+    phrases = ["two red circles", "a blue square", "a yellow triangle", "a green circle", "a square"]
+    result = models.grounder.ground([draw(SCENE)], phrases)
+    _check_typed(result, 1, phrases, (64, 64))
+    got = {g.phrase: g.boxes for g in result[0]}
+    assert len(got["two red circles"]) == 2 and len(got["a blue square"]) == 1 and len(got["a yellow triangle"]) == 1
+    assert got["a green circle"] == [] and len(got["a square"]) == 1
+    for phrase, objects in (("two red circles", [0, 1]), ("a blue square", [2]), ("a yellow triangle", [3])):
+        for i in objects:
+            assert max(_iou(b.xyxy, truth[i]) for b in got[phrase]) >= 0.7
+    mask = got["a blue square"][0].mask_array
+    assert mask.shape == (64, 64) and 300 < mask.sum() < 400  # a big square is 19 x 19 pixels
+
+
+# ------------------------------------------------------------------------------- the layout detector
+
+
+def _layout(models, config):
+    from autoalign.detection.layout import LayoutDetector
+
+    return LayoutDetector(models, config)
+
+
+def test_layout_detector_is_quiet_on_the_caption_s_own_scene(world):
+    scene = Scene([Obj("circle", "red", "big", 14, 30), Obj("square", "blue", "big", 48, 30)])
+    assert _layout(*world).detect(draw(scene), "a red circle to the left of a blue square", None) == []
+
+
+def test_layout_detector_names_a_missing_object(world):
+    scene = Scene([Obj("circle", "red", "big", 14, 30)])
+    found = _layout(*world).detect(draw(scene), "a red circle and a blue square", None)
+    assert [(m.aspect, m.phrase, m.evidence["action"]) for m in found] == [("entity", "a blue square", "add")]
+    assert found[0].source == "layout" and found[0].evidence["boxes"] == []
+
+
+def test_layout_detector_names_an_extra_object_with_its_boxes(world):
+    scene = Scene([Obj("circle", "red", "big", 14, 30), Obj("circle", "red", "big", 48, 30)])
+    found = _layout(*world).detect(draw(scene), "a red circle", None)
+    assert [(m.aspect, m.phrase, m.correction) for m in found] == [("number", "a red circle", "two red circles")]
+    boxes = [Box.from_dict(b) for b in found[0].evidence["boxes"]]
+    truth = _truth(scene)
+    assert len(boxes) == 2 and all(max(_iou(b.xyxy, t) for b in boxes) >= 0.7 for t in truth)
+
+
+def test_layout_detector_names_a_moved_object_from_box_centres(world):
+    scene = Scene([Obj("circle", "red", "big", 48, 30), Obj("square", "blue", "big", 14, 30)])  # circle on the right
+    found = _layout(*world).detect(draw(scene), "a red circle to the left of a blue square", None)
+    assert [(m.aspect, m.phrase, m.correction) for m in found] == [("relation", "to the left of", "to the right of")]
+    subject, obj = (Box.from_dict(b) for b in found[0].evidence["boxes"])
+    assert subject.center[0] > obj.center[0]
+    assert _iou(subject.xyxy, _truth(scene)[0]) >= 0.7
+
+
+def test_layout_detector_speaks_the_world_s_words_on_a_recoloured_object(world):
+    scene = Scene([Obj("circle", "green", "big", 30, 30)])
+    found = _layout(*world).detect(draw(scene), "a red circle", None)
+    assert [(m.aspect, m.phrase, m.correction) for m in found] == [("attribute", "red", "green")]
+
+
+def test_relative_position_follows_geneval():
+    from autoalign.detection.layout import relative_position
+
+    a, b = Box((0, 0, 10, 10), 1.0), Box((30, 2, 40, 12), 1.0)
+    assert relative_position(a, b) == {"left"} and relative_position(b, a) == {"right"}
+    assert relative_position(Box((0, 0, 10, 10), 1.0), Box((1, 1, 11, 11), 1.0)) == set()  # within 0.1 of the sizes
+
+
+def test_layout_is_registered_once_and_runs_in_the_ensemble(world):
+    from dataclasses import replace
+
+    from autoalign import registry
+    from autoalign.detection import detect
+
+    assert "layout" in registry.names("detector")
+    models, config = world
+    cfg = replace(config, detection=replace(config.detection, detectors=["clip-probe", "layout"]))
+    scene = Scene([Obj("circle", "red", "big", 14, 30), Obj("circle", "red", "big", 48, 30)])
+    found = detect(draw(scene), "a red circle", None, models, cfg)
+    assert any(m.aspect == "number" and m.evidence.get("boxes") for m in found)
+
+
+# ------------------------------------------------------------------------------- training
+
+
+def test_grounder_recipe_two_step_smoke(tmp_path):
+    from autoalign.world.training import recipes
+
+    stats = recipes.train("grounder", tmp_path, seed=0, resume=False, steps=2, progress=False)
+    assert stats["steps"] == 2 and stats["loss"] > 0
+    card = json.loads((tmp_path / "grounder" / "MODEL_CARD.json").read_text())
+    assert card["name"] == "grounder" and card["plan"]["steps"] == 2
+    from autoalign.models.grounder import SegformerGrounder
+
+    grounder = SegformerGrounder(RoleSpec("segformer", str(tmp_path / "grounder")), CPU)
+    _check_typed(grounder.ground([draw(SCENE)], ["a red circle"]), 1, ["a red circle"], (64, 64))
+    assert grounder.nouns() == ["circle", "square", "triangle"]
+
+
+# ------------------------------------------------------------------------------- the pass that counts
+
+
+def test_the_grounded_pass_refuses_a_wrong_count_that_clip_passes(world):
+    from dataclasses import replace
+
+    from autoalign.detection import detect
+    from autoalign.editing.policy import is_aligned
+    from autoalign.scoring.scorer import Scorer
+
+    models, config = world
+    assert config.detection.grounded_pass  # on for the shapes preset
+    prompt = "three yellow circles"
+    image = draw(Scene([Obj("circle", "yellow", "big", 14, 14), Obj("circle", "yellow", "big", 48, 14)]))  # two
+    card = Scorer(models, config, only={"clip"}).score([image], prompt)[0]
+    without = replace(config, detection=replace(config.detection, grounded_pass=False))
+    assert card.overall >= config.loop.threshold and detect(image, prompt, card, models, without) == []
+    assert is_aligned(card, [], config.loop.threshold)  # what the loop said before: aligned
+    found = detect(image, prompt, card, models, config)
+    assert [(m.aspect, m.correction, m.source) for m in found] == [("number", "two yellow circles", "layout")]
+    assert len(found[0].evidence["boxes"]) == 2
+    assert not is_aligned(card, found, config.loop.threshold)
+
+
+def test_grounded_answers_replace_the_vlm_on_count_and_place_questions(world):
+    from autoalign.scoring.grounded import grounded_answers
+    from autoalign.types import Question
+
+    models, _ = world
+    prompt = "a red circle to the left of two blue squares"
+    questions = [Question("1", "is there a circle?", "circle", "entity", "a red circle"),
+                 Question("2", "are there two squares?", "two", "number", "two blue squares"),
+                 Question("3", "is the circle to the left of the squares?", "squares", "relation",
+                          "circle to the left of two blue squares")]
+    right = Scene([Obj("circle", "red", "big", 12, 30), Obj("square", "blue", "small", 44, 14), Obj("square", "blue", "small", 44, 48)])
+    moved = Scene([Obj("circle", "red", "big", 52, 30), Obj("square", "blue", "small", 20, 14), Obj("square", "blue", "small", 20, 48)])
+    short = Scene([Obj("circle", "red", "big", 12, 30), Obj("square", "blue", "small", 44, 14)])
+    ok, swapped, one = grounded_answers(models.grounder, [draw(right), draw(moved), draw(short)], prompt, questions)
+    assert ok[0] is None and ok[1] > 0.75 and ok[2] > 0.75
+    assert swapped[1] > 0.75 and swapped[2] < 0.25
+    assert one[1] < 0.25 and one[2] > 0.75
+
+
+# ------------------------------------------------------------------------------- honest words
+
+
+def test_words_outside_the_preset_vocabulary_get_one_warning(caplog):
+    from autoalign.vocabulary import outside_words, warn_outside
+
+    shapes = load_config("shapes")
+    assert outside_words("two red circles to the left of a big blue square", shapes) == []
+    with caplog.at_level("WARNING", logger="autoalign.vocabulary"):
+        assert warn_outside("a red car on a bench", shapes) == ["car", "bench", "on"]
+    warnings = [r for r in caplog.records if r.name == "autoalign.vocabulary"]
+    assert len(warnings) == 1 and "'car', 'bench', 'on'" in warnings[0].getMessage()
+    assert outside_words("an orange circle", shapes) == ["orange"]
+    assert outside_words("a red car on a bench", load_config("tiny")) == []  # open vocabulary: no warning
+
+
+def test_clip_probe_corrects_only_with_the_preset_s_words(world):
+    from autoalign.detection.clip_probe import ClipProbeDetector, word_classes
+
+    models, config = world
+    world_colours = set(json.loads(__import__("autoalign.prompts", fromlist=["load"]).load("world_vocabulary.json"))["colors"])
+    listed = {w for group in word_classes()["attribute"] for w in group}
+    assert listed - world_colours  # the probe's lists hold colours the world does not have (orange, ...)
+    detector = ClipProbeDetector(models, config, margin=-10.0, max_mismatches=10)  # every slot reported
+    image = draw(Scene([Obj("circle", "green", "big", 30, 30)]))
+    found = detector.detect(image, "a red circle", None)
+    corrections = {m.correction for m in found if m.aspect == "attribute"}
+    assert corrections and corrections <= world_colours
+
+
+# ------------------------------------------------------------------------------- GenEval's rules
+
+
+def _b(x0, y0, x1, y1, score=0.9):
+    return Box((x0, y0, x1, y1), score)
+
+
+def test_geneval_rules_on_hand_built_detections():
+    from autoalign.benchmarks.geneval_rules import evaluate
+
+    counting = {"tag": "counting", "include": [{"class": "clock", "count": 2}], "exclude": [{"class": "clock", "count": 3}]}
+    assert evaluate({"clock": [_b(0, 0, 10, 10), _b(20, 0, 30, 10)]}, counting)[0]
+    assert not evaluate({"clock": [_b(0, 0, 10, 10)]}, counting)[0]
+    assert not evaluate({"clock": [_b(0, 0, 10, 10), _b(20, 0, 30, 10), _b(40, 0, 50, 10)]}, counting)[0]
+    position = {"tag": "position", "include": [{"class": "kite", "count": 1},
+                                               {"class": "dog", "count": 1, "position": ["right of", 0]}]}
+    assert evaluate({"kite": [_b(0, 0, 10, 10)], "dog": [_b(40, 0, 50, 10)]}, position)[0]
+    ok, why = evaluate({"kite": [_b(40, 0, 50, 10)], "dog": [_b(0, 0, 10, 10)]}, position)
+    assert not ok and "right of" in why[0]
+    assert not evaluate({"dog": [_b(40, 0, 50, 10)]}, position)[0]  # no target: wrong
+    colour = {"tag": "color_attr", "include": [{"class": "bus", "count": 1, "color": "green"}]}
+    assert evaluate({"bus": [_b(0, 0, 9, 9)]}, colour, lambda box, name: "green")[0]
+    assert not evaluate({"bus": [_b(0, 0, 9, 9)]}, colour, lambda box, name: "red")[0]
+
+
+def test_geneval_metadata_of_a_world_caption_and_its_verdict_with_the_world_grounder(world):
+    from autoalign.benchmarks.geneval_rules import detect, evaluate, spec_metadata
+    from autoalign.world.scene import parse_caption
+
+    models, _ = world
+    spec = parse_caption("a red circle to the left of a blue square")
+    meta = spec_metadata(spec)
+    assert meta["include"] == [{"class": "square", "count": 1, "color": "blue"},
+                               {"class": "circle", "count": 1, "color": "red", "position": ["left of", 0]}]
+    right = draw(Scene([Obj("circle", "red", "big", 14, 30), Obj("square", "blue", "big", 48, 30)]))
+    wrong = draw(Scene([Obj("circle", "red", "big", 48, 30), Obj("square", "blue", "big", 14, 30)]))
+    recoloured = draw(Scene([Obj("circle", "green", "big", 14, 30), Obj("square", "blue", "big", 48, 30)]))
+    for image, expected in ((right, True), (wrong, False), (recoloured, False)):
+        objects, colour_of = detect(models.grounder, image, meta)
+        assert evaluate(objects, meta, colour_of)[0] is expected
