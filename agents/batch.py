@@ -4,7 +4,11 @@ The ledger (:mod:`autoalign.agents.ledger`) is the single source of truth; both 
 it, so a batch interrupted under one engine resumes under the other. Each item runs the normal
 loop (:func:`autoalign.agents.runner.run`) in ``DIR/items/<id>/`` (so an item killed mid-loop also
 resumes from its checkpoint), and its final image is published atomically as ``DIR/images/<id>.png``.
-A failing item is recorded with its error and the batch goes on.
+A failing item is recorded with its error and the batch goes on; a full or read-only disk stops the
+batch with one line (every later item would fail the same way), its items left to a rerun.
+
+The directory belongs to ``batch`` from its first write to its last (the report included, through
+``then``); a run or bench directory is refused as ``--out``. See docs/outputs.md.
 """
 
 from __future__ import annotations
@@ -28,7 +32,8 @@ from autoalign.agents.batch_inputs import BadRow, read_prompts
 from autoalign.agents.batch_item import describe_error, image_path, item_dir, process_item, record_outcome
 from autoalign.agents.ledger import Ledger
 from autoalign.config import Config
-from autoalign.errors import InputError
+from autoalign.errors import InputError, StorageError
+from autoalign.redact import public_config
 
 logger = logging.getLogger(__name__)
 
@@ -59,6 +64,7 @@ class BatchReport:
     succeeded: int = 0  # finished in this invocation
     failed: int = 0  # failed in this invocation (after retries)
     skipped: int = 0  # already done with this config before this invocation
+    changed: list[dict[str, Any]] = field(default_factory=list)  # ids whose content changed: run again
     bad_rows: list[dict[str, Any]] = field(default_factory=list)
     ledger: dict[str, int] = field(default_factory=dict)
     wall_s: float = 0.0
@@ -151,6 +157,9 @@ def run_local(
             ledger.release(row["id"])
             raise
         except Exception as exc:  # noqa: BLE001 - one bad item must not end the batch
+            if isinstance(exc, StorageError) or files.storage_error(exc):  # but a full disk ends it: one line
+                ledger.release(row["id"])
+                files.raise_if_storage(exc)
             logger.debug("%s", traceback.format_exc())
             error = describe_error(exc)
         counts[record_outcome(ledger, row, result, error, retries, on_done)] += 1
@@ -170,10 +179,19 @@ def run_batch(
     workers: int | None = None,
     gpus_per_worker: float | None = None,
     progress: bool = True,
+    then: Callable[[BatchReport], Any] | None = None,
 ) -> BatchReport:
-    """Run (or resume) a batch; returns what happened. See the module docstring."""
+    """Run (or resume) a batch; returns what happened. See the module docstring.
+
+    ``then(report)`` runs before the directory is let go (the CLI writes its reports there), so no
+    other command can take the directory between the batch's last item and its report.
+    """
     if engine not in ("local", "ray"):
         raise InputError(f"--engine must be 'local' or 'ray' (got {engine!r})")
+    if workers is not None and workers < 1:
+        raise InputError(f"--workers must be >= 1 (got {workers})")
+    if gpus_per_worker is not None and gpus_per_worker < 0:
+        raise InputError(f"--gpus-per-worker must be >= 0 (got {gpus_per_worker})")
     if retries < 0:
         raise InputError(f"--retries must be >= 0 (got {retries})")
     if limit is not None and limit < 1:
@@ -186,6 +204,10 @@ def run_batch(
     config.validate()
     preflight(config)
     files.check_writable_dir(out_dir, "--out")
+    files.check_owner(out_dir, "batch")
+    if not parsed.items:
+        first = f" (line {parsed.bad_rows[0].line}: {parsed.bad_rows[0].error})" if parsed.bad_rows else ""
+        raise InputError(f"PROMPTS: {prompts_file} holds no usable prompt; {len(parsed.bad_rows)} bad row(s){first}")
 
     selected = [it for it in parsed.items if in_shard(it.id, shard_spec)]
     if limit is not None:
@@ -199,13 +221,20 @@ def run_batch(
 
     started = time.perf_counter()
     with batch_lock(out_dir):
+        files.claim_directory(out_dir, "batch")
         ledger = Ledger(out_dir / "ledger.sqlite")
         try:
             check_same_config(ledger, config, out_dir)
-            for folder in (out_dir, out_dir / "images"):
-                files.remove_temporaries(folder)
+            files.remove_temporaries(out_dir, recursive=True)
             _write_json(out_dir / "bad_rows.json", report.bad_rows)
-            _write_json(out_dir / "config.json", {"config": config.to_dict(), "config_hash": config.hash()})
+            # credentials are recorded as set, never written (autoalign.redact)
+            _write_json(out_dir / "config.json", {"config": public_config(config), "config_hash": config.hash()})
+            for item in ledger.reset_changed(selected):
+                _forget_outputs(out_dir, item.id)
+                report.changed.append({"id": item.id, "line": item.line})
+                # info, not warning: the report carries them and ``autoalign batch`` prints each one once
+                logger.info("line %d: id %r changed since it ran (prompt, seed or negative prompt); it runs again",
+                            item.line, item.id)
             ledger.add(selected)
             ledger.prepare(ids, config.hash())
             report.skipped = ledger.statuses(ids)["done"]
@@ -239,7 +268,17 @@ def run_batch(
             ledger.close()
         report.wall_s = time.perf_counter() - started
         _write_json(out_dir / "batch_report.json", dataclasses.asdict(report) | {"exit_code": report.exit_code})
+        if then is not None:
+            then(report)
     return report
+
+
+def _forget_outputs(out_dir: Path, item_id: str) -> None:
+    """Remove an item's run directory and published image (its content changed: they show the old prompt)."""
+    import shutil
+
+    shutil.rmtree(item_dir(out_dir, item_id), ignore_errors=True)
+    image_path(out_dir, item_id).unlink(missing_ok=True)
 
 
 def _progress(total: int, enabled: bool):

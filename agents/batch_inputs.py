@@ -6,7 +6,9 @@
   one row, not the rest of the file).
 * ``.jsonl``: one JSON object a line with a ``prompt`` field and the same optional fields.
 
-Every line is decoded on its own, so a line with non-UTF-8 bytes is reported and the others survive.
+Every line is decoded on its own, so a line with non-UTF-8 bytes, JSON nested too deep to read, or
+text that is not valid Unicode (a lone surrogate such as ``"\\ud800"`` in a JSON string) is reported as
+that row's problem and the others survive.
 Ids are the given ``id`` or derived from the content (prompt, seed, negative prompt), so reruns line up.
 """
 
@@ -57,8 +59,21 @@ def derive_id(prompt: str, seed: int | None, negative_prompt: str | None) -> str
     return hashlib.sha1(blob.encode("utf-8")).hexdigest()[:12]
 
 
+def _check_unicode(value: Any, field_name: str) -> None:
+    """ValueError when a text field holds a lone surrogate (JSON's ``"\\ud800"``): it cannot be stored or written."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ValueError(f"{field_name!r} holds a lone surrogate ({value[exc.start]!r} at position {exc.start}), "
+                             "not valid Unicode text") from None
+
+
 def _check_row(row: dict[str, Any], line: int, max_chars: int) -> BatchItem:
     from autoalign.scoring.scorer import check_prompt
+
+    for name in ("prompt", *OPTIONAL_FIELDS):
+        _check_unicode(row.get(name), name)
 
     prompt = row.get("prompt")
     if prompt is None:
@@ -140,6 +155,9 @@ def read_prompts(path: str | Path, max_chars: int = 1000) -> BatchInput:
             raise
         except (ValueError, csv.Error) as exc:  # json.JSONDecodeError is a ValueError
             out.bad_rows.append(BadRow(number, str(exc)))
+            continue
+        except RecursionError:
+            out.bad_rows.append(BadRow(number, "JSON nested too deeply to read"))
             continue
         if item.id in seen:
             out.bad_rows.append(BadRow(number, f"duplicate id {item.id!r} (first on line {seen[item.id]})"))

@@ -8,7 +8,11 @@ under, timings, attempts, the error of its last failure and its outputs. Rerunni
   :meth:`Ledger.other_configs`);
 * ``failed`` items are tried again, with ``retries`` more attempts in each invocation;
 * ``running`` items were left by a crash (one batch process holds the directory's lock) and are
-  reclaimed.
+  reclaimed;
+* an item whose content (prompt, seed or negative prompt) changed in the prompt file under the
+  same id runs again with the new content (:meth:`Ledger.reset_changed` returns it; the batch logs one line
+  for it and clears its old outputs): a ledger never reports an image of a prompt the file no
+  longer holds.
 
 Claims are atomic (``BEGIN IMMEDIATE``), so several workers can feed from one ledger.
 """
@@ -21,6 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from autoalign import files
 from autoalign.agents.batch_inputs import BatchItem
 
 SCHEMA = """
@@ -55,6 +60,7 @@ class Ledger:
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self.conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        files.watch_sqlite(self.conn, self.path.name)  # a fault point per write, when a kill test asks
         self.conn.row_factory = sqlite3.Row
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA synchronous=NORMAL")
@@ -65,15 +71,46 @@ class Ledger:
 
     # -- set-up -------------------------------------------------------------------------------
     def add(self, items: list[BatchItem]) -> int:
-        """Insert new items as pending; existing ids keep their status. Returns how many were new."""
+        """Insert new items as pending; existing ids keep their status. Returns how many were new.
+
+        Call :meth:`reset_changed` first: an existing id whose content changed is not an old item.
+        """
         before = self.count()
         self.conn.execute("BEGIN IMMEDIATE")
         self.conn.executemany(
             "INSERT OR IGNORE INTO items (id, line, prompt, seed, negative_prompt, category) VALUES (?, ?, ?, ?, ?, ?)",
             [(i.id, i.line, i.prompt, i.seed, i.negative_prompt, i.category) for i in items],
         )
+        self.conn.executemany("UPDATE items SET line=?, category=? WHERE id=?", [(i.line, i.category, i.id) for i in items])
         self.conn.execute("COMMIT")
         return self.count() - before
+
+    def reset_changed(self, items: list[BatchItem]) -> list[BatchItem]:
+        """Reset to pending, with the new content, every known id whose prompt, seed or negative prompt changed.
+
+        Their old result, image, error, attempts and config hash are cleared. Returns those items;
+        the caller removes their old outputs.
+        """
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            stored = {r["id"]: r for r in self.conn.execute("SELECT id, prompt, seed, negative_prompt FROM items")}
+            changed = [
+                i for i in items
+                if i.id in stored
+                and (stored[i.id]["prompt"], stored[i.id]["seed"], stored[i.id]["negative_prompt"])
+                != (i.prompt, i.seed, i.negative_prompt)
+            ]
+            self.conn.executemany(
+                "UPDATE items SET prompt=?, seed=?, negative_prompt=?, status='pending', attempts=0, config_hash=NULL, "
+                "error=NULL, worker=NULL, started_at=NULL, finished_at=NULL, wall_s=NULL, run_dir=NULL, final_image=NULL, "
+                "result=NULL WHERE id=?",
+                [(i.prompt, i.seed, i.negative_prompt, i.id) for i in changed],
+            )
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        return changed
 
     def prepare(self, ids: list[str], config_hash: str) -> dict[str, int]:
         """Make the selected items runnable for this invocation.

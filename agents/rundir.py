@@ -61,7 +61,7 @@ def check_writable(out_dir: Path) -> None:
 
 def check_fresh(out_dir: Path) -> None:
     """InputError when ``out_dir`` already holds files (a fresh run would mix with them)."""
-    if out_dir.is_dir() and any(p.name != files.LOCK_NAME for p in out_dir.iterdir()):
+    if out_dir.is_dir() and any(p.name not in (files.LOCK_NAME, files.OWNER_NAME) for p in out_dir.iterdir()):
         raise InputError(
             f"--out: {out_dir} is not empty; pass --resume {out_dir} to continue the run there, or choose another --out"
         )
@@ -87,6 +87,29 @@ class Trace:
     def records(path: Path) -> list[dict[str, Any]]:
         """The trace's whole lines (a torn last line is skipped)."""
         return files.read_jsonl(path).values
+
+    @staticmethod
+    def reconcile(path: Path, done: list[tuple[str, dict[str, Any]]]) -> None:
+        """Make the trace hold one line per checkpointed step, ``done`` being (node, update) in order.
+
+        Lines past ``len(done)`` (traced, never checkpointed: the graph runs those steps again) go;
+        steps the checkpoint holds but the trace lacks (a kill while their line was written) are
+        rebuilt from the checkpoint, marked ``"rebuilt": true`` (their timings are unknown: null).
+        A torn or bad line is dropped first. Rewritten atomically, only when something changes.
+        """
+        contents = files.read_jsonl(path)
+        records = contents.values[: len(done)]
+        changed = len(contents.records) != len(records) or contents.torn_tail or bool(contents.bad_lines)
+        round_ = int(records[-1].get("round", 0)) if records else 0
+        for step in range(len(records), len(done)):
+            node, update = done[step]
+            round_ = int(update.get("round", round_)) if isinstance(update.get("round", round_), int) else round_
+            records.append({"step": step, "node": node, "round": round_, "time": None, "duration_ms": None,
+                            "model_ms": float((update.get("timings") or {}).get(node, 0.0)),
+                            "update": slim(update), "rebuilt": True})
+            changed = True
+        if changed:
+            files.atomic_write_text(path, "".join(json.dumps(r, default=str, ensure_ascii=False) + "\n" for r in records))
 
     @staticmethod
     def keep_first(path: Path, n: int) -> None:

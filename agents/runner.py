@@ -34,6 +34,7 @@ from autoalign.agents.nodes import final_candidate
 from autoalign.agents.state import LoopContext
 from autoalign.config import Config
 from autoalign.errors import InputError
+from autoalign.redact import SET, SET_IN_URL, public_config, redact
 from autoalign.scoring.scorer import check_prompt
 from autoalign.types import Candidate, Instruction, Mismatch, Round, RunResult, RunScores, StepUpdate, StreamUpdate
 
@@ -81,7 +82,7 @@ def _check_resume(out_dir: Path, prompt: str, config: Config) -> dict[str, Any] 
     if not path.exists():
         # What a run killed before config.json was in place can leave: the checkpoint database (with
         # the -wal / -shm files of SQLite's WAL mode) and an atomic write's temporary .config.json.*.tmp
-        leftovers = (rundir.CHECKPOINT, f".{rundir.CONFIG}.", files.LOCK_NAME)
+        leftovers = (rundir.CHECKPOINT, f".{rundir.CONFIG}.", files.LOCK_NAME, files.OWNER_NAME)
         if out_dir.is_dir() and any(not p.name.startswith(leftovers) for p in out_dir.iterdir()):
             raise InputError(f"--resume: {out_dir} holds no {rundir.CONFIG}; it is not a run directory")
         return None
@@ -126,6 +127,7 @@ def preflight(config: Config) -> None:
     from autoalign import registry
     from autoalign.config import MODEL_ROLES
 
+    check_devices(config)
     for role in MODEL_ROLES:
         spec = getattr(config, role)
         registry.get(role, spec.backend)  # RegistryError (one line) listing the known backends
@@ -134,11 +136,78 @@ def preflight(config: Config) -> None:
             raise InputError(f"{role}.model: the directory {model!r} does not exist")
 
 
+def check_devices(config: Config) -> None:
+    """InputError when ``device`` (or a role's) names a CUDA GPU or MPS this machine does not have.
+
+    Only torch is asked (no weights load), so ``--device cuda`` on a CPU machine is refused in one
+    line before any directory is made.
+    """
+    from autoalign.config import MODEL_ROLES
+
+    wanted = {("device", config.device)} | {
+        (f"{role}.device", getattr(config, role).device) for role in MODEL_ROLES if getattr(config, role).device
+    }
+    wanted = {(name, dev) for name, dev in wanted if dev not in (None, "auto", "cpu")}
+    if not wanted:
+        return
+    import torch
+
+    for name, dev in sorted(wanted):
+        if dev.startswith("cuda"):
+            count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+            index = int(dev[5:]) if dev.startswith("cuda:") else 0
+            if index >= count:
+                have = f"{count} CUDA GPU(s)" if count else "no CUDA GPU"
+                raise InputError(f"{name} {dev}: this machine has {have}; use --device cpu or --device auto")
+        elif dev == "mps" and not torch.backends.mps.is_available():
+            raise InputError(f"{name} mps: this machine has no Apple MPS device; use --device cpu or --device auto")
+
+
+def check_text(value: str | None, what: str) -> None:
+    """InputError when ``value`` cannot be written as UTF-8 (a lone surrogate such as ``\\ud800``)."""
+    if value is None:
+        return
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InputError(
+            f"{what}: holds a character that is not valid Unicode text ({value[exc.start]!r} at position {exc.start}, "
+            "a lone surrogate); fix the text's encoding"
+        ) from None
+
+
+def secrets_to_supply(config_dict: dict[str, Any], prefix: str = "") -> list[str]:
+    """The fields of a stored (redacted) config whose credential was not written and is still missing."""
+    missing = []
+    for key, value in config_dict.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            missing += secrets_to_supply(value, f"{name}.")
+        elif isinstance(value, str) and (value == SET or SET_IN_URL in value):
+            missing.append(name)
+    return missing
+
+
+def require_secrets(config: Config) -> None:
+    """InputError when a config rebuilt from a run's ``config.json`` still lacks a credential it had.
+
+    ``config.json`` records that a key was set, never the key; resuming needs it from the same
+    ``--config`` file again.
+    """
+    missing = secrets_to_supply(config.to_dict())
+    if missing:
+        raise InputError(
+            f"--resume: the run was made with {', '.join(missing)} set, which config.json does not store; "
+            "pass the same --config file again"
+        )
+
+
 def sqlite_checkpointer(path: Path) -> tuple[sqlite3.Connection, Any]:
     """The default checkpointer: LangGraph's ``SqliteSaver`` on ``path`` (and its connection, to close)."""
     from langgraph.checkpoint.sqlite import SqliteSaver
 
     conn = sqlite3.connect(str(path), check_same_thread=False)
+    files.watch_sqlite(conn, path.name)  # a fault point per write, when a kill test asks for one
     return conn, SqliteSaver(conn)
 
 
@@ -167,6 +236,8 @@ def stream(
     """
     out_dir = Path(out_dir)
     config.validate()
+    check_text(prompt, "prompt")
+    check_text(negative_prompt, "negative prompt")
     prompt = check_prompt(prompt, config.scoring.max_prompt_chars)
     if init_image is not None:
         from autoalign.images import check_image
@@ -179,6 +250,8 @@ def stream(
     if not resume:
         rundir.check_fresh(out_dir)
     with files.directory_lock(out_dir, "run"):  # one writer per run directory
+        files.claim_directory(out_dir, "run")
+        files.remove_temporaries(out_dir, recursive=True)  # what writes cut short by a kill left
         yield from _stream_locked(prompt, config, out_dir, init_image, stored, negative_prompt,
                                   models, scorer, writer, detector, checkpointer)
 
@@ -193,52 +266,50 @@ def _stream_locked(prompt: str, config: Config, out_dir: Path, init_image: str |
     run_id = stored["run_id"] if stored else uuid.uuid4().hex[:12]
     thread = {"configurable": {"thread_id": run_id}, "recursion_limit": recursion_limit(config.loop.max_rounds)}
 
+    if stored is None:
+        # config.json first, then the checkpoint database: a run killed in between holds its
+        # config.json, so ``--resume RUN`` (without the prompt) finds what to start again.
+        stored = {
+            "run_id": run_id,
+            "prompt": prompt,
+            "negative_prompt": negative_prompt,
+            "init_image": str(Path(init_image).absolute()) if init_image else None,
+            "preset": config.name,
+            "config_hash": config.hash(),
+            "config": public_config(config),  # credentials recorded as set, never their values
+            "autoalign_version": autoalign.__version__,
+            "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        }
+        files.atomic_write_json(out_dir / rundir.CONFIG, stored)
     conn = None
     if checkpointer is None:
-        # The checkpoint database first, then config.json: a run killed in between is a directory
-        # holding only checkpoint.sqlite, which resume=True treats as not started.
-        out_dir.mkdir(parents=True, exist_ok=True)
         conn, checkpointer = sqlite_checkpointer(out_dir / rundir.CHECKPOINT)
     try:
         graph = build_graph().compile(checkpointer=checkpointer)
-        current_round = 0
-        graph_input: dict[str, Any] | None
-        if stored is not None:
-            try:
-                snapshot = graph.get_state(thread)
-            except (sqlite3.DatabaseError, ValueError, TypeError, KeyError) as exc:
-                raise InputError(
-                    f"--resume: the checkpoint {out_dir / rundir.CHECKPOINT} is unreadable ({exc}); start a new run"
-                ) from None
-            # Complete only when no task is left. A task that finished but whose step was not yet
-            # checkpointed (killed in between) leaves ``next`` empty too, with its writes pending in
-            # ``tasks``: streaming from the checkpoint applies them and goes on.
-            if snapshot.values and not snapshot.tasks:
-                logger.info("run %s is already complete", out_dir)
-                if not (out_dir / rundir.SUMMARY).exists():
-                    _finish(out_dir, snapshot.values, config, stored, _steps_in_trace(out_dir))
-                return
-            # No checkpoint yet (killed before the first one): start it again, same prompt and config.
-            graph_input = None if snapshot.values else _initial(prompt, config, out_dir, init_image, negative_prompt)
-            done = int((snapshot.metadata or {}).get("step", 0)) if snapshot.values else 0
-            rundir.Trace.keep_first(out_dir / rundir.TRACE, max(0, done))  # drop steps traced, not checkpointed
-            current_round = int(snapshot.values.get("round", 0)) if snapshot.values else 0
-        else:
+        try:
             if conn is not None:
                 checkpointer.setup()
-            stored = {
-                "run_id": run_id,
-                "prompt": prompt,
-                "negative_prompt": negative_prompt,
-                "init_image": str(Path(init_image).absolute()) if init_image else None,
-                "preset": config.name,
-                "config_hash": config.hash(),
-                "config": config.to_dict(),
-                "autoalign_version": autoalign.__version__,
-                "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            }
-            files.atomic_write_json(out_dir / rundir.CONFIG, stored)
-            graph_input = _initial(prompt, config, out_dir, init_image, negative_prompt)
+            snapshot = graph.get_state(thread)
+            done = checkpointed_steps(graph, thread)
+        except (sqlite3.DatabaseError, ValueError, TypeError, KeyError) as exc:
+            raise InputError(
+                f"--resume: the checkpoint {out_dir / rundir.CHECKPOINT} is unreadable ({exc}); start a new run"
+            ) from None
+        # The trace holds exactly the steps the checkpoint holds: steps traced but not checkpointed
+        # go (the graph runs them again), steps checkpointed but not traced (killed while the line
+        # was written) are rebuilt from the checkpoint.
+        rundir.Trace.reconcile(out_dir / rundir.TRACE, done)
+        # Complete only when no task is left. A task that finished but whose step was not yet
+        # checkpointed (killed in between) leaves ``next`` empty too, with its writes pending in
+        # ``tasks``: streaming from the checkpoint applies them and goes on.
+        if snapshot.values and not snapshot.tasks:
+            logger.info("run %s is already complete", out_dir)
+            if not (out_dir / rundir.SUMMARY).exists():
+                _finish(out_dir, snapshot.values, config, stored, _steps_in_trace(out_dir))
+            return
+        # No checkpoint yet (a new run, or killed before the first one): start it, same prompt and config.
+        graph_input = None if snapshot.values else _initial(prompt, config, out_dir, init_image, negative_prompt)
+        current_round = int(snapshot.values.get("round", 0)) if snapshot.values else 0
 
         ctx = _context(config, out_dir, models, scorer, writer, detector)
         if init_image is None and graph_input is not None:
@@ -280,6 +351,24 @@ def _stream_locked(prompt: str, config: Config, out_dir: Path, init_image: str |
         if conn is not None:
             conn.close()
     _finish(out_dir, values, config, stored, step)
+
+
+def checkpointed_steps(graph: Any, thread: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """(node, update) of every graph step the checkpoint holds as done, oldest first.
+
+    A step is done when the checkpoint after it is saved: the tasks of every checkpoint but the
+    newest, whose results LangGraph keeps with it. The newest checkpoint's tasks are still to run,
+    or ran without their step being saved; streaming from the checkpoint runs (or replays) them.
+    """
+    history = list(graph.get_state_history(thread))  # newest first
+    steps: list[tuple[str, dict[str, Any]]] = []
+    for snapshot in reversed(history[1:]):
+        for task in snapshot.tasks:
+            if task.name.startswith("__"):  # __start__: the input, not a step of the loop
+                continue
+            result = task.result if isinstance(task.result, dict) else {}
+            steps.append((task.name, result))
+    return steps
 
 
 def _initial(prompt: str, config: Config, out_dir: Path, init_image: str | None, negative_prompt: str | None) -> dict[str, Any]:
@@ -361,7 +450,9 @@ def _finish(out_dir: Path, values: dict[str, Any], config: Config, stored: dict[
     final_src = out_dir / summary.final.path
     with Image.open(final_src) as im:
         files.atomic_save_image(out_dir / rundir.FINAL, im)
-    files.atomic_write_json(out_dir / rundir.SUMMARY, summary.to_dict())
+    data = summary.to_dict()
+    data["models"] = redact(data.get("models"))  # a model given as a URL keeps no token
+    files.atomic_write_json(out_dir / rundir.SUMMARY, data)
     return summary
 
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import logging
 import os
+import sqlite3
 import sys
 
 from autoalign.cli_apps import app
 from autoalign.errors import AutoAlignError
+from autoalign.files import storage_error
 
 # Each module registers its commands on the apps in ``autoalign.cli_apps``.
 _COMMAND_MODULES = (
@@ -42,6 +44,12 @@ def main(argv: list[str] | None = None) -> None:
         app(args=argv, standalone_mode=True)
     except AutoAlignError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)
+    except (OSError, sqlite3.Error) as exc:  # a full disk or a read-only file system: one line, not a traceback
+        message = storage_error(exc)
+        if message is None:
+            raise
+        print(f"error: {message}", file=sys.stderr)
         sys.exit(2)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -10,3 +10,7 @@ class AutoAlignError(Exception):
 
 class InputError(AutoAlignError, ValueError):
     """Bad user input (prompt, image, file, flag); the message names the field and what is allowed."""
+
+
+class StorageError(AutoAlignError, OSError):
+    """The disk cannot take what a command writes (full, read-only, quota); one line, rerun to resume."""

@@ -14,15 +14,28 @@
 * **One writer per output directory** (:func:`directory_lock`): an exclusive ``flock`` on
   ``DIR/.autoalign.lock``. The kernel drops it when the holder dies, even by SIGKILL, so a crash
   never leaves a directory locked; a second command on the same directory is refused at once with
-  one line naming the command that holds it.
+  one line naming the command that holds it. The lock file also records which command made the
+  directory (:func:`claim_directory`): a ``batch`` directory is refused to ``bench run`` and the
+  other way round.
+* **File modes**: every file written here is readable as the user's umask allows (0644 under the
+  usual 022), not the 0600 of a bare ``mkstemp``, so a run directory can be shared or served.
+* **Storage errors** (:func:`storage_error`): a full disk, a read-only file system or a quota, from
+  ``OSError`` or from SQLite, become one line naming what could not be written.
+* **Fault points** (:func:`fault_point`, :func:`watch_sqlite`): with ``AUTOALIGN_FAULT_KILL=NAME@N``
+  in the environment, the process SIGKILLs itself at the N-th write to the file named ``NAME`` (a
+  JSON line half written, an atomic write's temporary file half written, or an SQLite statement not
+  yet run). The kill-and-resume tests use it to kill at every write; unset, it costs one dict lookup.
 """
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import logging
 import os
+import signal
+import sqlite3
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -31,24 +44,143 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from autoalign.errors import InputError
+from autoalign.errors import InputError, StorageError
 
 logger = logging.getLogger(__name__)
 
 TMP_SUFFIX = ".tmp"
 LOCK_NAME = ".autoalign.lock"
+OWNER_NAME = ".autoalign.json"  # which command made the directory (claim_directory)
+#: The commands that own an output directory, and how to tell one made before OWNER_NAME existed.
+DIRECTORY_KINDS = {"run": "autoalign run", "batch": "autoalign batch", "bench": "autoalign bench run / audit"}
+_SIGNS = (("ledger.sqlite", "batch"), ("bench.json", "bench"), ("results.jsonl", "bench"),
+          ("checkpoint.sqlite", "run"), ("trace.jsonl", "run"), ("config.json", "run"))
+FAULT_ENV = "AUTOALIGN_FAULT_KILL"
+
+
+# --------------------------------------------------------------------------- fault points (tests)
+
+_fault_counts: dict[str, int] = {}
+_fault_guard = threading.Lock()
+
+
+def _fault_plan() -> dict[str, int]:
+    """``AUTOALIGN_FAULT_KILL=trace.jsonl@3,ledger.sqlite@7`` as ``{name: n}`` (empty when unset)."""
+    plan: dict[str, int] = {}
+    for part in os.environ.get(FAULT_ENV, "").split(","):
+        name, _, n = part.strip().rpartition("@")
+        if name and n.isdigit():
+            plan[name] = int(n)
+    return plan
+
+
+def fault_point(name: str) -> bool:
+    """True when this is the write to ``name`` that :data:`FAULT_ENV` asks to be killed at.
+
+    The caller then writes part of what it was writing and calls :func:`die`, as a power cut or a
+    SIGKILL would leave it. Counting is per file name, from 1, over the whole process.
+    """
+    plan = _fault_plan() if FAULT_ENV in os.environ else None
+    if not plan or name not in plan:
+        return False
+    with _fault_guard:
+        _fault_counts[name] = _fault_counts.get(name, 0) + 1
+        return _fault_counts[name] == plan[name]
+
+
+def die() -> None:
+    """SIGKILL this process (a fault point fired): nothing runs after it, no handler, no flush."""
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+_SQLITE_WRITES = ("INSERT", "UPDATE", "DELETE", "REPLACE", "COMMIT", "CREATE")
+
+
+def watch_sqlite(conn: sqlite3.Connection, name: str) -> None:
+    """Make the statements that write to the SQLite file ``name`` fault points (no-op when unset)."""
+    if name not in _fault_plan():
+        return
+
+    def on_statement(sql: str) -> None:
+        if sql.lstrip().upper().startswith(_SQLITE_WRITES) and fault_point(name):
+            die()
+
+    conn.set_trace_callback(on_statement)
+
+
+# --------------------------------------------------------------------------- file modes and storage errors
+
+_umask_guard = threading.Lock()
+
+
+def file_mode() -> int:
+    """The mode a new file gets under this process's umask (0644 under the usual 022)."""
+    return 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it where Linux tells it (/proc), else by setting it back."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    with _umask_guard:
+        mask = os.umask(0o077)  # the strictest value while it is read, should another thread create a file
+        os.umask(mask)
+    return mask
+
+
+_STORAGE_ERRNOS = {errno.ENOSPC: "the disk is full", errno.EROFS: "the file system is read-only",
+                   errno.EDQUOT: "the disk quota is exceeded", errno.EFBIG: "the file is too large for the file system"}
+_SQLITE_STORAGE = {"database or disk is full": "the disk is full",
+                   "attempt to write a readonly database": "the database is read-only",
+                   "unable to open database file": "the database file cannot be opened",
+                   "disk i/o error": "a disk I/O error"}
+
+
+def storage_error(exc: BaseException) -> str | None:
+    """One line for an error that says the disk cannot take what is written; None for other errors."""
+    if isinstance(exc, OSError) and exc.errno in _STORAGE_ERRNOS:
+        where = f" ({exc.filename})" if exc.filename else ""
+        return f"cannot write{where}: {_STORAGE_ERRNOS[exc.errno]}; free space or choose another --out, then rerun to resume"
+    if isinstance(exc, sqlite3.OperationalError):
+        text = str(exc).lower()
+        for needle, reason in _SQLITE_STORAGE.items():
+            if needle in text:
+                return f"cannot write a database: {reason}; free space or choose another --out, then rerun to resume"
+    return None
+
+
+def raise_if_storage(exc: BaseException) -> None:
+    """Raise :class:`StorageError` (one line) when ``exc`` says the disk cannot take a write; else return."""
+    if isinstance(exc, StorageError):
+        raise exc
+    message = storage_error(exc)
+    if message is not None:
+        raise StorageError(message) from exc
 
 
 # --------------------------------------------------------------------------- atomic writes
 
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` atomically (temp file in the same directory, fsync, ``os.replace``)."""
+    """Replace ``path`` with ``data`` atomically (temp file in the same directory, fsync, ``os.replace``).
+
+    The file gets the umask's mode (:func:`file_mode`), as ``open`` would give it.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TMP_SUFFIX, dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
+            os.fchmod(fh.fileno(), file_mode())
+            if fault_point(path.name):
+                fh.write(data[: len(data) // 2])
+                fh.flush()
+                die()
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
@@ -60,8 +192,8 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
 
 
 def atomic_write_text(path: str | Path, text: str) -> None:
-    """:func:`atomic_write_bytes` of UTF-8 text."""
-    atomic_write_bytes(path, text.encode("utf-8"))
+    """:func:`atomic_write_bytes` of UTF-8 text (a lone surrogate is written as its ``\\udXXX`` escape, not a crash)."""
+    atomic_write_bytes(path, text.encode("utf-8", "backslashreplace"))
 
 
 def atomic_write_json(path: str | Path, data: Any, *, indent: int | None = 2) -> None:
@@ -83,16 +215,22 @@ def atomic_copy(src: str | Path, dst: str | Path) -> None:
     atomic_write_bytes(dst, Path(src).read_bytes())
 
 
-def remove_temporaries(folder: str | Path) -> int:
-    """Delete the temporary files that writes cut short by a crash left in ``folder``; how many."""
+def remove_temporaries(folder: str | Path, *, recursive: bool = False) -> int:
+    """Delete the temporary files that writes cut short by a crash left in ``folder``; how many.
+
+    Call it only while holding the folder's :func:`directory_lock` (a live writer's temporary file
+    is not stale). ``recursive`` also clears every sub-folder.
+    """
     folder = Path(folder)
     if not folder.is_dir():
         return 0
     removed = 0
-    for tmp in folder.glob(f".*{TMP_SUFFIX}"):
+    for tmp in (folder.rglob if recursive else folder.glob)(f".*{TMP_SUFFIX}"):
         if tmp.is_file():
             tmp.unlink(missing_ok=True)
             removed += 1
+    if removed:
+        logger.info("%s: removed %d temporary file(s) left by an interrupted write", folder, removed)
     return removed
 
 
@@ -229,10 +367,15 @@ class JsonlAppender:
         repair_jsonl_tail(self.path)
         self._fsync = fsync
         self._sort_keys = sort_keys
-        self._fh = open(self.path, "a", encoding="utf-8")
+        self._fh = open(self.path, "a", encoding="utf-8", errors="backslashreplace")
 
     def write(self, record: Any) -> None:
-        self._fh.write(json.dumps(record, default=str, sort_keys=self._sort_keys, ensure_ascii=False) + "\n")
+        line = json.dumps(record, default=str, sort_keys=self._sort_keys, ensure_ascii=False) + "\n"
+        if fault_point(self.path.name):
+            self._fh.write(line[: len(line) // 2])
+            self._fh.flush()
+            die()
+        self._fh.write(line)
         self._fh.flush()
         if self._fsync:
             os.fsync(self._fh.fileno())
@@ -310,6 +453,48 @@ def directory_lock(directory: str | Path, command: str) -> Iterator[Path]:
         fh.close()  # closing the descriptor releases the flock
 
 
+def made_by(directory: str | Path) -> str | None:
+    """Which command made ``directory`` (a key of :data:`DIRECTORY_KINDS`), or None for a new or empty one.
+
+    Read from ``DIR/.autoalign.json``; for a directory made before that file existed, told from
+    the files it holds (a ledger: batch; bench.json or results.jsonl: bench; a checkpoint: run).
+    """
+    directory = Path(directory)
+    try:
+        data = json.loads((directory / OWNER_NAME).read_text(encoding="utf-8"))
+        kind = data.get("made_by") if isinstance(data, dict) else None
+        if kind in DIRECTORY_KINDS:
+            return kind
+    except (OSError, ValueError):
+        pass
+    for name, kind in _SIGNS:
+        if (directory / name).exists():
+            return kind
+    return None
+
+
+def check_owner(directory: str | Path, kind: str, what: str = "--out") -> None:
+    """InputError when ``directory`` was made by another command than ``kind``. Writes nothing."""
+    other = made_by(directory)
+    if other is not None and other != kind:
+        raise InputError(
+            f"{what}: {directory} was made by `{DIRECTORY_KINDS[other]}`, not `{DIRECTORY_KINDS[kind]}`; "
+            f"choose another {what} (a directory holds the outputs of one command)"
+        )
+
+
+def claim_directory(directory: str | Path, kind: str) -> None:
+    """Record that ``kind`` owns ``directory`` (call holding its :func:`directory_lock`); refuse another's.
+
+    From then on the directory answers :func:`made_by` with ``kind`` and every other command that
+    owns directories refuses it, while the lock keeps a second process of any command out.
+    """
+    check_owner(directory, kind)
+    marker = Path(directory) / OWNER_NAME
+    if not marker.exists():
+        atomic_write_json(marker, {"made_by": kind, "command": DIRECTORY_KINDS[kind]})
+
+
 def check_writable_dir(directory: str | Path, what: str = "--out") -> None:
     """InputError unless ``directory`` is, or can become, a directory this process can write to.
 
@@ -351,13 +536,24 @@ def check_input_file(path: str | Path, what: str) -> Path:
 __all__ = [
     "JsonlAppender",
     "JsonlContents",
+    "DIRECTORY_KINDS",
     "LOCK_NAME",
+    "OWNER_NAME",
     "atomic_copy",
     "atomic_save_image",
     "atomic_write_bytes",
     "atomic_write_json",
     "atomic_write_text",
     "check_input_file",
+    "check_owner",
+    "claim_directory",
+    "die",
+    "fault_point",
+    "file_mode",
+    "made_by",
+    "raise_if_storage",
+    "storage_error",
+    "watch_sqlite",
     "check_writable_dir",
     "directory_lock",
     "read_jsonl",

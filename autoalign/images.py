@@ -7,12 +7,17 @@ small file that expands to gigabytes of pixels) is refused without being decoded
 (40 megapixels, about 6300 x 6300, far above what the generators and editors work at), is the one
 the studio has always applied to uploads.
 
-Every refusal is an :class:`autoalign.errors.InputError` naming the field and what is allowed.
+Every refusal is an :class:`autoalign.errors.InputError` naming the field and what is allowed. Pillow
+reports a damaged file with many exception types (``OSError``, ``SyntaxError``, ``ValueError`` for a
+text chunk that expands past ``PngImagePlugin.MAX_TEXT_CHUNK``, ``struct.error``, ``EOFError``, ...),
+at open or at decode; :data:`DECODE_ERRORS` lists them, and each becomes the same one line.
 """
 
 from __future__ import annotations
 
+import struct
 import warnings
+import zlib
 from pathlib import Path
 
 from PIL import Image, UnidentifiedImageError
@@ -20,6 +25,11 @@ from PIL import Image, UnidentifiedImageError
 from autoalign.errors import InputError
 
 MAX_PIXELS = 40_000_000
+#: What Pillow raises on a damaged, truncated or hostile file, at open or at decode.
+DECODE_ERRORS: tuple[type[BaseException], ...] = (
+    OSError, SyntaxError, ValueError, EOFError, struct.error, zlib.error, IndexError, KeyError, TypeError,
+    ZeroDivisionError, OverflowError, RecursionError, MemoryError,
+)
 
 
 def _open_checked(path: Path, what: str, max_pixels: int, formats: tuple[str, ...] | None) -> Image.Image:
@@ -35,7 +45,11 @@ def _open_checked(path: Path, what: str, max_pixels: int, formats: tuple[str, ..
     except UnidentifiedImageError:
         raise InputError(f"{what}: not a readable image file (png, jpg, webp, ...)") from None
     except OSError as exc:
-        raise InputError(f"{what}: cannot be read ({exc.strerror or exc})") from None
+        if exc.strerror:  # the file system's answer (permission, I/O), not Pillow's
+            raise InputError(f"{what}: cannot be read ({exc.strerror})") from None
+        raise _damaged(what, exc) from None
+    except DECODE_ERRORS as exc:
+        raise _damaged(what, exc) from None
     width, height = im.size
     if formats is not None and im.format not in formats:
         im.close()
@@ -48,6 +62,11 @@ def _open_checked(path: Path, what: str, max_pixels: int, formats: tuple[str, ..
             "downscale it first"
         )
     return im
+
+
+def _damaged(what: str, exc: BaseException) -> InputError:
+    detail = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+    return InputError(f"{what}: the file is damaged or truncated ({detail})")
 
 
 def _bomb(what: str, path: Path, max_pixels: int) -> InputError:
@@ -73,8 +92,8 @@ def open_image(path: str | Path, what: str | None = None, *, max_pixels: int = M
                 return im.convert("RGB")
         except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
             raise _bomb(what, path, max_pixels) from exc
-        except (OSError, SyntaxError, ValueError) as exc:
-            raise InputError(f"{what}: the file is damaged or truncated ({exc})") from None
+        except DECODE_ERRORS as exc:
+            raise _damaged(what, exc) from None
 
 
 def check_image(path: str | Path, what: str | None = None, *, max_pixels: int = MAX_PIXELS,
@@ -93,9 +112,9 @@ def check_image(path: str | Path, what: str | None = None, *, max_pixels: int = 
                 fresh.load()
         except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
             raise _bomb(what, path, max_pixels) from exc
-        except (OSError, SyntaxError, ValueError) as exc:
-            raise InputError(f"{what}: the file is damaged or truncated ({exc})") from None
+        except DECODE_ERRORS as exc:
+            raise _damaged(what, exc) from None
     return fmt, width, height
 
 
-__all__ = ["MAX_PIXELS", "check_image", "open_image"]
+__all__ = ["DECODE_ERRORS", "MAX_PIXELS", "check_image", "open_image"]

@@ -50,6 +50,7 @@ from autoalign.benchmarks.bench_runner import (
 from autoalign.benchmarks.records import BenchRecord
 from autoalign.config import Config
 from autoalign.errors import InputError
+from autoalign.redact import public_config, redact
 from autoalign.types import RunResult
 
 logger = logging.getLogger(__name__)
@@ -172,8 +173,8 @@ def write_batch_reports(
             "mode": MODE,
             "preset": config.name,
             "config_hash": config_hash,
-            "config": config.to_dict(),
-            "model_ids": config.model_ids(),
+            "config": public_config(config),  # credentials recorded as set, never written
+            "model_ids": redact(config.model_ids()),
             "seeds": seeds,
             "threshold": config.loop.threshold,
             "limit": None,
@@ -185,11 +186,16 @@ def write_batch_reports(
         def key(row: dict[str, Any]) -> tuple[str, int, str]:
             return (row["id"], item_config(config, row.get("seed")).loop.seed, config_hash)
 
-        def recorded(row: dict[str, Any]) -> BenchRecord | None:
-            return latest.get(key(row))
+        def recorded(row: dict[str, Any]) -> bool:  # an ok record of this row's current prompt
+            rec = latest.get(key(row))
+            return rec is not None and rec.ok and (rec.prompt or row["prompt"]) == row["prompt"]
 
-        to_eval = [r for r in ran if r["status"] == "done" and not getattr(recorded(r), "ok", False)]
-        to_fail = [r for r in ran if r["status"] == "failed" and getattr(recorded(r), "error", None) != r["error"]]
+        def recorded_error(row: dict[str, Any]) -> str | None:
+            rec = latest.get(key(row))
+            return None if rec is None else rec.error
+
+        to_eval = [r for r in ran if r["status"] == "done" and not recorded(r)]
+        to_fail = [r for r in ran if r["status"] == "failed" and recorded_error(r) != r["error"]]
         logger.info("batch report: %d item(s) to evaluate, %d failed, %d already recorded",
                     len(to_eval), len(to_fail), len(ran) - len(to_eval) - len(to_fail))
 

@@ -42,12 +42,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Protocol
 
+from autoalign import files
 from autoalign.benchmarks.records import BenchRecord
 from autoalign.benchmarks.suites import Suite, SuiteItem
 from autoalign.config import Config
 from autoalign.errors import InputError
 from autoalign.file_names import path_in
 from autoalign.files import JsonlAppender, atomic_write_json, check_writable_dir, directory_lock, read_jsonl
+from autoalign.redact import public_config, redact
 from autoalign.types import RunResult
 
 logger = logging.getLogger(__name__)
@@ -260,8 +262,14 @@ def bench_run(
     models: Any = None,
     progress: bool = True,
     on_record: Callable[[BenchRecord], None] | None = None,
+    then: Callable[[list[BenchRecord]], Any] | None = None,
 ) -> list[BenchRecord]:
     """Run (or resume) a benchmark; return the current config's latest record per (prompt, seed).
+
+    ``then(records)`` runs before ``out`` is let go (the CLI writes its reports there), so no other
+    command can take the directory between the last prompt and the report. A ``batch`` or ``run``
+    directory is refused as ``out``; a full or read-only disk ends the bench with one line
+    (:class:`~autoalign.errors.StorageError`), the finished prompts kept for a rerun.
 
     ``correct=False`` is ``bench audit``: no edit rounds, stages baseline and reranked only.
     ``loop_runner``/``evaluator``/``models`` default to the real agent, Scorer + detector, and one
@@ -277,10 +285,16 @@ def bench_run(
 
         preflight(cfg)
     check_writable_dir(out, "--out")
+    files.check_owner(out, "bench")
     mode = "run" if correct else "audit"
     with directory_lock(out, f"bench {mode}"):
-        return _bench_run_locked(suite, cfg, out, selected, seed_list, mode, limit, categories, correct,
-                                 loop_runner, evaluator, models, progress, on_record)
+        files.claim_directory(out, "bench")
+        files.remove_temporaries(out, recursive=True)
+        records = _bench_run_locked(suite, cfg, out, selected, seed_list, mode, limit, categories, correct,
+                                    loop_runner, evaluator, models, progress, on_record)
+        if then is not None:
+            then(records)
+        return records
 
 
 def _bench_run_locked(
@@ -298,8 +312,8 @@ def _bench_run_locked(
         "mode": mode,
         "preset": cfg.name,
         "config_hash": config_hash,
-        "config": cfg.to_dict(),
-        "model_ids": cfg.model_ids(),
+        "config": public_config(cfg),  # credentials recorded as set, never written
+        "model_ids": redact(cfg.model_ids()),
         "seeds": seed_list,
         "threshold": cfg.loop.threshold,
         "limit": limit,
@@ -432,6 +446,7 @@ def _run_one(
         outcome = loop_runner.run(item.prompt, seeded, run_dir, models)
         record.update(evaluate_outcome(item.prompt, outcome, evaluator, out, cfg.loop.threshold))
     except Exception as exc:  # noqa: BLE001 - a failing prompt is recorded and the batch goes on
+        files.raise_if_storage(exc)  # ... but a full disk ends the bench in one line
         logger.warning("prompt %s (seed %d) failed: %s", item.id, seed, exc)
         record.update(error_fields(exc))
     record["wall_time_s"] = round(time.perf_counter() - t0, 4)

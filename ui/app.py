@@ -38,6 +38,7 @@ from autoalign.config import ConfigError, load_config, preset_names
 from autoalign.errors import AutoAlignError
 from autoalign.files import atomic_save_image
 from autoalign.types import SUMMARY_FILE, StreamUpdate
+from autoalign.ui.refusals import refusal
 from autoalign.ui.run_view import ASPECT_COLORS, HISTORY_HEADERS, RUNNING, STOP_COLUMN, RunView
 from autoalign.ui.settings import WRITERS, StudioSettings, preset_defaults
 from autoalign.ui.uploads import ALLOWED_FORMATS, MAX_UPLOAD_BYTES, validate_upload
@@ -192,11 +193,11 @@ def build_app(
         control = control if control is not None else {}
         control["stop"] = False
         if (config_file or "").strip() and not server_config_files:
-            raise gr.Error("config file: this studio does not read files on its server; leave the box empty",
-                           title="Check the settings")
+            raise refusal("config file: this studio does not read files on its server; leave the box empty",
+                          title="Check the settings")
         prompt = (prompt or "").strip()
         if not prompt:
-            raise gr.Error("prompt: describe the image you want; the prompt is empty", title="Nothing to draw")
+            raise refusal("prompt: describe the image you want; the prompt is empty", title="Nothing to draw")
         settings = StudioSettings(
             preset=preset_name or preset,
             candidates=candidates,
@@ -222,14 +223,14 @@ def build_app(
 
             missing = unavailable(config)
         except AutoAlignError as exc:
-            raise gr.Error(str(exc), title="Check the settings", print_exception=False) from exc
+            raise refusal(str(exc), title="Check the settings") from exc
         if missing:  # refused before a run folder exists
-            raise gr.Error("These models cannot be loaded here: " + "; ".join(missing)
-                           + ". Download them, point the preset at local folders, or pick the tiny preset.",
-                           title="Models missing", print_exception=False)
+            raise refusal("These models cannot be loaded here: " + "; ".join(missing)
+                          + ". Download them, point the preset at local folders, or pick the tiny preset.",
+                          title="Models missing")
         limit = config.scoring.max_prompt_chars
         if len(prompt) > limit:
-            raise gr.Error(f"prompt: {len(prompt)} characters; the limit is {limit}", title="Prompt too long")
+            raise refusal(f"prompt: {len(prompt)} characters; the limit is {limit}", title="Prompt too long")
 
         run_dir = _new_run_dir(runs_root, prompt)
         started = time.strftime("%H:%M:%S")
@@ -299,7 +300,7 @@ def build_app(
         status = f"Run failed: {error}" if error else view.status(running=False)
         yield page(status, done=True)
         if error:
-            raise gr.Error(f"The run failed: {error}", title="Run failed")
+            raise refusal(f"The run failed: {error}", title="Run failed")
 
     def stop(control: dict[str, Any], history: list[list[Any]]):
         """Ask the running loop to stop after its current step (the page also cancels the event)."""
@@ -313,7 +314,7 @@ def build_app(
         try:
             d = preset_defaults(preset_name)
         except AutoAlignError as exc:
-            raise gr.Error(str(exc), title="Unknown preset") from exc
+            raise refusal(str(exc), title="Unknown preset") from exc
         return d.candidates, d.max_rounds, d.threshold, d.seed, d.editor_strength, d.writer
 
     def show_preset_warning(preset_name: str = preset) -> str:

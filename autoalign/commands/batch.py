@@ -70,6 +70,16 @@ def batch(
         seed=seed, candidates=candidates, max_rounds=max_rounds, device=device, dtype=dtype, steps=steps,
         guidance_scale=guidance_scale, negative_prompt=negative_prompt, width=width, height=height))
     quiet_model_bars()
+    report_paths: dict = {}
+
+    def write_reports(_report: object) -> None:
+        """The evaluation and reports, written while the batch still holds its directory (no gap)."""
+        if not no_report:
+            from autoalign.benchmarks.batch_report import write_batch_reports
+
+            # Models are cached per process, so the evaluation reuses the weights the batch loaded.
+            report_paths.update(write_batch_reports(out, cfg, prompts_file=prompts, progress=not no_progress))
+
     report = run_batch(
         prompts,
         out,
@@ -82,10 +92,14 @@ def batch(
         workers=workers,
         gpus_per_worker=gpus_per_worker,
         progress=not no_progress,
+        then=write_reports,
     )
     console = Console(stderr=True)
     for bad in report.bad_rows:  # printed here only (the library logs them at INFO)
         console.print(Text(f"line {bad['line']}", style="yellow") + Text(f": {clean_text(bad['error'])}"))
+    for changed in report.changed:  # a row whose content changed under the same id ran again (docs/outputs.md)
+        console.print(Text(f"line {changed['line']}", style="yellow")
+                      + Text(f": id {clean_text(repr(changed['id']))} changed since it ran (prompt, seed or negative prompt); ran again"))
     table = Table(title=f"batch {out} ({report.engine})")
     for col in ("selected", "succeeded", "failed", "skipped (done before)", "bad rows", "wall s"):
         table.add_column(col, justify="right")
@@ -98,11 +112,7 @@ def batch(
         f"{report.wall_s:.1f}",
     )
     Console().print(table)
-    if not no_report:
-        from autoalign.benchmarks.batch_report import write_batch_reports
-
-        # Models are cached per process, so the evaluation reuses the weights the batch loaded.
-        paths = write_batch_reports(out, cfg, prompts_file=prompts, progress=not no_progress)
-        Console().print(f"reports: {', '.join(str(paths[k]) for k in ('summary.json', 'summary.md', 'report.html'))}")
+    if report_paths:
+        Console().print(f"reports: {', '.join(str(report_paths[k]) for k in ('summary.json', 'summary.md', 'report.html'))}")
     say_scores_warning(cfg)
     raise typer.Exit(report.exit_code)

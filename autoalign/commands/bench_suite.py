@@ -41,7 +41,7 @@ def _bench(
     max_rounds: Optional[int], no_progress: bool, knobs: dict,
 ) -> None:
     from autoalign.benchmarks.bench_runner import bench_run
-    from autoalign.benchmarks.report import write_reports
+    from autoalign.benchmarks.report import write_reports as write_reports_of
     from autoalign.benchmarks.suites import load_suite
     from autoalign.config import load_config
 
@@ -49,16 +49,23 @@ def _bench(
     quiet_model_bars()
     the_suite = load_suite(suite, suite_file)
     cats = [c for c in categories.split(",")] if categories else None
-    records = bench_run(the_suite, cfg, out, limit=limit, categories=cats, seeds=seeds, correct=correct,
-                        progress=not no_progress)
-    paths = write_reports(out)
-    _print_summary(out, correct)
-    if correct and the_suite.name == "shapes":  # the oracle reads every stage image and the ablations
-        from autoalign.benchmarks import shapes_bench
+    paths: dict = {}
+    oracle: dict = {}
 
-        result = shapes_bench.analyse_locked(out, cfg, progress=not no_progress)
-        _print_oracle(result)
-        paths["oracle"] = out / "oracle.md"
+    def write_reports(_records: list) -> None:
+        """The reports (and the shapes oracle), written while the bench still holds ``out``: no gap."""
+        paths.update(write_reports_of(out))
+        if correct and the_suite.name == "shapes":  # the oracle reads every stage image and the ablations
+            from autoalign.benchmarks import shapes_bench
+
+            oracle["result"] = shapes_bench.analyse_locked(out, cfg, progress=not no_progress)
+            paths["oracle"] = out / "oracle.md"
+
+    records = bench_run(the_suite, cfg, out, limit=limit, categories=cats, seeds=seeds, correct=correct,
+                        progress=not no_progress, then=write_reports)
+    _print_summary(out, correct)
+    if "result" in oracle:
+        _print_oracle(oracle["result"])
     Console().print(f"reports: {', '.join(str(p) for p in paths.values())}")
     failed = [r for r in records if not r.ok]
     if failed:

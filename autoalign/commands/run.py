@@ -210,6 +210,7 @@ def run(
 
             cfg_dict = deep_merge(cfg_dict, read_config_file(config))
         cfg = from_dict(cfg_dict)
+        runner.require_secrets(cfg)  # credentials are not stored: they come from --config again
         out_dir = resume
     else:
         if prompt is None:
