@@ -218,7 +218,10 @@ def edit(state: LoopState, runtime: Any) -> dict[str, Any]:
     attempts: list[Attempt] = []
     new_best: Candidate | None = None
     tried: list[Instruction] = []
-    for j, ins in enumerate(_pending(state)):
+    region, new_best = _region_edit(ctx, state, best, before_mm, image, round_no, seed, meter)
+    if region is not None:
+        attempts.append(region)
+    for j, ins in enumerate([] if new_best is not None else _pending(state)):
         tried.append(ins)
         with meter.call("editor"):
             samples = ctx.models.editor.edit(image, ins.text, loop.edit_samples, edit_seed(seed, round_no, j))
@@ -256,6 +259,48 @@ def edit(state: LoopState, runtime: Any) -> dict[str, Any]:
         "rounds_without_gain": 0 if new_best is not None else int(state.get("rounds_without_gain", 0)) + 1,
         **meter.update(),
     }
+
+
+def _region_edit(
+    ctx: LoopContext,
+    state: LoopState,
+    best: Candidate,
+    before_mm: list[Mismatch],
+    image: Image.Image,
+    round_no: int,
+    seed: int,
+    meter: _Meter,
+) -> tuple[Attempt | None, Candidate | None]:
+    """Layout edits inside boxes (issue 37), tried before the instructions when the preset has a region
+    editor and the mismatches the policy routes to it carry boxes: the plan (``rounds/rNN/plan.json``),
+    its mask (``mask.png``) and the samples are kept in the run directory, and judged like any edit."""
+    from autoalign.editing.layout_plan import ops_for_mismatches
+    from autoalign.files import atomic_save_image, atomic_write_json
+    from autoalign.models.region_editor import plan_mask
+
+    if ctx.config.region_editor is None:
+        return None, None
+    routed = policy.region_mismatches(before_mm, ctx.config)
+    if not routed:
+        return None, None
+    plan = ops_for_mismatches(state["prompt"], routed, image.size, policy.region_aspects(ctx.config))
+    if not plan.ops:
+        return None, None
+    folder = f"rounds/r{round_no:02d}"
+    atomic_write_json(_abs(ctx, f"{folder}/plan.json"), plan.to_dict())
+    atomic_save_image(_abs(ctx, f"{folder}/mask.png"), plan_mask(plan.ops, image.size))
+    region_seed = edit_seed(seed, round_no, 900)
+    with meter.call("region_editor"):
+        samples = ctx.models.region_editor.edit(image, plan.ops, ctx.config.loop.edit_samples, region_seed, prompt=state["prompt"])
+    paths = [_save(ctx, s, f"{folder}/region_s{k}.png") for k, s in enumerate(samples)]
+    text = "layout: " + "; ".join(f"{op.kind} {op.phrase}" for op in plan.ops)
+    instruction = Instruction(text=text, writer=f"layout-plan:{plan.planner}", mismatches=[m.to_dict() for m in routed],
+                              note=f"{folder}/plan.json")
+    attempt, top = _judge(ctx, state, best, before_mm, samples, paths, meter, instruction, region_seed, "region")
+    logger.info("round %d: %s -> %s (gain %+.3f)", round_no, text, attempt.decision.reason, attempt.decision.gain)
+    if not attempt.decision.accepted:
+        return attempt, None
+    return attempt, Candidate(path=paths[top], seed=region_seed + top, score=attempt.score.to_dict(), origin="edit")
 
 
 def _judge(

@@ -41,8 +41,9 @@ from typing import Any
 from autoalign.errors import AutoAlignError
 
 MODEL_ROLES: tuple[str, ...] = ("generator", "editor", "vqa", "clip", "questions", "llm")
-#: Roles a preset may leave out (``Config.<role>`` is then None and asking for it is a clear error).
-OPTIONAL_ROLES: tuple[str, ...] = ("grounder",)
+#: Roles a preset may leave out (``Config.<role>`` is then None and asking for it is a clear error):
+#: the grounder (issue 36) and the region editor (issue 37).
+OPTIONAL_ROLES: tuple[str, ...] = ("grounder", "region_editor")
 #: Allowed values of the device/dtype/offload fields (``auto`` resolves in :mod:`autoalign.models.loading`).
 DTYPES: tuple[str, ...] = ("auto", "float32", "float16", "bfloat16")
 OFFLOAD_MODES: tuple[str, ...] = ("none", "model", "sequential")
@@ -201,6 +202,7 @@ class Config:
     loop: LoopSettings = field(default_factory=LoopSettings)
     scoring: ScoringSettings = field(default_factory=ScoringSettings)
     detection: DetectionSettings = field(default_factory=DetectionSettings)
+    region_editor: RoleSpec | None = None  # [region_editor]: layout edits inside boxes (None: the preset has none)
 
     def validate(self) -> "Config":
         self.loop.validate()

@@ -32,6 +32,7 @@ ROLES: tuple[str, ...] = (
     "writer",
     "llm",
     "grounder",
+    "region_editor",
 )
 
 #: Every built-in backend, once: role -> name -> "module:object" (imported by :func:`get`).
@@ -74,6 +75,7 @@ BUILTIN: dict[str, dict[str, str]] = {
         "grounding-dino": "autoalign.models.grounder:GroundingDinoGrounder",
         "segformer": "autoalign.models.grounder:SegformerGrounder",
     },
+    "region_editor": {"diffusers-inpaint": "autoalign.models.region_editor:InpaintRegionEditor"},
 }
 
 # Backends registered with the decorator, and built-ins once imported.

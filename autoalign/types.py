@@ -255,7 +255,7 @@ class Attempt:
     score: ScoreCard  # the chosen sample's card
     mismatches: list[Mismatch]  # what the detectors found in the chosen sample
     decision: EditDecision
-    origin: str = "edit"  # "edit" | "regenerate"
+    origin: str = "edit"  # "edit" | "regenerate" | "region" (a layout edit inside boxes)
 
     def to_dict(self) -> dict[str, Any]:
         return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
@@ -561,3 +561,20 @@ class LayoutOp:
         return cls(kind=data["kind"], phrase=data["phrase"], reason=data.get("reason", ""),
                    source=Box.from_dict(data["source"]) if data.get("source") else None,
                    target=Box.from_dict(data["target"]) if data.get("target") else None)
+
+
+@dataclass
+class LayoutPlan:
+    """A layout plan as the trace records it: the operations, which planner made them, and why it fell back."""
+
+    ops: list[LayoutOp] = field(default_factory=list)
+    planner: str = ""  # "rules" | "llm"
+    note: str = ""  # e.g. why the LLM planner fell back to the rules
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ops": [op.to_dict() for op in self.ops], "planner": self.planner, "note": self.note}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "LayoutPlan":
+        return cls(ops=[LayoutOp.from_dict(o) for o in data.get("ops", [])], planner=data.get("planner", ""),
+                   note=data.get("note", ""))

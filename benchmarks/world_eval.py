@@ -26,6 +26,9 @@
 * **editor** - the trained editor given that true instruction on a rendered one-edit-away scene:
   the share of edits the oracle reads as showing the caption (per kind of edit), and the share the
   oracle cannot read.
+* **region** - the region editor given the true layout error (removal, addition, move, recolour,
+  reshape) on rendered scenes, read by the oracle, and the share of the other objects left as they
+  were (:mod:`autoalign.benchmarks.region_eval`).
 * **clip** - Winoground text / image / group scores of the CLIP with hard negatives and of the one
   trained without them (``clip-plain``) and of one trained with binding swaps among its negatives
   (``clip-swap``), on colour-swapped and relation-swapped pairs (ColorSwap /
@@ -52,7 +55,7 @@ from autoalign.world.training.data import world_scenes
 from autoalign.world.training.edits import adds_to_a_single, edit_away, one_edit_away
 
 SPLITS = ("test", "compositional")
-PARTS = ("oracle", "vlm", "vq2", "rerank", "instructions", "editor", "clip")
+PARTS = ("oracle", "vlm", "vq2", "rerank", "instructions", "editor", "region", "clip")
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> dict[str, Any]:
@@ -462,6 +465,10 @@ def run(n: int = 300, weights: Path | None = None, parts: Sequence[str] | None =
         result["the loop's instruction on one-edit-away scenes"] = eval_instructions(models, config, n, splits)
     if "editor" in parts:
         result["editor, given the true instruction"] = eval_editor(models, n, splits)
+    if "region" in parts:
+        from autoalign.benchmarks.region_eval import eval_region
+
+        result["region editor, given the true layout error"] = eval_region(models.region_editor, n, splits)
     if "clip" in parts:
         result["clip winoground"] = eval_clip(config, n, weights, splits)
     return result

@@ -278,7 +278,12 @@ def render(results_dir: Path = RESULTS_DIR) -> str:
             raise ResultsError(f"{path.name}: neither named in {SOURCES} nor in the generic shape "
                                "(title, command, measures, tables)")
         sections.append(render_generic(doc, path.name))
-    contents = [f"- [{s[0][3:]}](#{_anchor(s[0][3:])})" for s in sections]
+    contents, seen = [], {}
+    for s in sections:  # GitHub numbers repeated headings' anchors: x, x-1, x-2, ...
+        anchor = _anchor(s[0][3:])
+        count = seen.get(anchor, 0)
+        seen[anchor] = count + 1
+        contents.append(f"- [{s[0][3:]}](#{anchor}{f'-{count}' if count else ''})")
     lines = [PREAMBLE, "## Contents", "", *contents, ""]
     for s in sections:
         lines += s

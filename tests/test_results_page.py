@@ -64,6 +64,9 @@ def test_a_generic_results_file_is_rendered_with_its_command_and_tables(tmp_path
     assert "| split | recall [95 % CI] (n) |" in page
     assert "| test | 0.812 [0.770, 0.847] (n=400) |" in page and "| compositional | 0.5 |" in page
     assert "- [Grounding on held-out scenes](#grounding-on-held-out-scenes)" in page
+    (tmp_path / "grounder-2.json").write_text(json.dumps(GENERIC), encoding="utf-8")  # the same title twice
+    assert _run("--results-dir", str(tmp_path), "--out", str(out)).returncode == 0
+    assert "](#grounding-on-held-out-scenes-1)" in out.read_text(encoding="utf-8")
     assert _run("--results-dir", str(tmp_path), "--out", str(out), "--check").returncode == 0
     out.write_text(page.replace("0.812", "0.900"), encoding="utf-8")  # a hand-edited figure
     stale = _run("--results-dir", str(tmp_path), "--out", str(out), "--check")

@@ -55,7 +55,7 @@ def eval_command(
     n: int = typer.Option(300, "--n", help="Scenes per split to evaluate on."),
     weights: Optional[Path] = typer.Option(None, "--weights", help="Weights directory (default: the committed ones)."),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON."),
-    only: Optional[list[str]] = typer.Option(None, "--only", help="Only these parts (repeatable): oracle, vlm, vq2, rerank, instructions, editor, clip."),
+    only: Optional[list[str]] = typer.Option(None, "--only", help="Only these parts (repeatable): oracle, vlm, vq2, rerank, instructions, editor, region, clip."),
     validation: bool = typer.Option(False, "--validation", help="Evaluate on the validation split (to tune settings on) instead of test and compositional."),
 ) -> None:
     """Oracle recovery, VLM accuracy, VQ2/VNLI AUC, the loop's instructions, edit success and CLIP group scores, with n and 95% intervals."""

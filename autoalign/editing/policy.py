@@ -210,3 +210,26 @@ def best_so_far(candidates: list[Candidate]) -> Candidate:
         if c.overall > best.overall:
             best = c
     return best
+
+
+def region_aspects(config: Any) -> tuple[str, ...]:
+    """The mismatch aspects the region editor answers: counts, missing / extra things and places, and
+    attributes too when the preset's ``[region_editor] attributes = true``."""
+    from autoalign.editing.layout_plan import REGION_ASPECTS
+
+    spec = getattr(config, "region_editor", None)
+    if spec is None:
+        return ()
+    return REGION_ASPECTS + (("attribute",) if spec.options.get("attributes") is True else ())
+
+
+def region_mismatches(mismatches: list[Mismatch], config: Any) -> list[Mismatch]:
+    """The mismatches the loop sends to the region editor: those of :func:`region_aspects` that carry
+    evidence boxes or ask for an addition (the rest go to the instruction editor)."""
+    aspects = region_aspects(config)
+    out = []
+    for m in mismatches:
+        ev = m.evidence or {}
+        if m.aspect in aspects and (ev.get("boxes") or ev.get("action") == "add"):
+            out.append(m)
+    return out

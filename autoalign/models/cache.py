@@ -164,3 +164,12 @@ class Models:
     @property
     def has_grounder(self) -> bool:
         return self.config.grounder is not None
+
+    @property
+    def region_editor(self):
+        """The preset's ``[region_editor]`` backend; a ConfigError when the preset has none."""
+        if self.config.region_editor is None:
+            from autoalign.config import ConfigError
+
+            raise ConfigError(f"preset {self.config.name!r} has no [region_editor] table (layout edits need one)")
+        return self._get("region_editor")

@@ -198,6 +198,14 @@ def build_ip2p(out_dir: Path) -> None:
     _save_pipeline(StableDiffusionInstructPix2PixPipeline, 8, Path(out_dir))
 
 
+def build_sd_inpaint(out_dir: Path) -> None:
+    """A tiny StableDiffusionInpaintPipeline: its UNet reads 9 channels (noise + mask + masked image latents),
+    the layout of ``stable-diffusion-v1-5/stable-diffusion-inpainting``."""
+    from diffusers import StableDiffusionInpaintPipeline
+
+    _save_pipeline(StableDiffusionInpaintPipeline, 9, Path(out_dir))
+
+
 #: The tiny open_clip architecture. The text tower keeps CLIP's full 49408-token vocabulary because
 #: open_clip's own tokenizer (shipped in its package) is used, so its width stays very small.
 TINY_CLIP_CFG: dict = {
@@ -264,6 +272,7 @@ def _family(module: str, name: str) -> Callable[[Path], None]:
 TINY_MODELS: dict[str, Callable[[Path], None]] = {
     "sd": build_sd,
     "ip2p": build_ip2p,
+    "sd-inpaint": build_sd_inpaint,
     "clip": build_clip,
     "llava": build_llava,
     "blip2": build_blip2,
@@ -271,6 +280,8 @@ TINY_MODELS: dict[str, Callable[[Path], None]] = {
     "sd3": _family("tiny_pipelines", "sd3"),
     "flux": _family("tiny_pipelines", "flux"),
     "flux-kontext": _family("tiny_pipelines", "flux-kontext"),
+    "sdxl-inpaint": _family("tiny_pipelines", "sdxl-inpaint"),
+    "flux-fill": _family("tiny_pipelines", "flux-fill"),
     "qwen-image-edit": _family("tiny_pipelines", "qwen-image-edit"),
     "qwen2_5_vl": _family("tiny_vlm", "qwen2_5_vl"),
     "internvl": _family("tiny_vlm", "internvl"),

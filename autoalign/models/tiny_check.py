@@ -43,6 +43,20 @@ def _check_editor(extra: dict) -> Callable[[Path], None]:
     return check
 
 
+def _check_region_editor(extra: dict) -> Callable[[Path], None]:
+    def check(path: Path) -> None:
+        from PIL import Image
+
+        from autoalign.models.region_editor import InpaintRegionEditor
+        from autoalign.types import Box, LayoutOp
+
+        options = {"num_inference_steps": 2, "resolution": 32, **extra}
+        editor = _load_back(InpaintRegionEditor, "diffusers-inpaint", path, options)
+        editor.edit(Image.new("RGB", (32, 32), (200, 30, 30)), [LayoutOp("add", "a cat", target=Box((4, 4, 20, 20), 1.0))], n=1, seed=0)
+
+    return check
+
+
 def _check_ip2p(path: Path) -> None:
     from PIL import Image
 
@@ -104,6 +118,9 @@ LOAD_CHECKS: dict[str, Callable[[Path], None]] = {
     "flux": _check_generator({"guidance_scale": 0.0, "max_sequence_length": 32}),
     "flux-kontext": _check_editor({"_auto_resize": False, "max_area": 32 * 32}),
     "qwen-image-edit": _check_editor({}),
+    "sd-inpaint": _check_region_editor({}),
+    "sdxl-inpaint": _check_region_editor({}),
+    "flux-fill": _check_region_editor({"max_sequence_length": 32}),
     "qwen2_5_vl": _check_vqa("ImageTextToTextVQA", "image-text-to-text"),
     "internvl": _check_vqa("ImageTextToTextVQA", "image-text-to-text"),
     "owlv2": _check_grounder("Owlv2Grounder", "owlv2"),

@@ -10,6 +10,8 @@ name                 pipeline                        components
 ``sd3``              StableDiffusion3Pipeline        MMDiT, two CLIP encoders with projection + T5 encoder
 ``flux``             FluxPipeline                    FLUX transformer (double + single blocks), CLIP + T5
 ``flux-kontext``     FluxKontextPipeline             the same components; the editor conditions on an image
+``sdxl-inpaint``     StableDiffusionXLInpaintPipeline  the SDXL layout, 9-channel UNet (noise, mask, masked image)
+``flux-fill``        FluxFillPipeline                the FLUX layout; the transformer also reads the masked image and mask
 ``qwen-image-edit``  QwenImageEditPipeline           Qwen-Image MMDiT, Qwen2.5-VL text encoder, 3-D VAE
 ===================  ==============================  =====================================================
 
@@ -106,15 +108,18 @@ def _flow_vae(seed: int):
         ).eval()
 
 
-def build_sdxl(out_dir: Path) -> None:
+def build_sdxl(out_dir: Path, pipeline: str = "StableDiffusionXLPipeline", in_channels: int = 4) -> None:
     """A tiny StableDiffusionXLPipeline (the SDXL / SDXL-Turbo layout)."""
-    from diffusers import AutoencoderKL, EulerDiscreteScheduler, StableDiffusionXLPipeline, UNet2DConditionModel
+    import diffusers
+    from diffusers import AutoencoderKL, EulerDiscreteScheduler, UNet2DConditionModel
+
+    StableDiffusionXLPipeline = getattr(diffusers, pipeline)
 
     tokenizer = _tiny_tokenizer()
     with _seeded(11):
         unet = UNet2DConditionModel(
             sample_size=8,
-            in_channels=4,
+            in_channels=in_channels,
             out_channels=4,
             down_block_types=("DownBlock2D", "CrossAttnDownBlock2D"),
             up_block_types=("CrossAttnUpBlock2D", "UpBlock2D"),
@@ -233,6 +238,36 @@ def build_flux_kontext(out_dir: Path) -> None:
     )
 
 
+def build_sdxl_inpaint(out_dir: Path) -> None:
+    """A tiny StableDiffusionXLInpaintPipeline: the SDXL layout with a 9-channel UNet (noise + mask +
+    masked image latents), as ``diffusers/stable-diffusion-xl-1.0-inpainting-0.1``."""
+    build_sdxl(out_dir, "StableDiffusionXLInpaintPipeline", 9)
+
+
+def build_flux_fill(out_dir: Path) -> None:
+    """A tiny FluxFillPipeline (the FLUX.1 Fill [dev] layout): the transformer reads the packed noise
+    latents, the packed masked-image latents and the packed mask (vae_scale_factor**2 channels, 2x2-packed)."""
+    from diffusers import FluxFillPipeline, FluxTransformer2DModel
+
+    parts = _flux_components(51)
+    vae_scale = 2 ** (len(parts["vae"].config.block_out_channels) - 1)
+    packed = parts["vae"].config.latent_channels * 4
+    with _seeded(55):
+        parts["transformer"] = FluxTransformer2DModel(
+            patch_size=1,
+            in_channels=2 * packed + vae_scale * vae_scale * 4,
+            out_channels=packed,
+            num_layers=1,
+            num_single_layers=1,
+            attention_head_dim=16,
+            num_attention_heads=2,
+            joint_attention_dim=TEXT_WIDTH,
+            pooled_projection_dim=TEXT_WIDTH,
+            axes_dims_rope=[4, 4, 8],
+        ).eval()
+    FluxFillPipeline(**parts).save_pretrained(out_dir, safe_serialization=True)
+
+
 def build_qwen_image_edit(out_dir: Path) -> None:
     """A tiny QwenImageEditPipeline: Qwen-Image MMDiT, a tiny Qwen2.5-VL as text encoder, the 3-D VAE."""
     import tempfile
@@ -297,5 +332,7 @@ BUILDERS = {
     "sd3": build_sd3,
     "flux": build_flux,
     "flux-kontext": build_flux_kontext,
+    "sdxl-inpaint": build_sdxl_inpaint,
+    "flux-fill": build_flux_fill,
     "qwen-image-edit": build_qwen_image_edit,
 }

@@ -1,0 +1,129 @@
+"""The region editor: masks stay inside the image, nothing outside them changes, the inpainting code
+paths of tiny random SD / SDXL / FLUX Fill pipelines, and each operation on a rendered world scene
+read by the oracle (the world's generator, 4-channel latent blending)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from autoalign.config import ConfigError, RoleSpec
+from autoalign.models.loading import DeviceSpec
+from autoalign.models.region_editor import InpaintRegionEditor, box_mask, nearest_fill, plan_mask, steps_of
+from autoalign.types import Box, LayoutOp
+
+CPU = DeviceSpec("cpu", "float32")
+
+
+def editor(model: str, **options) -> InpaintRegionEditor:
+    return InpaintRegionEditor(RoleSpec("diffusers-inpaint", model, options), CPU)
+
+
+@pytest.mark.parametrize("xyxy", [(-10, -10, 5, 5), (60, 60, 200, 90), (-1e6, 3, 1e6, 4), (70, 70, 90, 90)])
+def test_masks_never_reach_outside_the_image(xyxy):
+    mask = box_mask(xyxy, (64, 48), grow=3)
+    assert mask.size == (64, 48) and mask.mode == "L"
+    arr = np.asarray(mask)
+    assert set(np.unique(arr)) <= {0, 255}
+    if xyxy == (70, 70, 90, 90):
+        assert not arr.any()
+
+
+def test_a_box_mask_covers_the_box_and_its_margin_only():
+    arr = np.asarray(box_mask((10, 20, 20, 30), (64, 64), grow=2)) > 0
+    assert arr[18:32, 8:22].all() and arr.sum() == 14 * 14
+
+
+def test_steps_remove_first_then_change_then_add():
+    a, b = Box((0, 0, 8, 8), 1.0, "red circle"), Box((20, 20, 28, 28), 1.0, "blue square")
+    ops = [LayoutOp("add", "green circle", target=Box((40, 0, 48, 8), 1.0)), LayoutOp("move", "red circle", source=a, target=b),
+           LayoutOp("recolor", "white square", source=b, target=b), LayoutOp("remove", "blue square", source=b)]
+    assert [s[0] for s in steps_of(ops)] == ["remove", "remove", "change", "add", "add"]
+    assert np.asarray(plan_mask(ops, (64, 64))).any()
+
+
+def test_nearest_fill_takes_the_surroundings():
+    image = Image.new("RGB", (32, 32), (50, 50, 50))
+    image.paste((220, 40, 40), (10, 10, 20, 20))
+    filled = nearest_fill(image, box_mask((9, 9, 21, 21), (32, 32)))
+    assert set(filled.getdata()) == {(50, 50, 50)}
+
+
+def test_bad_options_are_one_clear_error():
+    with pytest.raises(ConfigError, match="remove must be one of"):
+        editor("tiny:sd-inpaint", remove="erase")
+    with pytest.raises(ConfigError, match="add_prompt"):
+        editor("tiny:sd-inpaint", add_prompt="draw it")
+
+
+def _noisy(size=(32, 32)) -> Image.Image:
+    rng = np.random.default_rng(0)
+    return Image.fromarray(rng.integers(0, 255, (size[1], size[0], 3), dtype=np.uint8), "RGB")
+
+
+@pytest.mark.parametrize("tiny, options", [
+    ("tiny:sd-inpaint", {}),
+    ("tiny:sdxl-inpaint", {"pipeline": "StableDiffusionXLInpaintPipeline"}),
+    ("tiny:flux-fill", {"pipeline": "FluxFillPipeline", "max_sequence_length": 32}),
+])
+def test_tiny_inpainting_pipelines_change_only_inside_the_masks(tiny, options):
+    ed = editor(tiny, num_inference_steps=2, resolution=32, **options)
+    source = _noisy()
+    ops = [LayoutOp("remove", "cat", source=Box((2, 2, 10, 10), 1.0)), LayoutOp("add", "dog", target=Box((16, 16, 30, 30), 1.0))]
+    out = ed.edit(source, ops, n=2, seed=3)
+    assert len(out) == 2 and all(im.size == source.size for im in out)
+    mask = np.asarray(plan_mask(ops, source.size)) > 0
+    for im in out:
+        diff = np.abs(np.asarray(im, dtype=int) - np.asarray(source, dtype=int)).sum(-1)
+        assert not diff[~mask].any()  # outside the masks: the input, exactly
+        assert diff[mask].any()  # inside: the pipeline drew something
+    assert ed.calls == 2  # one batched call per inpainting step
+    again = ed.edit(source, ops, n=1, seed=3)[0]
+    assert np.array_equal(np.asarray(again), np.asarray(out[0]))  # seeded
+
+
+def test_the_loop_never_calls_the_oracle():
+    import inspect
+
+    import autoalign.agents.nodes as nodes
+    import autoalign.editing.layout_plan as layout_plan
+    import autoalign.editing.policy as policy
+    import autoalign.models.region_editor as region_editor
+
+    for module in (nodes, layout_plan, policy, region_editor):
+        source = inspect.getsource(module)
+        assert "oracle" not in source.replace("never calls the oracle", ""), module.__name__
+
+
+def test_the_policy_routes_counts_places_and_missing_things_to_the_region_editor():
+    from types import SimpleNamespace
+
+    from autoalign.editing.policy import region_aspects, region_mismatches
+    from autoalign.types import Mismatch
+
+    box = Box((1, 1, 9, 9), 0.9, "red circle").to_dict()
+    found = [Mismatch("number", "a red circle", "two", evidence={"expected": 1, "boxes": [box, box]}),
+             Mismatch("entity", "a blue square", "", evidence={"action": "add", "boxes": []}),
+             Mismatch("attribute", "red", "white", evidence={"noun": "circle", "expected": "red", "boxes": [box]}),
+             Mismatch("relation", "above", "below", source="clip-probe")]  # no boxes: the instruction editor's
+    with_region = SimpleNamespace(region_editor=RoleSpec("diffusers-inpaint", "world:generator", {}))
+    assert [m.aspect for m in region_mismatches(found, with_region)] == ["number", "entity"]
+    attrs = SimpleNamespace(region_editor=RoleSpec("diffusers-inpaint", "world:generator", {"attributes": True}))
+    assert "attribute" in region_aspects(attrs) and len(region_mismatches(found, attrs)) == 3
+    assert region_mismatches(found, SimpleNamespace(region_editor=None)) == []
+
+
+def test_two_objects_change_places_by_cut_and_paste():
+    from autoalign.world.render import draw
+    from autoalign.world.scene import Obj, Scene
+
+    a, b = Obj("circle", "red", "big", 48, 30), Obj("square", "blue", "big", 14, 30)
+    box = lambda o: Box((o.x - 9, o.y - 9, o.x + 10, o.y + 10), 1.0, o.describe())  # noqa: E731
+    ops = [LayoutOp("move", "red circle", source=box(a), target=box(b)), LayoutOp("move", "blue square", source=box(b), target=box(a))]
+    assert [s[0] for s in steps_of(ops, paste_moves=True)] == ["paste"]
+    ed = editor("world:generator", move="paste", paste_strength=0.0, remove="fill")
+    out = ed.edit(draw(Scene([a, b])), ops, n=1, seed=0)[0]
+    swapped = draw(Scene([Obj("circle", "red", "big", 14, 30), Obj("square", "blue", "big", 48, 30)]))
+    assert np.array_equal(np.asarray(out), np.asarray(swapped))
+    assert ed.calls == 0  # no pipeline call: a pure cut and paste

@@ -1,0 +1,60 @@
+"""Region operations on rendered world scenes with the world's models, end to end: issue 36's layout
+detector (world:grounder) finds the error, the planner turns its triplets into operations, the shapes
+preset's region editor carries them out, and the oracle (only here, in the test) reads the result."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from autoalign.config import load_config
+from autoalign.editing.layout_plan import ops_for_mismatches
+from autoalign.models.region_editor import plan_mask
+from autoalign.world import oracle
+from autoalign.world.render import draw
+from autoalign.world.scene import Obj, Scene, parse_caption
+
+
+@pytest.fixture(scope="module")
+def world():
+    from autoalign.detection.layout import LayoutDetector
+    from autoalign.models.cache import Models
+
+    config = load_config("shapes")
+    models = Models(config)
+    return LayoutDetector(models, config), models.region_editor
+
+
+def _fix(world, scene: Scene, prompt: str):
+    detector, editor = world
+    image = draw(scene)
+    found = detector.detect(image, prompt, None)
+    plan = ops_for_mismatches(prompt, found, image.size)
+    assert plan.ops, f"no plan for {[m.to_dict() for m in found]}"
+    edited = editor.edit(image, plan.ops, n=1, seed=0, prompt=prompt)[0]
+    outside = np.asarray(plan_mask(plan.ops, image.size, editor.grow)) == 0
+    assert np.array_equal(np.asarray(edited)[outside], np.asarray(image)[outside])  # nothing else changed
+    reading = oracle.read(edited)
+    return plan, reading
+
+
+def test_an_extra_object_is_removed(world):
+    scene = Scene([Obj("circle", "red", "big", 14, 30), Obj("square", "green", "small", 48, 48)])
+    plan, reading = _fix(world, scene, "a red circle")
+    assert [op.kind for op in plan.ops] == ["remove"]
+    assert reading.readable and oracle.check(parse_caption("a red circle"), reading.scene).aligned
+
+
+def test_a_count_is_lowered(world):
+    scene = Scene([Obj("circle", "red", "big", 14, 14), Obj("circle", "red", "big", 48, 14), Obj("circle", "red", "big", 30, 48)])
+    plan, reading = _fix(world, scene, "two red circles")
+    assert [op.kind for op in plan.ops] == ["remove"]
+    assert reading.readable and oracle.check(parse_caption("two red circles"), reading.scene).aligned
+
+
+def test_a_broken_relation_is_fixed_by_moving(world):
+    prompt = "a red circle to the left of a blue square"
+    scene = Scene([Obj("circle", "red", "big", 48, 30), Obj("square", "blue", "big", 14, 30)])
+    plan, reading = _fix(world, scene, prompt)
+    assert {op.kind for op in plan.ops} == {"move"}
+    assert reading.readable and oracle.check(parse_caption(prompt), reading.scene).aligned
