@@ -143,6 +143,17 @@ def permutation_test(diffs: Sequence[float], *, n_perm: int = 10000, seed: int =
     return {"p": (k + 1) / (n_perm + 1), "note": "", "exact": False}
 
 
+def wilson(k: int, n: int, z: float = 1.96) -> dict[str, Any]:
+    """The share ``k / n`` with its 95 % Wilson interval, as a :class:`Metric`'s JSON form."""
+    if n == 0:
+        return Metric("share", None, 0).to_dict()
+    p = k / n
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return Metric("share", p, n, max(0.0, c - h), min(1.0, c + h)).to_dict()
+
+
 def paired_gain(name: str, before: Sequence[Any], after: Sequence[Any], higher_is_better: bool = True) -> Metric:
     """Mean paired difference ``after - before`` (pairs with a missing side are dropped), CI and tests."""
     if len(before) != len(after):

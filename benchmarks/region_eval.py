@@ -128,7 +128,7 @@ def eval_region(region_editor, n: int, splits: Sequence[str], kinds: Sequence[st
 
     With ``samples`` > 1, a case counts as fixed when any of the samples is (best of ``samples``,
     as the loop's edit samples are judged); the untouched share is over every sample."""
-    from autoalign.benchmarks.world_eval import wilson
+    from autoalign.benchmarks.metrics import wilson
 
     out: dict[str, Any] = {}
     for split in splits:

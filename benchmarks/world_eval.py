@@ -39,14 +39,13 @@ Everything is seeded; scenes come from the ``test`` and ``compositional`` splits
 
 from __future__ import annotations
 
-import math
 import random
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Sequence
 
 from autoalign.benchmarks.meta import winoground_item
-from autoalign.benchmarks.metrics import Metric
+from autoalign.benchmarks.metrics import Metric, wilson  # noqa: F401  (wilson: re-exported for its old callers)
 from autoalign.world import facts, oracle
 from autoalign.world.render import draw, scene_for
 from autoalign.world.scene import Group, Scene, Spec, parse_caption, spec_for
@@ -56,17 +55,6 @@ from autoalign.world.training.edits import adds_to_a_single, edit_away, one_edit
 
 SPLITS = ("test", "compositional")
 PARTS = ("oracle", "vlm", "vq2", "rerank", "instructions", "editor", "region", "clip")
-
-
-def wilson(k: int, n: int, z: float = 1.96) -> dict[str, Any]:
-    """The share ``k / n`` with its 95 % Wilson interval, as a :class:`Metric`'s JSON form."""
-    if n == 0:
-        return Metric("share", None, 0).to_dict()
-    p = k / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return Metric("share", p, n, max(0.0, c - h), min(1.0, c + h)).to_dict()
 
 
 def auc_with_ci(labels: Sequence[int], scores: Sequence[float], n_boot: int = 1000, seed: int = 0) -> dict[str, Any]:
