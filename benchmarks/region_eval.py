@@ -24,6 +24,7 @@ import random
 from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
+from autoalign.benchmarks.metrics import Metric
 from autoalign.types import Box, LayoutOp
 from autoalign.world import oracle
 from autoalign.world.render import _overlaps, draw, relation_holds
@@ -159,10 +160,7 @@ def results_json(result: dict[str, Any], command: str, settings: dict[str, Any])
     """The figures in the results page's generic shape (``docs/results/*.json``)."""
 
     def cell(m: dict[str, Any]) -> str:
-        if m.get("value") is None:
-            return f"n/a (n={m.get('n', 0)})"
-        lo, hi = m["ci"]
-        return f"{m['value']:.3f} [{lo:.3f}, {hi:.3f}] (n={m['n']})"
+        return Metric.from_dict(m).fmt()
 
     rows = []
     for split, table in result.items():
