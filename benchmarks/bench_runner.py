@@ -282,8 +282,10 @@ def bench_run(
     seed_list = seeds_for(cfg, seeds)
     if loop_runner is None:  # the real agent: its backends and local model paths, before --out is touched
         from autoalign.agents.runner import preflight
+        from autoalign.models.doctor import require_ready
 
         preflight(cfg)
+        require_ready(cfg)  # CUDA, bf16, memory, gated repos, snapshots: one line (`autoalign models check`)
     check_writable_dir(out, "--out")
     files.check_owner(out, "bench")
     mode = "run" if correct else "audit"
