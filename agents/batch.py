@@ -203,6 +203,9 @@ def run_batch(
 
     config.validate()
     preflight(config)
+    from autoalign.models.doctor import require_ready
+
+    require_ready(config)  # CUDA, bf16, memory, gated repos, snapshots: one line, before --out is touched
     files.check_writable_dir(out_dir, "--out")
     files.check_owner(out_dir, "batch")
     if not parsed.items:

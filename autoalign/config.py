@@ -221,6 +221,12 @@ class Config:
             raise ConfigError(f"dtype must be one of {', '.join(DTYPES)} (got {self.dtype!r})")
         if not isinstance(self.sequential, bool):
             raise ConfigError(f"sequential must be true or false (got {self.sequential!r})")
+        if self.grounder is None:
+            uses = [name for name, on in (("detection.grounded_pass", self.detection.grounded_pass),
+                                          ("scoring.grounded_answers", self.scoring.grounded_answers),
+                                          ("the layout detector", "layout" in self.detection.detectors)) if on]
+            if uses:
+                raise ConfigError(f"{', '.join(uses)} need(s) a [grounder] role (backend owlv2, grounding-dino or segformer)")
         for flag in ("random_weights", "test_double"):
             if not isinstance(getattr(self, flag), bool):
                 raise ConfigError(f"{flag} must be true or false (got {getattr(self, flag)!r})")

@@ -15,6 +15,7 @@ Writes ``docs/results/grounder.json`` (the generic results shape) with ``--out``
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import time
 from pathlib import Path
@@ -175,7 +176,7 @@ def generated(grounder, generator, split: str, n: int) -> dict[str, Any]:
     }
 
 
-#: edit kinds of :func:`autoalign.world.edits.corrupt` -> what the fix needs (the issue's names)
+#: edit kinds of :func:`autoalign.world.training.edits.corrupt` -> what the fix needs (the issue's names)
 EDIT_NAMES = {"drop": "addition (an object dropped)", "extra": "removal / count (an object copied)",
               "swap": "relation (two objects swapped)", "recolor": "attribute (recoloured)", "reshape": "entity (reshaped)"}
 
@@ -202,7 +203,7 @@ def names_edit(m, kind: str, scene: Scene, other: Scene) -> bool:
 def layout_edits(models, config, split: str, n: int, seed: int = 11) -> dict[str, Any]:
     """The layout detector on one-edit-away scenes (world eval's edit cases) and on each caption's own scene."""
     from autoalign.detection.layout import LayoutDetector
-    from autoalign.world.edits import edit_away
+    from autoalign.world.training.edits import edit_away
 
     detector = LayoutDetector(models, config)
     rng = random.Random(f"{seed}/{split}")
@@ -243,6 +244,66 @@ def _cell(m: dict[str, Any]) -> str:
 PARTS = ("rendered", "generated", "layout", "vq2")
 
 
+def paired_final(bench_a: Path, bench_b: Path, n_boot: int = 2000) -> dict[str, Any]:
+    """Per prompt of two shapes bench runs, the oracle's verdict on the final image: A - B with a bootstrap interval."""
+    import json as _json
+
+    from PIL import Image
+
+    from autoalign.world.scene import parse_caption
+
+    def verdicts(d: Path) -> dict[str, bool]:
+        out = {}
+        for line in (Path(d) / "results.jsonl").read_text(encoding="utf-8").splitlines():
+            r = _json.loads(line)
+            with Image.open(Path(d) / r["stages"]["corrected"]["image"]) as im:
+                out[r["id"]] = oracle.shows(im.convert("RGB"), parse_caption(r["prompt"]))
+        return out
+
+    a, b = verdicts(bench_a), verdicts(bench_b)
+    ids = sorted(set(a) & set(b))
+    diff = [int(a[i]) - int(b[i]) for i in ids]
+    rng = random.Random(0)
+    boots = sorted(sum(rng.choice(diff) for _ in diff) / len(diff) for _ in range(n_boot))
+    return {"n": len(ids), "a": sum(a[i] for i in ids) / len(ids), "b": sum(b[i] for i in ids) / len(ids),
+            "a - b": sum(diff) / len(diff), "ci": [boots[int(0.025 * n_boot)], boots[int(0.975 * n_boot) - 1]],
+            "a better": sum(d > 0 for d in diff), "a worse": sum(d < 0 for d in diff)}
+
+
+def suite_geneval(grounder, bench_dir: Path) -> dict[str, Any]:
+    """GenEval-style verdicts (grounder as detector) against the oracle on a ``shapes`` bench run's images
+    (``autoalign bench run --suite shapes --out DIR``): every stage's image the oracle reads."""
+    import json as _json
+
+    from PIL import Image
+
+    from autoalign.benchmarks.geneval_rules import detect as geneval_detect
+    from autoalign.benchmarks.geneval_rules import evaluate as geneval_evaluate
+    from autoalign.benchmarks.geneval_rules import spec_metadata
+    from autoalign.world.scene import parse_caption
+
+    agree: dict[str, list[bool]] = {}
+    for line in (Path(bench_dir) / "results.jsonl").read_text(encoding="utf-8").splitlines():
+        row = _json.loads(line)
+        spec = parse_caption(row["prompt"])
+        if spec is None:
+            continue
+        spec = type(spec)(spec.groups, spec.relation, row.get("category", ""))
+        for stage, data in row.get("stages", {}).items():
+            with Image.open(Path(bench_dir) / data["image"]) as im:
+                image = im.convert("RGB")
+            reading = oracle.read(image)
+            if not reading.readable:
+                continue
+            meta = spec_metadata(spec)
+            objects, colour_of = geneval_detect(grounder, image, meta)
+            agree.setdefault(stage, []).append(geneval_evaluate(objects, meta, colour_of)[0] == oracle.check(spec, reading.scene).aligned)
+    out = {f"GenEval-style verdict agrees with the oracle, {stage} images": wilson(sum(v), len(v)) for stage, v in agree.items()}
+    every = [x for v in agree.values() for x in v]
+    out["GenEval-style verdict agrees with the oracle, all stages"] = wilson(sum(every), len(every))
+    return out
+
+
 def vq2_grounded(config, split: str, n: int) -> dict[str, Any]:
     """VQ2 ROC AUC, own image against one edit away (world eval's pairs), with closed counts, the VLM's answers
     alone and with count / place questions answered by the grounder (``scoring.grounded_answers``)."""
@@ -251,7 +312,7 @@ def vq2_grounded(config, split: str, n: int) -> dict[str, Any]:
     from autoalign.benchmarks.world_eval import auc_with_ci
     from autoalign.models.cache import Models
     from autoalign.scoring.scorer import Scorer
-    from autoalign.world.edits import edit_away
+    from autoalign.world.training.edits import edit_away
 
     closed = replace(config, questions=replace(config.questions, options={**config.questions.options, "closed_counts": True}))
     setups = {"VLM answers": closed,
@@ -274,7 +335,7 @@ def vq2_grounded(config, split: str, n: int) -> dict[str, Any]:
 
 
 def run(n: int = 300, n_generated: int = 300, splits: Sequence[str] = ("test", "compositional"),
-        parts: Sequence[str] = PARTS) -> dict[str, Any]:
+        parts: Sequence[str] = PARTS, bench: Path | None = None) -> dict[str, Any]:
     from autoalign.config import load_config
     from autoalign.models.cache import Models
 
@@ -294,6 +355,8 @@ def run(n: int = 300, n_generated: int = 300, splits: Sequence[str] = ("test", "
             out["vq2"][split] = vq2_grounded(config, split, n)
     if n_generated and "generated" in parts:
         out["generated"]["test"] = generated(grounder, models.generator, "test", n_generated)
+    if bench is not None:
+        out["suite"] = {"shapes bench": suite_geneval(grounder, bench)}
     out["seconds"] = time.time() - start
     return out
 
@@ -306,6 +369,9 @@ def results_doc(result: dict[str, Any], command: str) -> dict[str, Any]:
     for split, table in result["generated"].items():
         for key, m in table.items():
             rows.append([f"generated {split}", key, _cell(m) if isinstance(m, dict) else m])
+    for split, table in result.get("suite", {}).items():
+        for key, m in table.items():
+            rows.append([split, key, _cell(m)])
     for part in ("layout", "vq2"):
         for split, table in result.get(part, {}).items():
             for key, m in table.items():
@@ -332,13 +398,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--generated", type=int, default=300, help="generated test images (0: none)")
     parser.add_argument("--only", action="append", choices=PARTS, help="only these parts (repeatable)")
     parser.add_argument("--split", action="append", choices=("test", "compositional"), help="only these splits (repeatable)")
+    parser.add_argument("--bench", type=Path, default=None, help="a shapes bench run's directory: GenEval verdicts vs the oracle on its images")
+    parser.add_argument("--compare", type=Path, nargs=2, default=None, metavar=("A", "B"),
+                        help="two shapes bench runs of the same prompts: the oracle on their final images, paired (prints JSON)")
     parser.add_argument("--out", type=Path, default=None, help="write the results JSON here (docs/results/grounder.json)")
     args = parser.parse_args(argv)
+    if args.compare:
+        print(json.dumps(paired_final(*args.compare)))
+        return
     parts = tuple(args.only or PARTS)
     splits = tuple(args.split or ("test", "compositional"))
-    result = run(args.n, args.generated, splits=splits, parts=parts)
+    result = run(args.n, args.generated, splits=splits, parts=parts, bench=args.bench)
     command = (f"{COMMAND} --n {args.n} --generated {args.generated}" + "".join(f" --only {p}" for p in args.only or [])
-               + "".join(f" --split {s}" for s in args.split or [])
+               + "".join(f" --split {s}" for s in args.split or []) + (f" --bench {args.bench}" if args.bench else "")
                + (f" --out {args.out}" if args.out else ""))
     doc = results_doc(result, command)
     for row in doc["tables"][0]["rows"]:

@@ -79,34 +79,36 @@ def test_download_skips_tiny_and_local_models():
 
 
 def test_download_fetches_only_the_loader_files_and_reports_what_it_stored(monkeypatch, tmp_path):
+    import json
+
     import huggingface_hub
+    from huggingface_hub.hf_api import ModelInfo
 
-    from autoalign.models import loading
+    from autoalign.models import hub_files, loading
 
-    listing = {
-        "stabilityai/sd-turbo": [
-            "model_index.json", "sd_turbo.safetensors", "README.md",
-            "unet/config.json", "unet/diffusion_pytorch_model.safetensors", "unet/diffusion_pytorch_model.fp16.safetensors",
-            "vae/config.json", "vae/diffusion_pytorch_model.safetensors", "vae/diffusion_pytorch_model.fp16.safetensors",
-            "text_encoder/config.json", "text_encoder/model.safetensors", "text_encoder/model.fp16.safetensors",
-            "tokenizer/vocab.json", "tokenizer/merges.txt", "scheduler/scheduler_config.json",
-        ],
-    }
+    known = hub_files.listing("stabilityai/sd-turbo")  # the repo's file listing (hub_files.json)
     fetched: dict[str, list[str]] = {}
 
     class HubDouble:
-        """huggingface_hub's file listing, answered from a fixed table (no network)."""
+        """huggingface_hub's model_info, answered from the stored listing (no network); other repos are gated."""
 
-        def list_repo_files(self, repo):
-            if repo not in listing:
+        def model_info(self, repo, revision=None, files_metadata=False):
+            if repo != "stabilityai/sd-turbo":
                 import httpx
                 from huggingface_hub.errors import GatedRepoError
 
                 response = httpx.Response(403, request=httpx.Request("GET", f"https://huggingface.co/{repo}"))
                 raise GatedRepoError(f"{repo} is gated", response=response)
-            return listing[repo]
+            siblings = [{"rfilename": f, "size": n} for f, n in known["files"].items()]
+            return ModelInfo(id=repo, siblings=siblings)
 
-    def snapshot_double(repo, allow_patterns):
+    def hf_hub_download_double(repo, filename, revision=None):
+        path = tmp_path / "index" / filename
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(known["model_index"]))
+        return str(path)
+
+    def snapshot_double(repo, revision=None, allow_patterns=None):
         fetched[repo] = list(allow_patterns)
         folder = tmp_path / repo.replace("/", "--")
         for name in allow_patterns:
@@ -116,17 +118,19 @@ def test_download_fetches_only_the_loader_files_and_reports_what_it_stored(monke
 
     monkeypatch.setattr(loading, "hub_reachable", lambda timeout=5.0: True)
     monkeypatch.setattr(huggingface_hub, "HfApi", HubDouble)
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", hf_hub_download_double)
     monkeypatch.setattr(huggingface_hub, "snapshot_download", snapshot_double)
     result = runner.invoke(app, ["models", "download", "--preset", "sd-turbo"])
     assert fetched["stabilityai/sd-turbo"] == [
         "model_index.json", "scheduler/scheduler_config.json",
         "text_encoder/config.json", "text_encoder/model.fp16.safetensors",
-        "tokenizer/merges.txt", "tokenizer/vocab.json",
+        "tokenizer/merges.txt", "tokenizer/special_tokens_map.json", "tokenizer/tokenizer_config.json",
+        "tokenizer/vocab.json",
         "unet/config.json", "unet/diffusion_pytorch_model.fp16.safetensors",
         "vae/config.json", "vae/diffusion_pytorch_model.fp16.safetensors",
     ]  # the fp16 variant only, and no single-file checkpoint
-    assert "stabilityai--sd-turbo" in result.output and "100 B" in result.output
-    # the other three repos are not in the double's table: reported as failures, one line, exit code 2
+    assert "stabilityai--sd-turbo" in result.output and "120 B" in result.output
+    # the other three repos are gated in the double: reported as failures, one line, exit code 2
     assert isinstance(result.exception, AutoAlignError) and "3 of 4 model(s)" in str(result.exception)
     assert "hf auth login" in str(result.exception)
 

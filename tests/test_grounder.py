@@ -192,7 +192,7 @@ def test_layout_is_registered_once_and_runs_in_the_ensemble(world):
 
 
 def test_grounder_recipe_two_step_smoke(tmp_path):
-    from autoalign.world import recipes
+    from autoalign.world.training import recipes
 
     stats = recipes.train("grounder", tmp_path, seed=0, resume=False, steps=2, progress=False)
     assert stats["steps"] == 2 and stats["loss"] > 0
@@ -318,3 +318,12 @@ def test_geneval_metadata_of_a_world_caption_and_its_verdict_with_the_world_grou
     for image, expected in ((right, True), (wrong, False), (recoloured, False)):
         objects, colour_of = detect(models.grounder, image, meta)
         assert evaluate(objects, meta, colour_of)[0] is expected
+
+
+def test_what_needs_a_grounder_is_refused_without_one():
+    with pytest.raises(ConfigError, match=r"detection.grounded_pass need\(s\) a \[grounder\]"):
+        load_config("tiny", overrides={"detection": {"grounded_pass": True}})
+    with pytest.raises(ConfigError, match="layout detector"):
+        load_config("tiny", overrides={"detection": {"detectors": ["layout"]}})
+    assert load_config("tiny", overrides={"grounder": {"backend": "owlv2", "model": "tiny:owlv2"},
+                                          "detection": {"detectors": ["layout"]}}).grounder.backend == "owlv2"

@@ -87,6 +87,7 @@ def _diffusers_snapshot(root, with_unet_weights=True):
     _write(root / "vae" / "config.json")
     _write(root / "vae" / "diffusion_pytorch_model.safetensors", "w")
     _write(root / "tokenizer" / "vocab.json")
+    _write(root / "tokenizer" / "tokenizer_config.json")
 
 
 def test_an_interrupted_download_is_incomplete_and_a_finished_one_complete(tmp_path):

@@ -9,9 +9,10 @@ from typing import Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
-from autoalign.cli_apps import PRESET_HELP, models_app
+from autoalign.cli_apps import CONFIG_HELP, DEVICE_OPT, PRESET_HELP, models_app
 from autoalign.config import RoleSpec, load_config, preset_names
 from autoalign.errors import AutoAlignError
 from autoalign.models import catalog, loading
@@ -55,6 +56,8 @@ def make_tiny(
 @models_app.command("list")
 def list_models(
     preset: Optional[list[str]] = typer.Option(None, "--preset", "-p", help=PRESET_HELP + " Repeatable; default: all."),
+    results: Optional[Path] = typer.Option(
+        None, "--results", help="Also write the 'what each preset needs' table as results JSON (docs/results shape)."),
 ) -> None:
     """List each preset's backends and model ids, and where each model would come from (loads nothing)."""
     from autoalign.config import MODEL_ROLES
@@ -83,12 +86,46 @@ def list_models(
     # A wide table: do not fold it to 80 columns when written to a pipe or a file.
     console = Console(width=None if sys.stdout.isatty() else 200)
     console.print(table)
-    needs = Table(title="what each preset needs (GPU memory: an estimate, parameters x bytes x 1.2)")
-    for column in ("preset", "GPU memory (est.)", "download", "licences"):
+    needs = Table(title="what each preset needs (GPU memory: an estimate, parameters x bytes x 1.2; host RAM: what "
+                        "offloaded pipelines and CPU roles keep there; download: the loaders' files only)")
+    for column in ("preset", "GPU memory (est.)", "host RAM (est.)", "download", "licences"):
         needs.add_column(column, overflow="fold")
     for row in rows:
-        needs.add_row(row["preset"], row["gpu_memory"], row["download"], row["licences"])
+        needs.add_row(*(escape(row[k]) for k in ("preset", "gpu_memory", "host_ram", "download", "licences")))
     console.print(needs)
+    if results is not None:
+        from autoalign.files import atomic_write_json
+
+        command = "autoalign models list" + "".join(f" --preset {p}" for p in preset or []) + f" --results {results}"
+        atomic_write_json(results, catalog.needs_results(rows, command))
+        console.print(f"wrote {results}")
+
+
+@models_app.command("check")
+def check(
+    preset_arg: Optional[str] = typer.Argument(None, metavar="[PRESET]", help="The preset (or use --preset)."),
+    preset: Optional[str] = typer.Option(None, "--preset", "-p", help=PRESET_HELP),
+    config: Optional[Path] = typer.Option(None, "--config", "-c", help=CONFIG_HELP),
+    device: Optional[str] = DEVICE_OPT,
+) -> None:
+    """Check, before any GPU work, that this machine can run a preset: CUDA and driver, native bf16, GPU memory
+    and host RAM against the preset's estimate, gated repos and login, complete model snapshots. One line per
+    finding; exit code 2 when any fails. `run`, `batch` and `bench run` run the same checks first."""
+    from autoalign.models import doctor
+
+    if preset and preset_arg and preset != preset_arg:
+        raise AutoAlignError(f"two presets given: {preset_arg!r} and --preset {preset!r}")
+    name = preset or preset_arg
+    if not name:
+        raise AutoAlignError("name the preset to check: `autoalign models check PRESET` (see `autoalign models list`)")
+    cfg = load_config(name, config, {"device": device} if device else None)
+    findings = doctor.check(cfg)
+    for finding in findings:
+        typer.echo(finding.line())
+    failed = doctor.failures(findings)
+    if failed:
+        raise AutoAlignError(f"preset {cfg.name!r} cannot run here: {len(failed)} check(s) failed (FAIL lines above)")
+    typer.echo(f"preset {cfg.name!r}: ready")
 
 
 @models_app.command("download")

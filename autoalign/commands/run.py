@@ -149,20 +149,16 @@ class RunProgress:
 
 
 def _preflight(cfg: Any, from_image: bool) -> None:
-    """Stop before anything is written when a model the run needs cannot be had (offline, not cached)."""
+    """Stop before anything is written when the run cannot work here: a model it needs cannot be had
+    (offline, not cached, gated), or the machine lacks what the preset needs (CUDA, native bf16, memory)."""
     from autoalign.agents.runner import preflight
-    from autoalign.models.catalog import WEIGHT_ROLES, unavailable
+    from autoalign.models.catalog import WEIGHT_ROLES
+    from autoalign.models.doctor import require_ready
 
     preflight(cfg)  # unknown backends and missing local paths first: they say what is wrong more precisely
     roles = tuple(r for r in WEIGHT_ROLES if not (r == "generator" and from_image and not cfg.loop.regenerate_on_stall)
                   and not (r == "editor" and cfg.loop.max_rounds == 0)) + ("questions",)
-    missing = unavailable(cfg, roles)
-    if missing:
-        raise InputError(
-            "cannot run: " + "; ".join(missing) + ". Download the weights on a machine with network "
-            "(`hf download ID`, or `autoalign models download --preset P`) and copy the Hugging Face cache here, or "
-            "point the preset at local directories with --config; or use --preset shapes. Nothing was written."
-        )
+    require_ready(cfg, roles)  # one line naming every failed check (`autoalign models check`)
 
 
 @app.command("run")

@@ -1,12 +1,25 @@
-"""One shared cache of backends per process, so no model is loaded twice.
+"""One shared, bounded cache of backends per process, keyed by what changes the weights.
 
-VQ2, VNLI and the detectors all ask ``models.vqa(config)`` and get the same instance (and so the
-same weights) as long as the role's spec and device are the same.
+VQ2, VNLI and the detectors all ask ``models.vqa`` and get the same instance (and so the same weights)
+as long as the role's model and device are the same.
+
+**Load-time vs call-time options.** A backend class may declare ``load_options`` (a set of option
+names: ``variant``, ``scheduler``, ``revision`` ...). The cache key is then the role, backend, model,
+those options, ``offload``, device and dtype; every other option (guidance scales,
+``image_guidance_scale``, ``strength``, steps ...) is a call-time setting: a spec that differs only in
+those gets a light *view* of the loaded backend (``backend.with_spec(spec)``) that shares its
+weights and calls the pipeline with its own settings. So ten guidance values load one editor. A
+backend class that declares nothing is keyed by all its options (the safe default, for any role).
+
+**Bounded.** At most :data:`MAX_LOADED` backends (``AUTOALIGN_MODEL_CACHE_SIZE``) are kept; adding
+one more releases the least recently used (its ``release()``, then :func:`free_accelerator_memory`).
 
 ``Models(config)`` resolves each role's device and dtype on its own (``[ROLE] device/dtype``, else the
 config's), checks once per role, offline, that the role's model is here (and if not, names every
 missing model of the preset at once, :func:`autoalign.models.catalog.missing_message`), and with
-``config.sequential`` drops the weights of the other weight-holding roles before handing one out.
+``config.sequential`` drops the weights of the weight-holding roles outside the requested role's
+group before handing it out (:data:`autoalign.models.catalog.SEQUENTIAL_GROUPS`: the VQA model and
+CLIP score together, so a score does not reload the VQA model).
 """
 
 from __future__ import annotations
@@ -14,7 +27,9 @@ from __future__ import annotations
 import gc
 import json
 import logging
+import os
 import threading
+from collections import OrderedDict
 from typing import Any
 
 from autoalign import registry
@@ -24,38 +39,96 @@ from autoalign.models.loading import DeviceSpec, ModelNotAvailable, role_device
 
 logger = logging.getLogger(__name__)
 
+#: Backends held at once (each a loaded model once used); the least recently used is released beyond it.
+MAX_LOADED = int(os.environ.get("AUTOALIGN_MODEL_CACHE_SIZE", "8"))
+#: Views (call-time settings) kept per backend; they hold no weights.
+MAX_VIEWS = 16
+
 _lock = threading.RLock()
-_instances: dict[str, Any] = {}
+_instances: OrderedDict[str, Any] = OrderedDict()
+_views: dict[str, OrderedDict[str, Any]] = {}
 
 
-def _key(role: str, spec: RoleSpec, device: DeviceSpec) -> str:
-    return json.dumps(
-        [role, spec.backend, spec.model, spec.options, spec.offload, device.device, device.dtype],
-        sort_keys=True,
-        default=str,
-    )
+def load_options(cls: Any, spec: RoleSpec) -> dict[str, Any]:
+    """The options of ``spec`` that change what ``cls`` loads: its declared ``load_options``, else all."""
+    declared = getattr(cls, "load_options", None)
+    if declared is None:
+        return dict(spec.options)
+    return {k: v for k, v in spec.options.items() if k in declared}
+
+
+def _dump(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def load_key(role: str, spec: RoleSpec, device: DeviceSpec, cls: Any = None) -> str:
+    """What identifies a backend's weights: role, backend, model, load options, offload, device, dtype."""
+    cls = cls if cls is not None else registry.get(role, spec.backend)
+    return _dump([role, spec.backend, spec.model, load_options(cls, spec), spec.offload, device.device, device.dtype])
+
+
+def _spec_key(spec: RoleSpec) -> str:
+    return _dump([spec.backend, spec.model, spec.options, spec.offload, spec.device, spec.dtype])
+
+
+def _evict_beyond(limit: int) -> None:
+    released = []
+    while len(_instances) > max(limit, 1):
+        key, inst = _instances.popitem(last=False)
+        _views.pop(key, None)
+        release = getattr(inst, "release", None)
+        if callable(release) and release():
+            released.append(json.loads(key)[0])
+    if released:
+        free_accelerator_memory()
+        logger.info("model cache full (%d): released the least recently used %s", limit, ", ".join(released))
 
 
 def get_backend(role: str, spec: RoleSpec, device: DeviceSpec) -> Any:
-    """The process-wide instance of ``spec.backend`` for ``role``; constructed once (weights lazy)."""
-    key = _key(role, spec, device)
+    """The process-wide instance of ``spec.backend`` for ``role`` (weights lazy), or a view of it with
+    ``spec``'s call-time settings (module docstring)."""
+    cls = registry.get(role, spec.backend)
+    key = load_key(role, spec, device, cls)
     with _lock:
         inst = _instances.get(key)
         if inst is None:
-            cls = registry.get(role, spec.backend)
             logger.debug("constructing %s backend %r (model %r)", role, spec.backend, spec.model)
             inst = cls(spec=spec, device=device)
             _instances[key] = inst
-        return inst
+            _evict_beyond(MAX_LOADED)
+        _instances.move_to_end(key)
+        if getattr(inst, "spec", spec) == spec or not callable(getattr(inst, "with_spec", None)):
+            return inst
+        views = _views.setdefault(key, OrderedDict())
+        skey = _spec_key(spec)
+        view = views.get(skey)
+        if view is None:
+            view = views[skey] = inst.with_spec(spec)
+            while len(views) > MAX_VIEWS:
+                views.popitem(last=False)
+        views.move_to_end(skey)
+        return view
+
+
+def loaded(role: str, spec: RoleSpec, device: DeviceSpec) -> Any:
+    """The cached backend whose weights ``spec`` would use, or None (never constructs one)."""
+    try:
+        key = load_key(role, spec, device)
+    except KeyError:
+        return None
+    with _lock:
+        return _instances.get(key)
 
 
 def clear() -> None:
     """Drop every cached backend (tests; freeing GPU memory between presets)."""
     with _lock:
         _instances.clear()
+        _views.clear()
 
 
 def count() -> int:
+    """Backends in the cache (views of one backend's weights do not count)."""
     return len(_instances)
 
 
@@ -107,19 +180,20 @@ class Models:
     def _get(self, role: str) -> Any:
         self._preflight(role)
         backend = get_backend(role, getattr(self.config, role), self.device_of(role))
-        if self.config.sequential and role in self.WEIGHT_ROLES and self._active != role:
+        group = catalog.sequential_group(role)
+        if self.config.sequential and role in self.WEIGHT_ROLES and self._active != group:
             self._release_others(role)
-            self._active = role
+            self._active = group
         return backend
 
     def _release_others(self, keep: str) -> None:
-        """Drop the loaded weights of every other weight-holding role (``sequential = true``)."""
+        """Drop the loaded weights of every weight-holding role outside ``keep``'s group (``sequential = true``)."""
         released = []
+        group = catalog.sequential_group(keep)
         for role in self.WEIGHT_ROLES:
-            if role == keep:
+            if catalog.sequential_group(role) == group:
                 continue
-            with _lock:
-                inst = _instances.get(_key(role, getattr(self.config, role), self.device_of(role)))
+            inst = loaded(role, getattr(self.config, role), self.device_of(role))
             release = getattr(inst, "release", None)
             if callable(release) and release():
                 released.append(role)

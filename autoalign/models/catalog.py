@@ -11,8 +11,12 @@ One home for these facts. From them:
 * :func:`memory_estimate` - a preset's GPU memory, **estimated** as parameters x bytes per parameter
   of the role's dtype, times :data:`OVERHEAD` for activations and the CUDA context. A role with
   ``offload = "model"`` or ``"sequential"`` counts its largest component only (diffusers moves one
-  component to the GPU at a time); with ``sequential = true`` the peak is the largest role, else the
-  sum of the roles. Roles on the CPU count nothing.
+  component to the GPU at a time) but keeps the whole pipeline in host RAM (``host_ram_gb``); with
+  ``sequential = true`` the peak is the largest group of roles held together
+  (:data:`SEQUENTIAL_GROUPS`: the VQA model and CLIP score together), else the sum of the roles.
+  Roles on the CPU count nothing on the GPU and their weights in host RAM.
+* download sizes come from the download planner run on the catalog's listings
+  (:func:`~autoalign.models.catalog_facts.download_gb`), the planner ``models download`` runs.
 """
 
 from __future__ import annotations
@@ -23,7 +27,13 @@ from pathlib import Path
 
 from autoalign.config import Config, RoleSpec
 from autoalign.models import loading
-from autoalign.models.catalog_facts import entries, entry, size_note  # noqa: F401 - the catalog's facts, re-exported
+from autoalign.models.catalog_facts import (  # noqa: F401 - the catalog's facts, re-exported
+    download_gb,
+    entries,
+    entry,
+    pinned_revision,
+    size_note,
+)
 
 #: Roles whose model is weights to load (``questions`` is a spaCy package, ``llm`` an API).
 WEIGHT_ROLES: tuple[str, ...] = ("generator", "editor", "vqa", "clip")
@@ -31,6 +41,14 @@ WEIGHT_ROLES: tuple[str, ...] = ("generator", "editor", "vqa", "clip")
 DTYPE_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2, "auto": 2}
 #: Activations, CUDA context and allocator slack on top of the weights (a rule of thumb, not measured).
 OVERHEAD = 1.2
+#: With ``sequential = true``, roles of one group stay loaded together (a role not named is its own group):
+#: every score asks the VQA model and then CLIP, so releasing one for the other would reload the VQA
+#: model from disk twice per round.
+SEQUENTIAL_GROUPS: dict[str, str] = {"vqa": "scoring", "clip": "scoring"}
+
+
+def sequential_group(role: str) -> str:
+    return SEQUENTIAL_GROUPS.get(role, role)
 
 
 def model_id_for(role: str, spec: RoleSpec) -> str | None:
@@ -70,6 +88,17 @@ class PresetModel:
     model_id: str
     repo: str | None  # None: not a hub model (tiny, local directory)
     variant: str | None = None
+    revision: str | None = None  # the role's ``revision``, else the catalog's pin; None: main
+    chat_template: bool = False  # the backend formats prompts with the model's chat template
+
+
+def role_revision(role: str, spec: RoleSpec) -> str | None:
+    """The hub commit a role loads at: its own ``revision`` option, else the catalog's pin for its repo.
+    None for the clip role: open_clip loads a hub model's main branch and takes no revision."""
+    if role == "clip":
+        return None
+    own = spec.options.get("revision")
+    return str(own) if own else pinned_revision(hub_repo(role, model_id_for(role, spec)))
 
 
 def preset_models(config: Config) -> list[PresetModel]:
@@ -87,7 +116,8 @@ def preset_models(config: Config) -> list[PresetModel]:
         if repo and repo in seen:
             continue
         seen.add(repo or model_id)
-        out.append(PresetModel(role, model_id, repo, spec.options.get("variant")))
+        out.append(PresetModel(role, model_id, repo, spec.options.get("variant"), role_revision(role, spec) if repo else None,
+                               spec.backend == "image-text-to-text"))
     return out
 
 
@@ -99,8 +129,9 @@ def missing_models(config: Config) -> list[tuple[PresetModel, list[str]]]:
         return []
     missing = []
     for model in hub_models:
-        snapshot = loading.local_snapshot(model.repo)
-        problems = loading.snapshot_problems(snapshot, model.variant) if snapshot else ["everything"]
+        snapshot = loading.local_snapshot(model.repo, model.revision)
+        problems = (loading.snapshot_problems(snapshot, model.variant, chat_template=model.chat_template)
+                    if snapshot else ["everything"])
         if problems:
             missing.append((model, [] if problems == ["everything"] else problems))
     return missing
@@ -111,15 +142,14 @@ def missing_message(config: Config, missing: list[tuple[PresetModel, list[str]]]
     parts = []
     total = 0.0
     for model, problems in missing:
-        info = entry(model.repo) or {}
-        total += float(info.get("download_gb", 0.0))
+        total += download_gb(model.repo, model.variant) or 0.0
         partly = f", partly cached: lacks {', '.join(problems[:3])}" if problems else ""
-        parts.append(f"{model.role} {model.repo}{size_note(model.repo or '')}{partly}")
-    known = f"; about {total:g} GB in all" if total else ""
+        parts.append(f"{model.role} {model.repo}{size_note(model.repo or '', model.variant)}{partly}")
+    known = f"; about {round(total, 1):g} GB in all" if total else ""
     offline = " (HF_HUB_OFFLINE=1)" if loading.hub_offline() else ""
     return (
         f"preset {config.name!r} needs {len(missing)} model(s) that are not here and the hub cannot be reached"
-        f"{offline}: {'; '.join(parts)}{known}. {loading.how_to_get([m.repo for m, _ in missing], config.name)}"
+        f"{offline}: {'; '.join(parts)}{known}. {loading.how_to_get([m.repo for m, _ in missing], config.name, [m.variant for m, _ in missing])}"
     )
 
 
@@ -182,13 +212,14 @@ class SourceFinder:
                 repo = hub_repo_for(model_id) or repo
             except ConfigError as exc:
                 return f"missing: {exc}"
-        if loading.in_hf_cache(repo):
+        variant = spec.options.get("variant")
+        if loading.in_hf_cache(repo, variant, role_revision(role, spec), spec.backend == "image-text-to-text"):
             return "HF cache"
-        size = size_note(repo)
+        size = size_note(repo, variant)
         if self.hub_reachable():
             return f"hub download{size} (needs network)"
         offline = " (HF_HUB_OFFLINE=1)" if loading.hub_offline() else ""
-        partial = loading.local_snapshot(repo)
+        partial = loading.local_snapshot(repo, role_revision(role, spec))
         state = "only partly in the HF cache" if partial else "not in the HF cache"
         return f"missing{size}: {state} and the hub is unreachable{offline}"
 
@@ -219,13 +250,13 @@ def unavailable(config: Config, roles: tuple[str, ...] = WEIGHT_ROLES + ("questi
 # GPU memory
 
 
-def params_billion(role: str, spec: RoleSpec) -> float | None:
+def params_billion(role: str, spec: RoleSpec, whole: bool = False) -> float | None:
     """Parameters (billions) the role holds on its GPU at once, when the catalog knows its repo:
-    all of them, or the largest component under CPU offload."""
+    all of them, or the largest component under CPU offload (``whole``: all of them regardless)."""
     info = entry(hub_repo(role, model_id_for(role, spec)))
     if not info or "params" not in info:
         return None
-    if spec.offload != "none" and "largest" in info:
+    if spec.offload != "none" and "largest" in info and not whole:
         return float(info["largest"])
     return float(info["params"])
 
@@ -236,30 +267,48 @@ class MemoryEstimate:
 
     per_role_gb: dict[str, float]  # weights x OVERHEAD, per role on a GPU
     all_resident_gb: float  # every role loaded at once
-    peak_gb: float  # what the preset's own settings need (the largest role when sequential)
+    peak_gb: float  # what the preset's own settings need (the largest group of roles when sequential)
     unknown: list[str]  # roles whose size the catalog does not know
     download_gb: float  # hub downloads of the preset (known ones)
+    host_ram_gb: float = 0.0  # weights kept in host RAM: offloaded pipelines whole, roles on the CPU
+    host_roles: tuple[str, ...] = ()  # the roles host_ram_gb counts
+
+
+def _peak(values: dict[str, float], sequential: bool) -> float:
+    if not sequential:
+        return round(sum(values.values()), 1)
+    groups: dict[str, float] = {}
+    for role, gb in values.items():
+        groups[sequential_group(role)] = groups.get(sequential_group(role), 0.0) + gb
+    return round(max(groups.values(), default=0.0), 1)
 
 
 def memory_estimate(config: Config) -> MemoryEstimate:
     per_role: dict[str, float] = {}
+    host: dict[str, float] = {}
     unknown: list[str] = []
     for role in WEIGHT_ROLES:
         spec: RoleSpec = getattr(config, role)
         if spec.backend in ("openai", "scene-double"):
             continue
         device = spec.device or config.device
+        dtype = spec.dtype or config.dtype
+        whole = params_billion(role, spec, whole=True)
         if device == "cpu":
+            if whole is not None:
+                host[role] = round(whole * DTYPE_BYTES["float32" if dtype == "auto" else dtype], 1)
             continue
         params = params_billion(role, spec)
         if params is None:
             unknown.append(role)
             continue
-        per_role[role] = round(params * DTYPE_BYTES[spec.dtype or config.dtype] * OVERHEAD, 1)
+        per_role[role] = round(params * DTYPE_BYTES[dtype] * OVERHEAD, 1)
+        if spec.offload != "none" and whole is not None:
+            host[role] = round(whole * DTYPE_BYTES[dtype], 1)  # diffusers keeps the offloaded pipeline in host RAM
     total = round(sum(per_role.values()), 1)
-    peak = max(per_role.values(), default=0.0) if config.sequential else total
-    download = sum(float((entry(m.repo) or {}).get("download_gb", 0.0)) for m in preset_models(config) if m.repo)
-    return MemoryEstimate(per_role, total, peak, unknown, round(download, 1))
+    download = sum(download_gb(m.repo, m.variant) or 0.0 for m in preset_models(config) if m.repo)
+    return MemoryEstimate(per_role, total, _peak(per_role, config.sequential), unknown, round(download, 1),
+                          _peak(host, config.sequential), tuple(host))
 
 
 def preset_row(config: Config) -> dict[str, str]:
@@ -278,6 +327,27 @@ def preset_row(config: Config) -> dict[str, str]:
     return {
         "preset": config.name,
         "gpu_memory": memory,
+        "host_ram": (f"~{est.host_ram_gb:g} GB ({', '.join(est.host_roles)})" if est.host_ram_gb else "-"),
         "download": f"~{est.download_gb:g} GB" if est.download_gb else "none",
         "licences": "; ".join(licences) + (" (gated: accept on the hub first)" if gated else "") if licences else "-",
+    }
+
+
+def needs_results(rows: list[dict[str, str]], command: str) -> dict:
+    """:func:`preset_row` rows as a results JSON document (``docs/results/<name>.json``'s generic shape)."""
+    columns = [("preset", "preset"), ("gpu_memory", "GPU memory (estimate)"), ("host_ram", "host RAM (estimate)"),
+               ("download", "download"), ("licences", "licences")]
+    return {
+        "title": "What each preset needs: GPU memory, host RAM, download",
+        "command": command,
+        "measures": (
+            "Computed, not measured: GPU memory is parameters x bytes per parameter of the dtype (2 for auto) x "
+            f"{OVERHEAD} for activations and the CUDA context; a role with offload = model counts its largest "
+            "component, and with sequential = true the largest group of roles held together (VQA + CLIP score "
+            "together). Host RAM is what offloaded pipelines (whole, in their dtype) and CPU roles keep there. "
+            "The download is the download planner's selection (the files the loaders read, in the preset's "
+            "variant) summed over the repo listings in autoalign/models/hub_files.json, which were written by "
+            "hand, not fetched: sizes are good to about 0.1 GB per repo. No figure here was checked on a GPU."),
+        "tables": [{"name": "presets", "columns": [c for _, c in columns],
+                    "rows": [[row[k] for k, _ in columns] for row in rows]}],
     }

@@ -1,7 +1,10 @@
-"""The facts of ``catalog.toml`` (parameters, download size, licence per hub repo), read once.
+"""The facts of ``catalog.toml`` (parameters, licence, variant, pinned revision per hub repo), read once,
+and each repo's download size, computed by the download planner from its listing
+(:mod:`autoalign.models.hub_files`), the same planner ``autoalign models download`` runs.
 
-A leaf module: :mod:`autoalign.models.catalog` builds on it, and :mod:`autoalign.models.loading`
-uses :func:`size_note` in its missing-model message without importing the catalog (no import circle).
+A leaf module (it imports only the leaf :mod:`~autoalign.models.hub_files`):
+:mod:`autoalign.models.catalog` builds on it, and :mod:`autoalign.models.loading` uses
+:func:`size_note` in its missing-model message without importing the catalog (no import circle).
 """
 
 from __future__ import annotations
@@ -10,6 +13,8 @@ import tomllib
 from functools import lru_cache
 from importlib import resources
 from typing import Any
+
+from autoalign.models import hub_files
 
 
 @lru_cache(maxsize=1)
@@ -23,7 +28,22 @@ def entry(repo_id: str | None) -> dict[str, Any] | None:
     return entries().get(repo_id or "")
 
 
-def size_note(repo_id: str) -> str:
+def download_gb(repo_id: str | None, variant: str | None = None) -> float | None:
+    """GB (10^9 bytes) a download of ``repo_id`` fetches in ``variant`` (default: the catalog's), one decimal;
+    None when no listing of the repo is known."""
+    if variant is None:
+        variant = (entry(repo_id) or {}).get("variant")
+    plan = hub_files.catalog_plan(repo_id or "", variant)
+    return None if plan is None else round(plan.bytes / 1e9, 1)
+
+
+def pinned_revision(repo_id: str | None) -> str | None:
+    """The hub commit the catalog pins ``repo_id`` at (None: the repo's main branch)."""
+    value = (entry(repo_id) or {}).get("revision")
+    return str(value) if value else None
+
+
+def size_note(repo_id: str, variant: str | None = None) -> str:
     """`` (about 4.4 GB)`` when the download size is known, else ``""``."""
-    info = entry(repo_id)
-    return f" (about {info['download_gb']:g} GB)" if info and "download_gb" in info else ""
+    size = download_gb(repo_id, variant)
+    return f" (about {size:g} GB)" if size else ""

@@ -40,6 +40,8 @@ from autoalign.config import ConfigError, RoleSpec
 from autoalign.errors import InputError
 from autoalign.models.generator import (
     RESERVED_CALL_ARGS,
+    WEIGHT_OPTIONS,
+    LoadedPipeline,
     blanked_flags,
     call_options,
     check_count,
@@ -87,6 +89,9 @@ class DiffusersEditor:
     """Edits an image following a text instruction with an image-conditioned pipeline; weights load on first use."""
 
     role = "editor"
+    #: What the model cache keys on (:mod:`autoalign.models.cache`); guidance scales, ``strength``,
+    #: steps and every other call setting travel with each view of the loaded pipeline.
+    load_options = WEIGHT_OPTIONS
     default_model: str | None = None
     default_pipeline: str | None = None  # a diffusers class name; None: model_index.json decides
     default_resolution = 1024
@@ -104,29 +109,47 @@ class DiffusersEditor:
         self.resolution = resolution
         self.safety_retries = safety_retries(self.options, self.role)
         self.blanked: list[dict[str, Any]] = []  # every sample the safety checker blanked: {"what", "seed"}
-        self._pipe = None
-        self._call_kwargs: dict[str, Any] = {}
+        self._weights = LoadedPipeline(self._load)
+        self._call_kwargs: dict[str, Any] | None = None
         self._lock = threading.Lock()
-        self._call_lock = threading.Lock()
+
+    def _load(self):
+        if not self.model_id:
+            raise ConfigError("[editor] model is not set; give a hub id, a directory or tiny:NAME")
+        cls = pipeline_class(self.options, self.role)
+        return load_pipeline(cls, self.model_id, self.role, self.device, self.options, self.spec.offload)
+
+    def with_spec(self, spec: RoleSpec) -> "DiffusersEditor":
+        """A view with ``spec``'s call-time settings sharing these weights (``spec`` differs only in those)."""
+        view = type(self)(spec, self.device)
+        view._weights = self._weights
+        return view
+
+    @property
+    def _call_lock(self):
+        return self._weights.call_lock
+
+    @property
+    def _pipe(self):
+        """The loaded pipeline, or None (shared with every view; a test may set a double here)."""
+        return self._weights._pipe
+
+    @_pipe.setter
+    def _pipe(self, pipe) -> None:
+        self._weights._pipe = pipe
 
     @property
     def pipe(self):
-        """The loaded pipeline (loaded on first access, once)."""
+        """The loaded pipeline (loaded on first access, once; shared with every view)."""
+        pipe = self._weights.get()
         with self._lock:
-            if self._pipe is None:
-                if not self.model_id:
-                    raise ConfigError("[editor] model is not set; give a hub id, a directory or tiny:NAME")
-                cls = pipeline_class(self.options, self.role)
-                pipe = load_pipeline(cls, self.model_id, self.role, self.device, self.options, self.spec.offload)
+            if self._call_kwargs is None:
                 self._call_kwargs = call_options(pipe, self.options, self.role, OWN_OPTIONS, EDITOR_RESERVED)
-                self._pipe = pipe
-            return self._pipe
+        return pipe
 
     def release(self) -> bool:
         """Drop the loaded weights (sequential loading); they load again on next use. True if any were held."""
-        with self._lock:
-            held, self._pipe = self._pipe is not None, None
-            return held
+        return self._weights.release()
 
     def _grid(self, pipe) -> int:
         """The multiple both image sides must be: the VAE's factor, doubled for 2x2-packed latents (FLUX, Qwen-Image)."""

@@ -44,14 +44,18 @@ from PIL import Image
 from autoalign.config import ConfigError, RoleSpec
 from autoalign.errors import AutoAlignError, InputError
 from autoalign.models.hf_logging import quiet_hf_progress
-from autoalign.models.loading import DeviceSpec, resolve_model
+from autoalign.models.loading import DeviceSpec, gated_as_unavailable, hub_revision, resolve_model
 
 logger = logging.getLogger(__name__)
 
 #: Options used when loading the pipeline (not passed to ``__call__``).
 LOAD_OPTIONS: frozenset[str] = frozenset(
-    {"variant", "use_safetensors", "scheduler", "safety_checker", "pipeline", "safety_retries"}
+    {"variant", "use_safetensors", "scheduler", "safety_checker", "pipeline", "safety_retries", "revision"}
 )
+#: The options that change the loaded weights: the model cache's key (:mod:`autoalign.models.cache`);
+#: every other option is a call-time setting that a view of the loaded pipeline carries.
+WEIGHT_OPTIONS: frozenset[str] = frozenset({"variant", "use_safetensors", "scheduler", "safety_checker", "pipeline",
+                                            "revision"})
 #: Options this module handles itself (``negative_prompt``: the default when a run gives none).
 OWN_OPTIONS: frozenset[str] = frozenset({"batch_size", "negative_prompt"})
 DEFAULT_SAFETY_RETRIES = 2
@@ -144,8 +148,11 @@ def load_pipeline(
     The per-call progress bar is switched off: runs show their own progress.
     """
     variant = options.get("variant")
-    path = resolve_model(model_id, role, variant=variant)
+    revision = hub_revision(model_id, options)
+    path = resolve_model(model_id, role, variant=variant, revision=revision)
     kwargs = {k: options[k] for k in ("variant", "use_safetensors") if k in options}
+    if revision and path == model_id:  # a hub id (offline, ``path`` is the snapshot at that revision)
+        kwargs["revision"] = revision
     safety = options.get("safety_checker", True)
     if not isinstance(safety, bool):
         raise ConfigError(f"[{role}] safety_checker must be true or false (got {safety!r})")
@@ -154,7 +161,7 @@ def load_pipeline(
         logger.warning("%s: the safety checker is OFF (safety_checker = false): research use only", role)
     logger.info("loading %s pipeline from %s (%s, %s)", role, path, device.device, device.dtype)
     kwargs[_dtype_keyword()] = device.torch_dtype
-    with quiet_hf_progress():
+    with quiet_hf_progress(), gated_as_unavailable(model_id, role):
         pipe = pipeline_cls.from_pretrained(path, **kwargs)
     if options.get("scheduler"):
         set_scheduler(pipe, options["scheduler"], role)
@@ -267,10 +274,34 @@ def negative_prompt_ignored(pipe, call_kwargs: dict[str, Any]) -> str | None:
     return None
 
 
+class LoadedPipeline:
+    """One loaded pipeline shared by a backend and its views (:meth:`DiffusersGenerator.with_spec`):
+    loaded on first use, released on demand, one pipeline call at a time."""
+
+    def __init__(self, load):
+        self._load = load
+        self._pipe = None
+        self._lock = threading.Lock()
+        self.call_lock = threading.Lock()  # a pipeline call mutates its scheduler: one call at a time
+
+    def get(self):
+        with self._lock:
+            if self._pipe is None:
+                self._pipe = self._load()
+            return self._pipe
+
+    def release(self) -> bool:
+        with self._lock:
+            held, self._pipe = self._pipe is not None, None
+            return held
+
+
 class DiffusersGenerator:
     """Text-to-image through any diffusers ``DiffusionPipeline``; weights load on first use."""
 
     role = "generator"
+    #: What the model cache keys on (:mod:`autoalign.models.cache`); the rest are call-time settings.
+    load_options = WEIGHT_OPTIONS
 
     def __init__(self, spec: RoleSpec, device: DeviceSpec):
         self.spec = spec
@@ -279,32 +310,50 @@ class DiffusersGenerator:
         self.batch_size = check_count(self.options.get("batch_size", 4), "[generator] batch_size")
         self.safety_retries = safety_retries(self.options, self.role)
         self.blanked: list[dict[str, Any]] = []  # every image the safety checker blanked: {"what", "seed"}
-        self._pipe = None
-        self._call_kwargs: dict[str, Any] = {}
+        self._weights = LoadedPipeline(self._load)
+        self._call_kwargs: dict[str, Any] | None = None
         self._negative_ignored: str | None = None
         self._warned_negative = False
         self._lock = threading.Lock()
-        self._call_lock = threading.Lock()
+
+    def _load(self):
+        if not self.spec.model:
+            raise ConfigError("[generator] model is not set; give a hub id, a directory or tiny:sd")
+        cls = pipeline_class(self.options, self.role)
+        return load_pipeline(cls, self.spec.model, self.role, self.device, self.options, self.spec.offload)
+
+    def with_spec(self, spec: RoleSpec) -> "DiffusersGenerator":
+        """A view with ``spec``'s call-time settings sharing these weights (``spec`` differs only in those)."""
+        view = type(self)(spec, self.device)
+        view._weights = self._weights
+        return view
+
+    @property
+    def _call_lock(self):
+        return self._weights.call_lock
+
+    @property
+    def _pipe(self):
+        """The loaded pipeline, or None (shared with every view; a test may set a double here)."""
+        return self._weights._pipe
+
+    @_pipe.setter
+    def _pipe(self, pipe) -> None:
+        self._weights._pipe = pipe
 
     @property
     def pipe(self):
-        """The loaded pipeline (loaded on first access, once)."""
+        """The loaded pipeline (loaded on first access, once; shared with every view)."""
+        pipe = self._weights.get()
         with self._lock:
-            if self._pipe is None:
-                if not self.spec.model:
-                    raise ConfigError("[generator] model is not set; give a hub id, a directory or tiny:sd")
-                cls = pipeline_class(self.options, self.role)
-                pipe = load_pipeline(cls, self.spec.model, self.role, self.device, self.options, self.spec.offload)
+            if self._call_kwargs is None:
                 self._call_kwargs = call_options(pipe, self.options, self.role, OWN_OPTIONS)
                 self._negative_ignored = negative_prompt_ignored(pipe, self._call_kwargs)
-                self._pipe = pipe
-            return self._pipe
+        return pipe
 
     def release(self) -> bool:
         """Drop the loaded weights (sequential loading); they load again on next use. True if any were held."""
-        with self._lock:
-            held, self._pipe = self._pipe is not None, None
-            return held
+        return self._weights.release()
 
     def _draw(self, prompt: str, seeds: list[int], negative_prompt: str | None) -> tuple[list[Image.Image], list[bool]]:
         import torch
@@ -347,14 +396,37 @@ class DiffusersGenerator:
 
         return redraw_blanked(draw, images, flags, seed, self.safety_retries, self.role, prompt, self.blanked)
 
+    def _reading_tokenizer(self):
+        """The tokenizer of the text encoder that reads the longest prompt, and how many tokens it reads.
+
+        SD 1.5/SDXL: CLIP's 77. FLUX and SD 3.5 also feed the prompt to T5, which reads the call's
+        ``max_sequence_length`` (FLUX's pipelines 512 by default, SD 3.5's 256): a prompt past CLIP's 77
+        tokens is still read whole there.
+        """
+        pipe = self.pipe
+        params = inspect.signature(pipe.__call__).parameters
+        best: tuple[Any, int | None] = (None, None)
+        for name in ("tokenizer", "tokenizer_2", "tokenizer_3"):
+            tok = getattr(pipe, name, None)
+            if tok is None:
+                continue
+            limit = getattr(tok, "model_max_length", None)
+            if "T5" in type(tok).__name__ and "max_sequence_length" in params:  # the call sets what T5 reads
+                seq = (self._call_kwargs or {}).get("max_sequence_length", params["max_sequence_length"].default)
+                if isinstance(seq, int) and seq > 0:
+                    limit = seq
+            if not (isinstance(limit, int) and 0 < limit < 1_000_000):
+                continue
+            if best[1] is None or limit > best[1]:
+                best = (tok, limit)
+        return best
+
     def _tokenizer(self):
-        return getattr(self.pipe, "tokenizer", None)
+        return self._reading_tokenizer()[0]
 
     def max_prompt_tokens(self) -> int | None:
-        """Tokens the (first) text encoder reads, special tokens included; None if unknown."""
-        tok = self._tokenizer()
-        limit = getattr(tok, "model_max_length", None)
-        return int(limit) if isinstance(limit, int) and 0 < limit < 1_000_000 else None
+        """Tokens the longest-reading text encoder takes, special tokens included; None if unknown."""
+        return self._reading_tokenizer()[1]
 
     def count_prompt_tokens(self, prompt: str) -> int:
         """Tokens ``prompt`` takes, special tokens included (compare with :meth:`max_prompt_tokens`)."""

@@ -13,7 +13,11 @@ API key        ``api_key = "..."``               ``OPENAI_API_KEY``
 
 Other options: ``timeout`` (seconds per request, default 30), ``max_retries`` (HTTP retries done by
 the openai client on timeouts / 5xx, default 2), ``json_retries`` (extra requests after a reply that
-is not valid JSON for the schema, default 2), ``temperature`` (default 0).
+is not valid JSON for the schema, default 2), ``temperature`` (default 0), ``reasoning`` (default:
+guessed from the model name, :func:`is_reasoning_model`). OpenAI's reasoning models (o-series, GPT-5)
+accept only their default temperature and ``max_completion_tokens``: they are sent no temperature,
+and their token limit as ``max_completion_tokens`` with :data:`REASONING_TOKENS` more for the hidden
+reasoning (a 400 for ``temperature`` would otherwise be read as "response_format unsupported").
 
 :meth:`OpenAILLM.complete_json` asks for structured output (``response_format`` ``json_schema``);
 a server that rejects that is asked for ``json_object``, then for plain text, and the mode that
@@ -125,6 +129,19 @@ def schema_errors(data: Any, schema: dict[str, Any], path: str = "$") -> list[st
 
 # ---- the backend ---------------------------------------------------------------------------------------
 
+#: Model-name prefixes of OpenAI reasoning models: they take ``max_completion_tokens`` (not
+#: ``max_tokens``), only the default temperature, and return no logprobs.
+REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5")
+#: Extra completion tokens a reasoning model gets for its hidden reasoning before a short answer.
+REASONING_TOKENS = 1024
+
+
+def is_reasoning_model(name: str | None) -> bool:
+    """Whether ``name`` is an OpenAI reasoning model (o-series, GPT-5 family), by its name."""
+    base = (name or "").lower().rsplit("/", 1)[-1]
+    return any(base == p or base.startswith(p + "-") or base.startswith(p + ".") for p in REASONING_PREFIXES)
+
+
 
 class OpenAILLM:
     """Chat completions through the ``openai`` client; see the module docstring for settings."""
@@ -139,6 +156,10 @@ class OpenAILLM:
         self.max_retries = int(opts.get("max_retries", 2))
         self.json_retries = int(opts.get("json_retries", 2))
         self.temperature = float(opts.get("temperature", 0.0))
+        reasoning = opts.get("reasoning")
+        if reasoning is not None and not isinstance(reasoning, bool):
+            raise ConfigError(f"[llm] reasoning must be true or false (got {reasoning!r})")
+        self._reasoning = reasoning
         self.max_tokens: int | None = int(opts["max_tokens"]) if opts.get("max_tokens") else None
         self._mode_index = _MODES.index(opts.get("response_format", "json_schema"))
         self._client = None
@@ -173,16 +194,25 @@ class OpenAILLM:
                 logger.debug("LLM client for model %r at %s", self._model, self.base_url or "api.openai.com")
             return self._client
 
+    @property
+    def reasoning(self) -> bool:
+        """Whether the model is a reasoning model (the ``reasoning`` option, else by its name)."""
+        return is_reasoning_model(self._model) if self._reasoning is None else self._reasoning
+
     # ---- requests ------------------------------------------------------------------------------------
     def _create(self, messages: list[dict[str, Any]], **kwargs: Any):
         import openai
 
         model = self.model
         self.calls += 1
+        if self.reasoning:  # only the default temperature; the limit counts hidden reasoning tokens too
+            limit = kwargs.pop("max_tokens", None)
+            if limit:
+                kwargs["max_completion_tokens"] = int(limit) + REASONING_TOKENS
+        else:
+            kwargs["temperature"] = self.temperature
         try:
-            return self.client().chat.completions.create(
-                model=model, messages=messages, temperature=self.temperature, **kwargs
-            )
+            return self.client().chat.completions.create(model=model, messages=messages, **kwargs)
         except openai.APITimeoutError as exc:
             raise LLMError(
                 f"the LLM at {self.base_url or 'api.openai.com'} did not answer within {self.timeout:g} s "

@@ -16,6 +16,7 @@ complete (:func:`snapshot_problems`): a snapshot left by an interrupted download
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -23,6 +24,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 from autoalign.errors import AutoAlignError
 
@@ -112,20 +114,22 @@ def forget_reachability() -> None:
         _reach_cache.clear()
 
 
-def local_snapshot(repo_id: str) -> str | None:
-    """The cached snapshot folder of ``repo_id`` (complete or not), or None; never touches the network."""
+def local_snapshot(repo_id: str, revision: str | None = None) -> str | None:
+    """The cached snapshot folder of ``repo_id`` at ``revision`` (default main; complete or not), or None;
+    never touches the network."""
     try:
         from huggingface_hub import snapshot_download
 
-        return snapshot_download(repo_id, local_files_only=True)
+        return snapshot_download(repo_id, revision=revision, local_files_only=True)
     except Exception:  # noqa: BLE001 - any miss means "not cached"
         return None
 
 
-def in_hf_cache(repo_id: str) -> str | None:
+def in_hf_cache(repo_id: str, variant: str | None = None, revision: str | None = None,
+                chat_template: bool = False) -> str | None:
     """The cached snapshot of ``repo_id`` if it is complete (:func:`snapshot_problems`), else None."""
-    path = local_snapshot(repo_id)
-    return path if path and not snapshot_problems(path) else None
+    path = local_snapshot(repo_id, revision)
+    return path if path and not snapshot_problems(path, variant, chat_template=chat_template) else None
 
 
 # --------------------------------------------------------------------------------------------
@@ -152,12 +156,45 @@ def _weights_present(folder: Path, variant: str | None) -> list[str]:
     return problems
 
 
-def snapshot_problems(path: str | Path, variant: str | None = None) -> list[str]:
+#: A tokenizer folder loads from one of these (with ``tokenizer_config.json``).
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "spiece.model", "vocab.json", "vocab.txt")
+#: An image processor's config (transformers reads either).
+PROCESSOR_FILES = ("preprocessor_config.json", "processor_config.json")
+#: A chat template: its own file, or a ``chat_template`` entry in ``tokenizer_config.json``.
+CHAT_TEMPLATE_FILES = ("chat_template.jinja", "chat_template.json")
+
+
+def _has(folder: Path, names: tuple[str, ...]) -> bool:
+    return any((folder / n).exists() for n in names)
+
+
+def _tokenizer_problems(folder: Path, label: str) -> list[str]:
+    problems = []
+    if not (folder / "tokenizer_config.json").exists():
+        problems.append(f"{label}tokenizer_config.json")
+    if not _has(folder, TOKENIZER_FILES):
+        problems.append(f"{label}tokenizer files ({' / '.join(TOKENIZER_FILES)})")
+    return problems
+
+
+def _has_chat_template(folder: Path) -> bool:
+    if _has(folder, CHAT_TEMPLATE_FILES):
+        return True
+    try:
+        return "chat_template" in json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+
+
+def snapshot_problems(path: str | Path, variant: str | None = None, chat_template: bool = False) -> list[str]:
     """What a model folder lacks to load (empty when complete), judged from its own files.
 
-    * a diffusers pipeline (``model_index.json``): every component it names has its folder, and
-      model components their config and weights (all shards an index lists);
-    * a transformers model (``config.json``): its weights (all shards);
+    * a diffusers pipeline (``model_index.json``): every component it names has its folder; model
+      components their config and weights (all shards an index lists); tokenizers their
+      ``tokenizer_config.json`` and vocabulary; schedulers their config; image processors theirs;
+    * a transformers model (``config.json``): its weights (all shards), its tokenizer, and for a
+      model with a vision tower its image processor; with ``chat_template`` its chat template (the
+      ``image-text-to-text`` backend formats every question with it);
     * an open_clip model (``open_clip_config.json``): its weights file.
 
     A hub snapshot's files are links into the cache's blobs; a link whose blob never finished
@@ -177,16 +214,36 @@ def snapshot_problems(path: str | Path, variant: str | None = None) -> list[str]
             if name.startswith("_") or not isinstance(value, list) or value[0] is None:
                 continue
             folder = root / name
+            cls = str(value[1] if len(value) > 1 else "")
             if not folder.is_dir() or not any(p.exists() for p in folder.iterdir()):
                 problems.append(f"{name}/")
+            elif "Tokenizer" in cls:
+                problems += _tokenizer_problems(folder, f"{name}/")
+            elif "Scheduler" in cls and not (folder / "scheduler_config.json").exists():
+                problems.append(f"{name}/scheduler_config.json")
+            elif ("Processor" in cls or "FeatureExtractor" in cls) and not _has(folder, PROCESSOR_FILES):
+                problems.append(f"{name}/preprocessor_config.json")
             elif (folder / "config.json").exists():
                 problems += _weights_present(folder, variant)
+            elif not ("Processor" in cls or "FeatureExtractor" in cls or "Scheduler" in cls):
+                problems.append(f"{name}/config.json")
         return problems
     if (root / "open_clip_config.json").exists():
         has = any((root / f).exists() for f in ("open_clip_model.safetensors", "open_clip_pytorch_model.bin"))
         return [] if has else ["open_clip_model.safetensors"]
     if (root / "config.json").exists():
-        return [f"model weights ({p.split('/', 1)[1]})" for p in _weights_present(root, variant)]
+        problems = [f"model weights ({p.split('/', 1)[1]})" for p in _weights_present(root, variant)]
+        try:
+            config = json.loads((root / "config.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return [*problems, "config.json is unreadable"]
+        if (root / "tokenizer_config.json").exists() or _has(root, TOKENIZER_FILES) or chat_template:
+            problems += _tokenizer_problems(root, "")
+        if isinstance(config, dict) and "vision_config" in config and not _has(root, PROCESSOR_FILES):
+            problems.append("preprocessor_config.json (the image processor)")
+        if chat_template and not _has_chat_template(root):
+            problems.append("the chat template (chat_template.jinja / chat_template.json)")
+        return problems
     return ["config.json / model_index.json"]
 
 
@@ -194,10 +251,48 @@ def snapshot_problems(path: str | Path, variant: str | None = None) -> list[str]
 # resolving a model id
 
 
-def how_to_get(repo_ids: list[str], preset: str | None = None) -> str:
+def hub_revision(model_id: str | None, options: dict) -> str | None:
+    """The hub commit to load ``model_id`` at: the role's ``revision`` option, else the catalog's pin."""
+    from autoalign.models.catalog_facts import pinned_revision
+
+    own = options.get("revision")
+    if own:
+        return str(own)
+    return pinned_revision((model_id or "").removeprefix("hf-hub:"))
+
+
+@contextlib.contextmanager
+def gated_as_unavailable(model_id: str, role: str) -> Iterator[None]:
+    """Turn huggingface_hub's gated / missing-repo errors while loading into one clear :class:`ModelNotAvailable`."""
+    from huggingface_hub.errors import GatedRepoError, RepositoryNotFoundError, RevisionNotFoundError
+
+    try:
+        yield
+    except GatedRepoError as exc:
+        raise ModelNotAvailable(
+            f"the {role} model {model_id!r} is gated: accept its licence on https://huggingface.co/{model_id}, then "
+            "`hf auth login` (or set HF_TOKEN); `autoalign models check` says this before a run"
+        ) from exc
+    except RevisionNotFoundError as exc:
+        raise ModelNotAvailable(f"the {role} model {model_id!r} has no revision asked for ([{role}] revision)") from exc
+    except RepositoryNotFoundError as exc:
+        raise ModelNotAvailable(f"the {role} model {model_id!r} is not on the hub (or is private)") from exc
+
+
+def hf_download_command(repo_id: str, variant: str | None = None) -> str:
+    """``hf download REPO --include ...``: only what the loaders read, where the catalog lists the repo
+    (a whole-repo download also fetches single-file checkpoints: +24 GB for FLUX.1-dev)."""
+    from autoalign.models.hub_files import include_patterns
+
+    patterns = include_patterns(repo_id, variant)
+    return f"hf download {repo_id}" + "".join(f' --include "{p}"' for p in patterns)
+
+
+def how_to_get(repo_ids: list[str], preset: str | None = None, variants: list[str | None] | None = None) -> str:
     """The sentence that says how to provide missing hub models."""
     fetch = f"`autoalign models download --preset {preset}`" if preset else None
-    each = " and ".join(f"`hf download {r}`" for r in repo_ids) if repo_ids else None
+    variants = variants or [None] * len(repo_ids)
+    each = " and ".join(f"`{hf_download_command(r, v)}`" for r, v in zip(repo_ids, variants)) if repo_ids else None
     how = " or ".join(x for x in (fetch, each) if x)
     return (
         f"Provide them by either: (1) on a machine with network, {how}, then copy the Hugging Face cache "
@@ -206,7 +301,8 @@ def how_to_get(repo_ids: list[str], preset: str | None = None) -> str:
     )
 
 
-def resolve_model(model_id: str, role: str, variant: str | None = None) -> str:
+def resolve_model(model_id: str, role: str, variant: str | None = None, revision: str | None = None,
+                  chat_template: bool = False) -> str:
     """Return something ``from_pretrained`` can load without surprises: a local path or a hub id.
 
     * ``tiny:NAME``: the tiny model directory, built on first use.
@@ -233,8 +329,8 @@ def resolve_model(model_id: str, role: str, variant: str | None = None) -> str:
     repo_id = model_id.removeprefix("hf-hub:")
     if hub_reachable():
         return model_id
-    snapshot = local_snapshot(repo_id)
-    problems = snapshot_problems(snapshot, variant) if snapshot else []
+    snapshot = local_snapshot(repo_id, revision)
+    problems = snapshot_problems(snapshot, variant, chat_template=chat_template) if snapshot else []
     if snapshot and not problems:
         return snapshot if not model_id.startswith("hf-hub:") else model_id
     from autoalign.models.catalog_facts import size_note
@@ -245,8 +341,8 @@ def resolve_model(model_id: str, role: str, variant: str | None = None) -> str:
         else "is not in the local Hugging Face cache"
     )
     raise ModelNotAvailable(
-        f"the {role} model {repo_id!r}{size_note(repo_id)} {state} and the hub cannot be reached"
-        f"{' (HF_HUB_OFFLINE=1)' if hub_offline() else ''}. {how_to_get([repo_id])}"
+        f"the {role} model {repo_id!r}{size_note(repo_id, variant)} {state} and the hub cannot be reached"
+        f"{' (HF_HUB_OFFLINE=1)' if hub_offline() else ''}. {how_to_get([repo_id], variants=[variant])}"
     )
 
 
@@ -266,12 +362,14 @@ class DeviceSpec:
         return getattr(torch, self.dtype)
 
 
-def _bf16_supported(device: str) -> bool:
+def bf16_native(device: str = "cuda") -> bool:
+    """Whether the GPU computes bfloat16 natively (Ampere and newer). ``torch.cuda.is_bf16_supported()``
+    alone also says True where bf16 is only emulated (T4, V100): convolutions then fail or crawl."""
     import torch
 
     if device.startswith("cuda"):
         try:
-            return bool(torch.cuda.is_bf16_supported())
+            return bool(torch.cuda.is_bf16_supported(including_emulation=False))
         except (RuntimeError, AssertionError):
             return False
     return False
@@ -281,7 +379,7 @@ def resolve_device(device: str = "auto", dtype: str = "auto") -> DeviceSpec:
     """Pick a concrete device and dtype.
 
     ``device="auto"``: CUDA when available, else CPU. ``dtype="auto"``: on CUDA bfloat16 when the GPU
-    supports it (Ampere and newer), else float16 - bf16 first because models trained in bf16
+    computes it natively (Ampere and newer; emulation does not count), else float16 - bf16 first because models trained in bf16
     (Qwen2-VL, FLUX, SD 3.5) overflow to NaN in fp16; float16 on MPS; float32 on CPU. fp16 on CPU is
     refused with a warning (float32 instead).
     """
@@ -293,7 +391,7 @@ def resolve_device(device: str = "auto", dtype: str = "auto") -> DeviceSpec:
         raise ModelNotAvailable(f"device {device!r} requested but CUDA is not available; use device = \"cpu\"")
     if dtype == "auto":
         if device.startswith("cuda"):
-            dtype = "bfloat16" if _bf16_supported(device) else "float16"
+            dtype = "bfloat16" if bf16_native(device) else "float16"
         else:
             dtype = "float16" if device == "mps" else "float32"
     if dtype not in ("float32", "float16", "bfloat16"):
@@ -304,7 +402,38 @@ def resolve_device(device: str = "auto", dtype: str = "auto") -> DeviceSpec:
     return DeviceSpec(device=device, dtype=dtype)
 
 
+_warned_cpu: set[str] = set()
+
+
 def role_device(config, role: str) -> DeviceSpec:
-    """The device and dtype of one role: its own ``[ROLE] device/dtype``, else the config's."""
+    """The device and dtype of one role: its own ``[ROLE] device/dtype``, else the config's.
+
+    A GPU-sized hub model (one the catalog knows) that lands on the CPU because ``device = "auto"``
+    found no CUDA gets a warning: it runs, in float32, very slowly (``autoalign models check`` says why).
+    """
     spec = getattr(config, role)
-    return resolve_device(spec.device or config.device, spec.dtype or config.dtype)
+    asked = spec.device or config.device
+    device = resolve_device(asked, spec.dtype or config.dtype)
+    if asked == "auto" and device.device == "cpu" and role not in _warned_cpu:
+        from autoalign.models.catalog_facts import entry
+
+        if entry((spec.model or "").removeprefix("hf-hub:")):
+            _warned_cpu.add(role)
+            logger.warning(
+                "%s: CUDA is not available (%s), so %s runs on the CPU in %s: expect minutes per image; "
+                "`autoalign models check --preset %s` says what is missing", role, cuda_state(), spec.model,
+                device.dtype, getattr(config, "name", "?"))
+    return device
+
+
+def cuda_state() -> str:
+    """Why CUDA is or is not usable, in a few words: the torch build's CUDA and what torch sees."""
+    import torch
+
+    built = torch.version.cuda
+    if not built:
+        return f"torch {torch.__version__} is a CPU-only build"
+    if torch.cuda.is_available():
+        return f"torch {torch.__version__} built for CUDA {built}; {torch.cuda.device_count()} GPU(s)"
+    return (f"torch {torch.__version__} is built for CUDA {built} but finds no usable GPU: no NVIDIA driver, "
+            f"or one older than CUDA {built} needs")

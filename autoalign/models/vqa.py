@@ -62,7 +62,7 @@ from PIL import Image
 from autoalign import prompts
 from autoalign.config import ConfigError, RoleSpec
 from autoalign.errors import AutoAlignError, InputError
-from autoalign.models.loading import DeviceSpec, resolve_model
+from autoalign.models.loading import DeviceSpec, gated_as_unavailable, hub_revision, resolve_model
 
 logger = logging.getLogger(__name__)
 
@@ -225,6 +225,7 @@ class TransformersVQA:
         self._lock = threading.RLock()
         self._model = None
         self._processor = None
+        self._revision: str | None = None
         self._yes_ids: list[int] = []
         self._no_ids: list[int] = []
         self._text_cache: dict[tuple[str, str], str] = {}
@@ -232,6 +233,14 @@ class TransformersVQA:
         self._expand_ok: bool | None = None  # image tokens expandable without the processor? (checked once)
 
     # --- loading ------------------------------------------------------------------------------
+
+    #: Whether the backend formats questions with the model's chat template (a snapshot without one is incomplete).
+    needs_chat_template = False
+
+    @property
+    def _hub_kwargs(self) -> dict[str, str]:
+        """``revision=`` for ``from_pretrained`` when loading a hub id at a pinned commit."""
+        return {"revision": self._revision} if self._revision else {}
 
     def _load_model(self, path: str):
         """Return ``(processor, model)`` loaded from ``path``."""
@@ -247,11 +256,15 @@ class TransformersVQA:
         with self._lock:
             if self._model is not None:
                 return
-            path = resolve_model(self.spec.model or "", "vqa")
+            revision = hub_revision(self.spec.model, self.spec.options)
+            path = resolve_model(self.spec.model or "", "vqa", revision=revision,
+                                 chat_template=self.needs_chat_template)
+            self._revision = revision if path == self.spec.model else None  # a hub id: load at the pinned commit
             logger.info(
                 "loading %s VQA model from %s on %s (%s)", self.name, path, self.device.device, self.device.dtype
             )
-            processor, model = self._load_model(path)
+            with gated_as_unavailable(self.spec.model or "", "vqa"):
+                processor, model = self._load_model(path)
             tokenizer = processor.tokenizer
             # Decoder-only models read the answer at the prompt's last position, so prompts are
             # left-padded; an encoder-decoder reads it from its decoder, so right padding keeps the
@@ -594,6 +607,7 @@ class ImageTextToTextVQA(TransformersVQA):
     """
 
     name = "image-text-to-text"
+    needs_chat_template = True
 
     def __init__(self, spec: RoleSpec, device: DeviceSpec):
         super().__init__(spec, device)
@@ -605,11 +619,11 @@ class ImageTextToTextVQA(TransformersVQA):
     def _load_model(self, path: str):
         from transformers import AutoModelForImageTextToText, AutoProcessor
 
-        processor = AutoProcessor.from_pretrained(path)
+        processor = AutoProcessor.from_pretrained(path, **self._hub_kwargs)
         bounds = cap_image_pixels(processor, self.spec.options)
         if bounds:
             logger.info("VQA image pixels bounded to %s", bounds)
-        model = AutoModelForImageTextToText.from_pretrained(path, dtype=self.device.torch_dtype)
+        model = AutoModelForImageTextToText.from_pretrained(path, dtype=self.device.torch_dtype, **self._hub_kwargs)
         return processor, model.to(self.device.device).eval()
 
     def _format(self, question: str, kind: str) -> str:
@@ -638,8 +652,8 @@ class Blip2VQA(TransformersVQA):
     def _load_model(self, path: str):
         from transformers import Blip2ForConditionalGeneration, Blip2Processor
 
-        processor = Blip2Processor.from_pretrained(path)
-        model = Blip2ForConditionalGeneration.from_pretrained(path, dtype=self.device.torch_dtype)
+        processor = Blip2Processor.from_pretrained(path, **self._hub_kwargs)
+        model = Blip2ForConditionalGeneration.from_pretrained(path, dtype=self.device.torch_dtype, **self._hub_kwargs)
         return processor, model.to(self.device.device).eval()
 
     def _format(self, question: str, kind: str) -> str:

@@ -17,6 +17,7 @@ from typing import Any, Sequence
 from PIL import Image
 
 from autoalign.config import ConfigError, RoleSpec
+from autoalign.models.llm import REASONING_PREFIXES, REASONING_TOKENS, is_reasoning_model  # noqa: F401 - one home
 from autoalign.models.loading import DeviceSpec
 from autoalign.models.vqa import (
     _WORD_START,
@@ -32,19 +33,6 @@ from autoalign.models.vqa import (
 #: Probability given to "yes" or "no" when it is not among the returned top log-probabilities.
 LOGPROB_FLOOR = 1e-6
 TOP_LOGPROBS = 20
-#: Model-name prefixes of OpenAI reasoning models: they take ``max_completion_tokens`` (not
-#: ``max_tokens``), only the default temperature, and return no logprobs.
-REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5")
-#: Extra completion tokens a reasoning model gets for its hidden reasoning before a short answer.
-REASONING_TOKENS = 1024
-
-
-def is_reasoning_model(name: str | None) -> bool:
-    """Whether ``name`` is an OpenAI reasoning model (o-series, GPT-5 family), by its name."""
-    base = (name or "").lower().rsplit("/", 1)[-1]
-    return any(base == p or base.startswith(p + "-") or base.startswith(p + ".") for p in REASONING_PREFIXES)
-
-
 def png_data_url(image: Image.Image) -> str:
     """The image as a ``data:image/png;base64,...`` URL."""
     buffer = io.BytesIO()
