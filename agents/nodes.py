@@ -26,6 +26,7 @@ import logging
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -90,15 +91,36 @@ def _save(ctx: LoopContext, image: Image.Image, rel: str) -> str:
     return rel
 
 
-def _mismatches(dicts: list[dict[str, Any]] | None) -> list[Mismatch]:
-    return [Mismatch.from_dict(m) for m in dicts or []]
+# --- the state, typed: LoopState holds the JSON form of each type (it is checkpointed); the nodes
+# read it through these and write ``to_dict()`` back -----------------------------------------------
 
 
-def _observe(ctx: LoopContext, image: Image.Image, prompt: str, card: dict[str, Any], meter: _Meter) -> list[dict[str, Any]]:
+def _best(state: LoopState) -> Candidate:
+    return Candidate.from_dict(state["best"])
+
+
+def _candidates(state: LoopState) -> list[Candidate]:
+    return [Candidate.from_dict(c) for c in state.get("candidates") or []]
+
+
+def _state_mismatches(state: LoopState) -> list[Mismatch]:
+    """The mismatches of the current best image."""
+    return [Mismatch.from_dict(m) for m in state.get("mismatches") or []]
+
+
+def _pending(state: LoopState) -> list[Instruction]:
+    return [Instruction.from_dict(i) for i in state.get("pending") or []]
+
+
+def _tried(state: LoopState) -> list[Instruction]:
+    return [Instruction.from_dict(i) for i in state.get("instructions") or []]
+
+
+def _observe(ctx: LoopContext, image: Image.Image, prompt: str, card: ScoreCard, meter: _Meter) -> list[Mismatch]:
     """The mismatches the loop works on for one image: detectors, with the low-score fallback."""
     with meter.call("detect"):
-        found = ctx.detect(image, prompt, ScoreCard.from_dict(card), ctx.models, ctx.config)
-    return [m.to_dict() for m in policy.mismatches_to_fix(found, card, ctx.config, prompt)]
+        found = ctx.detect(image, prompt, card, ctx.models, ctx.config)
+    return policy.mismatches_to_fix(found, card, ctx.config, prompt)
 
 
 # --- nodes ---------------------------------------------------------------------------------------
@@ -133,38 +155,41 @@ def score(state: LoopState, runtime: Any) -> dict[str, Any]:
     """Score every candidate, rerank, and make the best one ``best`` and ``first_best``."""
     ctx = _ctx(runtime)
     meter = _Meter("score")
-    images = [_load(ctx, c["path"]) for c in state["candidates"]]
+    candidates = _candidates(state)
+    images = [_load(ctx, c.path) for c in candidates]
     with meter.call("scorer"):
         cards = ctx.scorer.score(images, state["prompt"])
-    scored = [{**c, "score": card.to_dict()} for c, card in zip(state["candidates"], cards)]
+    scored = [replace(c, score=card.to_dict()) for c, card in zip(candidates, cards)]
     order = rank(cards, keys_for(ctx.config))
     best = scored[order[0]]
-    logger.info("round 0: best of %d candidates is %s (%.3f)", len(scored), best["path"], best["score"]["overall"])
-    return {"candidates": scored, "best": best, "first_best": best, **meter.update()}
+    logger.info("round 0: best of %d candidates is %s (%.3f)", len(scored), best.path, best.overall)
+    return {"candidates": [c.to_dict() for c in scored], "best": best.to_dict(), "first_best": best.to_dict(),
+            **meter.update()}
 
 
 def detect(state: LoopState, runtime: Any) -> dict[str, Any]:
     """Mismatches of the current best (reused when already known), then the stop decision."""
     ctx = _ctx(runtime)
     meter = _Meter("detect")
-    best = state["best"]
-    if state.get("mismatches_for") == best["path"]:
-        mismatches = list(state.get("mismatches") or [])
+    best = _best(state)
+    if state.get("mismatches_for") == best.path:
+        mismatches = _state_mismatches(state)
     else:
-        mismatches = _observe(ctx, _load(ctx, best["path"]), state["prompt"], best["score"], meter)
+        mismatches = _observe(ctx, _load(ctx, best.path), state["prompt"], best.card, meter)
     stop = policy.should_stop(
-        int(state.get("round", 0)), int(state.get("rounds_without_gain", 0)), best["score"], mismatches, ctx.config.loop
+        int(state.get("round", 0)), int(state.get("rounds_without_gain", 0)), best.card, mismatches, ctx.config.loop
     )
-    return {"mismatches": mismatches, "mismatches_for": best["path"], "stop_reason": stop, **meter.update()}
+    return {"mismatches": [m.to_dict() for m in mismatches], "mismatches_for": best.path, "stop_reason": stop,
+            **meter.update()}
 
 
 def instruct(state: LoopState, runtime: Any) -> dict[str, Any]:
     """Edit instructions for the current mismatches, skipping any already tried."""
     ctx = _ctx(runtime)
     meter = _Meter("instruct")
-    tried = [i["text"] for i in state.get("instructions") or []]
+    tried = [i.text for i in _tried(state)]
     with meter.call("writer"):
-        written = ctx.writer.write(state["prompt"], _mismatches(state.get("mismatches")), tried)
+        written = ctx.writer.write(state["prompt"], _state_mismatches(state), tried)
     seen = set(tried)
     pending: list[dict[str, Any]] = []
     for ins in written:
@@ -187,50 +212,51 @@ def edit(state: LoopState, runtime: Any) -> dict[str, Any]:
     meter = _Meter("edit")
     round_no = int(state.get("round", 0)) + 1
     seed = int(state.get("seed", loop.seed))
-    best = state["best"]
-    before_mm = list(state.get("mismatches") or [])
-    image = _load(ctx, best["path"])
+    best = _best(state)
+    before_mm = _state_mismatches(state)
+    image = _load(ctx, best.path)
     attempts: list[Attempt] = []
-    update: dict[str, Any] = {}
-    tried: list[dict[str, Any]] = []
-    region, update = _region_edit(ctx, state, best, before_mm, image, round_no, seed, meter)
+    new_best: Candidate | None = None
+    tried: list[Instruction] = []
+    region, new_best = _region_edit(ctx, state, best, before_mm, image, round_no, seed, meter)
     if region is not None:
         attempts.append(region)
-    for j, ins in enumerate([] if update else state.get("pending") or []):
+    for j, ins in enumerate([] if new_best is not None else _pending(state)):
         tried.append(ins)
         with meter.call("editor"):
-            samples = ctx.models.editor.edit(image, ins["text"], loop.edit_samples, edit_seed(seed, round_no, j))
+            samples = ctx.models.editor.edit(image, ins.text, loop.edit_samples, edit_seed(seed, round_no, j))
         paths = [_save(ctx, s, f"rounds/r{round_no:02d}/i{j}_s{k}.png") for k, s in enumerate(samples)]
-        attempt, top = _judge(ctx, state, best, before_mm, samples, paths, meter,
-                              Instruction.from_dict(ins), edit_seed(seed, round_no, j), "edit")
+        attempt, top = _judge(ctx, state, best, before_mm, samples, paths, meter, ins, edit_seed(seed, round_no, j), "edit")
         attempts.append(attempt)
         decision = attempt.decision
-        logger.info("round %d: %r -> %s (gain %+.3f)", round_no, ins["text"], decision.reason, decision.gain)
+        logger.info("round %d: %r -> %s (gain %+.3f)", round_no, ins.text, decision.reason, decision.gain)
         if decision.accepted:
-            new_best = Candidate(path=paths[top], seed=attempt.seed, score=attempt.score.to_dict(), origin="edit").to_dict()
-            update = {"best": new_best, "mismatches": [m.to_dict() for m in attempt.mismatches],
-                      "mismatches_for": new_best["path"]}
+            new_best = Candidate(path=paths[top], seed=attempt.seed, score=attempt.score.to_dict(), origin="edit")
             break
-    if not update and loop.regenerate_on_stall and before_mm:
-        attempt, update = _regenerate(ctx, state, best, before_mm, round_no, seed, meter)
+    if new_best is None and loop.regenerate_on_stall and before_mm:
+        attempt, new_best = _regenerate(ctx, state, best, before_mm, round_no, seed, meter)
         attempts.append(attempt)
-    accepted = bool(update)
+    update: dict[str, Any] = {}
+    if new_best is not None:  # the accepted attempt is the last one
+        update = {"best": new_best.to_dict(), "mismatches": [m.to_dict() for m in attempts[-1].mismatches],
+                  "mismatches_for": new_best.path}
+    after = new_best or best
     record = Round(
         round=round_no,
-        mismatches=[Mismatch.from_dict(m) for m in before_mm],
+        mismatches=before_mm,
         attempts=attempts,
-        accepted=accepted,
-        best=(update.get("best") or best)["path"],
-        best_overall=float((update.get("best") or best)["score"]["overall"]),
+        accepted=new_best is not None,
+        best=after.path,
+        best_overall=after.overall,
         note="" if attempts else "no new instruction to try",
     )
     return {
         **update,
         "round": round_no,
         "pending": [],
-        "instructions": tried,
+        "instructions": [i.to_dict() for i in tried],
         "rounds": [record.to_dict()],
-        "rounds_without_gain": 0 if accepted else int(state.get("rounds_without_gain", 0)) + 1,
+        "rounds_without_gain": 0 if new_best is not None else int(state.get("rounds_without_gain", 0)) + 1,
         **meter.update(),
     }
 
@@ -238,13 +264,13 @@ def edit(state: LoopState, runtime: Any) -> dict[str, Any]:
 def _region_edit(
     ctx: LoopContext,
     state: LoopState,
-    best: dict[str, Any],
-    before_mm: list[dict[str, Any]],
+    best: Candidate,
+    before_mm: list[Mismatch],
     image: Image.Image,
     round_no: int,
     seed: int,
     meter: _Meter,
-) -> tuple[Attempt | None, dict[str, Any]]:
+) -> tuple[Attempt | None, Candidate | None]:
     """Layout edits inside boxes (issue 37), tried before the instructions when the preset has a region
     editor and the mismatches the policy routes to it carry boxes: the plan (``rounds/rNN/plan.json``),
     its mask (``mask.png``) and the samples are kept in the run directory, and judged like any edit."""
@@ -253,13 +279,13 @@ def _region_edit(
     from autoalign.models.region_editor import plan_mask
 
     if ctx.config.region_editor is None:
-        return None, {}
-    routed = policy.region_mismatches(_mismatches(before_mm), ctx.config)
+        return None, None
+    routed = policy.region_mismatches(before_mm, ctx.config)
     if not routed:
-        return None, {}
+        return None, None
     plan = ops_for_mismatches(state["prompt"], routed, image.size, policy.region_aspects(ctx.config))
     if not plan.ops:
-        return None, {}
+        return None, None
     folder = f"rounds/r{round_no:02d}"
     atomic_write_json(_abs(ctx, f"{folder}/plan.json"), plan.to_dict())
     atomic_save_image(_abs(ctx, f"{folder}/mask.png"), plan_mask(plan.ops, image.size))
@@ -273,17 +299,15 @@ def _region_edit(
     attempt, top = _judge(ctx, state, best, before_mm, samples, paths, meter, instruction, region_seed, "region")
     logger.info("round %d: %s -> %s (gain %+.3f)", round_no, text, attempt.decision.reason, attempt.decision.gain)
     if not attempt.decision.accepted:
-        return attempt, {}
-    new_best = Candidate(path=paths[top], seed=region_seed + top, score=attempt.score.to_dict(), origin="edit").to_dict()
-    return attempt, {"best": new_best, "mismatches": [m.to_dict() for m in attempt.mismatches],
-                     "mismatches_for": new_best["path"]}
+        return attempt, None
+    return attempt, Candidate(path=paths[top], seed=region_seed + top, score=attempt.score.to_dict(), origin="edit")
 
 
 def _judge(
     ctx: LoopContext,
     state: LoopState,
-    best: dict[str, Any],
-    before_mm: list[dict[str, Any]],
+    best: Candidate,
+    before_mm: list[Mismatch],
     images: list[Any],
     paths: list[str],
     meter: _Meter,
@@ -296,16 +320,16 @@ def _judge(
     with meter.call("scorer"):
         cards = ctx.scorer.score(images, state["prompt"])
     top = rank(cards, keys_for(ctx.config))[0]
-    card = cards[top].to_dict()
+    card = cards[top]
     after_mm = _observe(ctx, images[top], state["prompt"], card, meter)
-    decision = policy.judge_edit(best["score"], before_mm, card, after_mm, ctx.config.loop.min_gain)
+    decision = policy.judge_edit(best.card, before_mm, card, after_mm, ctx.config.loop.min_gain)
     attempt = Attempt(
         instruction=instruction,
         seed=seed,
         samples=[EditSample(path=p, overall=c.overall) for p, c in zip(paths, cards)],
         chosen=paths[top],
-        score=ScoreCard.from_dict(card),
-        mismatches=[Mismatch.from_dict(m) for m in after_mm],
+        score=card,
+        mismatches=after_mm,
         decision=decision,
         origin=origin,
     )
@@ -315,35 +339,33 @@ def _judge(
 def _regenerate(
     ctx: LoopContext,
     state: LoopState,
-    best: dict[str, Any],
-    before_mm: list[dict[str, Any]],
+    best: Candidate,
+    before_mm: list[Mismatch],
     round_no: int,
     seed: int,
     meter: _Meter,
-) -> tuple[Attempt, dict[str, Any]]:
+) -> tuple[Attempt, Candidate | None]:
     """Every edit failed: draw new candidates from a prompt that names the mismatched phrases.
 
     The candidates are scored against the *original* prompt and judged like an edit, so a
-    regeneration is kept only when it is a real improvement.
+    regeneration is kept only when it is a real improvement: ``(the attempt, the new best or None)``.
     """
     from autoalign import prompts
 
     loop = ctx.config.loop
-    phrases = ", ".join(dict.fromkeys(m["phrase"] for m in before_mm))
+    phrases = ", ".join(dict.fromkeys(m.phrase for m in before_mm))
     rewritten = prompts.load("regenerate_prompt.txt").format(prompt=state["prompt"].rstrip(". "), phrases=phrases).strip()
     regen_seed = edit_seed(seed, round_no, 500)
     with meter.call("generator"):
         images = ctx.models.generator.generate(rewritten, loop.candidates, regen_seed, state.get("negative_prompt"))
     paths = [_save(ctx, im, f"rounds/r{round_no:02d}/regen_{k}.png") for k, im in enumerate(images)]
-    instruction = Instruction(text=f"regenerate: {rewritten}", writer="regenerate", mismatches=list(before_mm))
+    instruction = Instruction(text=f"regenerate: {rewritten}", writer="regenerate", mismatches=[m.to_dict() for m in before_mm])
     attempt, top = _judge(ctx, state, best, before_mm, images, paths, meter, instruction, regen_seed, "regenerate")
     decision = attempt.decision
     logger.info("round %d: regenerated from %r -> %s (gain %+.3f)", round_no, rewritten, decision.reason, decision.gain)
     if not decision.accepted:
-        return attempt, {}
-    new_best = Candidate(path=paths[top], seed=regen_seed + top, score=attempt.score.to_dict(), origin="regenerate").to_dict()
-    return attempt, {"best": new_best, "mismatches": [m.to_dict() for m in attempt.mismatches],
-                     "mismatches_for": new_best["path"]}
+        return attempt, None
+    return attempt, Candidate(path=paths[top], seed=regen_seed + top, score=attempt.score.to_dict(), origin="regenerate")
 
 
 def route(state: LoopState) -> Route:
@@ -354,5 +376,5 @@ def route(state: LoopState) -> Route:
 
 def final_candidate(state: LoopState) -> dict[str, Any]:
     """The run's answer: the best image, never worse than the best first-round candidate."""
-    pool = [c for c in (state.get("first_best"), state.get("best")) if c]
+    pool = [Candidate.from_dict(c) for c in (state.get("first_best"), state.get("best")) if c]
     return policy.best_so_far(pool).to_dict()

@@ -28,6 +28,9 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 if TYPE_CHECKING:
     from PIL import Image
 
+# What a question checks and what a mismatch is about: FineMatch's four aspects (:data:`ASPECTS`),
+# ``text`` (rendered text in the picture) and ``global`` (the picture's frame, style, time; questions only).
+Aspect = Literal["entity", "attribute", "relation", "number", "text", "global"]
 ASPECTS: tuple[str, ...] = ("entity", "attribute", "relation", "number")
 
 # Why the loop stopped. The round limit has one name everywhere: ``loop.max_rounds`` in the config,
@@ -69,7 +72,7 @@ class Question:
     id: str
     text: str  # the question, e.g. "is the car red?" (DSG yes/no) or "what color is the car?" (VQ2)
     answer: str  # the expected answer span from the prompt, e.g. "red"
-    aspect: str = "entity"  # entity | attribute | relation | number (| text | global: the picture's frame, style, time)
+    aspect: Aspect = "entity"
     span: str = ""  # the prompt phrase this question checks (for localisation)
     depends_on: list[str] = field(default_factory=list)  # ids of parent questions (DSG)
     # a short-answer form of a yes/no question ("what color is the car?"), whose answer is ``answer``;
@@ -86,13 +89,35 @@ class Question:
 
 @dataclass
 class QuestionScore:
-    """A question with the VQA model's P(yes) for it on one image."""
+    """A question with the VQA model's P(yes) for it on one image, and what VQ2 counted for it.
+
+    ``score`` is P(yes) after dependency zeroing (DSG: a question whose parent the image fails counts
+    0; ``zeroed`` says it was); None when no zeroing step ran (then VQ2 counts ``p_yes``). The JSON form
+    is the question's fields with ``p_yes`` (and ``score``, ``zeroed``) beside them, as in every
+    ``trace.jsonl`` and ``summary.json`` written so far.
+    """
 
     question: Question
     p_yes: float
+    score: float | None = None
+    zeroed: bool = False
+
+    @property
+    def counted(self) -> float:
+        """What VQ2 averages for this question: ``score`` when zeroing ran, else ``p_yes``."""
+        return self.p_yes if self.score is None else self.score
 
     def to_dict(self) -> dict[str, Any]:
-        return {**self.question.to_dict(), "p_yes": self.p_yes}
+        out: dict[str, Any] = {**self.question.to_dict(), "p_yes": self.p_yes}
+        if self.score is not None:
+            out.update(score=self.score, zeroed=self.zeroed)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "QuestionScore":
+        score = data.get("score")
+        return cls(question=Question.from_dict(data), p_yes=float(data["p_yes"]),
+                   score=None if score is None else float(score), zeroed=bool(data.get("zeroed", False)))
 
 
 @dataclass
@@ -103,21 +128,23 @@ class ScoreCard:
     vq2: float | None = None
     vnli: float | None = None
     clip: float | None = None
-    questions: list[dict[str, Any]] = field(default_factory=list)  # QuestionScore.to_dict()
+    questions: list[QuestionScore] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {"overall": self.overall, "vq2": self.vq2, "vnli": self.vnli, "clip": self.clip,
+                "questions": [q.to_dict() for q in self.questions]}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "ScoreCard":
-        return _from_dict(cls, data)
+        return cls(overall=data["overall"], vq2=data.get("vq2"), vnli=data.get("vnli"), clip=data.get("clip"),
+                   questions=_many(QuestionScore, data.get("questions")))
 
 
 @dataclass
 class Mismatch:
     """A FineMatch triplet (aspect, phrase from the prompt, correction) with its evidence."""
 
-    aspect: str
+    aspect: Aspect
     phrase: str
     correction: str = ""
     confidence: float = 1.0
@@ -173,6 +200,11 @@ class Candidate:
     def overall(self) -> float:
         return float(self.score["overall"])
 
+    @property
+    def card(self) -> ScoreCard:
+        """The score card (``score`` holds its JSON form, as the graph state and ``summary.json`` do)."""
+        return ScoreCard.from_dict(self.score)
+
 
 @dataclass
 class EditDecision:
@@ -226,7 +258,7 @@ class Attempt:
     origin: str = "edit"  # "edit" | "regenerate" | "region" (a layout edit inside boxes)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Attempt":
@@ -255,7 +287,7 @@ class Round:
     note: str = ""  # e.g. "no new instruction to try"
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Round":

@@ -45,9 +45,9 @@ from autoalign.benchmarks.bench_runner import (
     evaluate_outcome,
     latest_results,
     outcome_from_result,
-    record_key,
     write_meta,
 )
+from autoalign.benchmarks.records import BenchRecord
 from autoalign.config import Config
 from autoalign.errors import InputError
 from autoalign.redact import public_config, redact
@@ -95,7 +95,7 @@ def _base_record(row: dict[str, Any], seed: int, config_hash: str) -> dict[str, 
 
 def batch_record(
     row: dict[str, Any], batch_dir: Path, config: Config, evaluator: StageEvaluator
-) -> dict[str, Any]:
+) -> BenchRecord:
     """The bench record of one finished (``done``) ledger row: its stage images evaluated.
 
     ``wall_time_s`` is the item's loop time from the ledger plus the evaluation time (as in a bench
@@ -114,15 +114,15 @@ def batch_record(
     eval_s = time.perf_counter() - t0
     record["eval_wall_s"] = round(eval_s, 4)
     record["wall_time_s"] = round(float(row.get("wall_s") or 0.0) + eval_s, 4)
-    return record
+    return BenchRecord.from_dict(record)
 
 
-def failed_record(row: dict[str, Any], config: Config) -> dict[str, Any]:
+def failed_record(row: dict[str, Any], config: Config) -> BenchRecord:
     """The error record of a ledger row the batch gave up on (its last error, no stages)."""
     record = _base_record(row, item_config(config, row.get("seed")).loop.seed, config.hash())
     record.update(status="error", error=row.get("error") or "failed (no error recorded)", stages={},
                   attempts=row.get("attempts"), wall_time_s=round(float(row.get("wall_s") or 0.0), 4))
-    return record
+    return BenchRecord.from_dict(record)
 
 
 def write_batch_reports(
@@ -163,7 +163,7 @@ def write_batch_reports(
         if skipped:
             logger.info("batch report: %d item(s) not run under config %s are left out", skipped, config_hash)
 
-        latest = {record_key(r): r for r in latest_results(out / RESULTS_FILE, config_hash)}
+        latest = {r.key: r for r in latest_results(out / RESULTS_FILE, config_hash)}
         seeds = sorted({item_config(config, r.get("seed")).loop.seed for r in ran})
         prompts_path = Path(prompts_file) if prompts_file is not None else None
         meta = {
@@ -187,11 +187,15 @@ def write_batch_reports(
             return (row["id"], item_config(config, row.get("seed")).loop.seed, config_hash)
 
         def recorded(row: dict[str, Any]) -> bool:  # an ok record of this row's current prompt
-            rec = latest.get(key(row)) or {}
-            return rec.get("status") == "ok" and rec.get("prompt", row["prompt"]) == row["prompt"]
+            rec = latest.get(key(row))
+            return rec is not None and rec.ok and (rec.prompt or row["prompt"]) == row["prompt"]
+
+        def recorded_error(row: dict[str, Any]) -> str | None:
+            rec = latest.get(key(row))
+            return None if rec is None else rec.error
 
         to_eval = [r for r in ran if r["status"] == "done" and not recorded(r)]
-        to_fail = [r for r in ran if r["status"] == "failed" and (latest.get(key(r)) or {}).get("error") != r["error"]]
+        to_fail = [r for r in ran if r["status"] == "failed" and recorded_error(r) != r["error"]]
         logger.info("batch report: %d item(s) to evaluate, %d failed, %d already recorded",
                     len(to_eval), len(to_fail), len(ran) - len(to_eval) - len(to_fail))
 
@@ -199,7 +203,7 @@ def write_batch_reports(
         bar = None
         try:
             for row in to_fail:
-                writer.write(failed_record(row, config))
+                writer.write(failed_record(row, config).to_dict())
             if to_eval:
                 if evaluator is None:
                     if models is None:
@@ -212,7 +216,7 @@ def write_batch_reports(
 
                     bar = tqdm(total=len(to_eval), desc="batch report: evaluating", unit="item")
                 for row in to_eval:
-                    writer.write(batch_record(row, out, config, evaluator))
+                    writer.write(batch_record(row, out, config, evaluator).to_dict())
                     if bar is not None:
                         bar.update(1)
         finally:

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Protocol
 
 from autoalign import files
+from autoalign.benchmarks.records import BenchRecord
 from autoalign.benchmarks.suites import Suite, SuiteItem
 from autoalign.config import Config
 from autoalign.errors import InputError
@@ -175,11 +176,7 @@ class ScorerEvaluator:
 # --------------------------------------------------------------------------- results file
 
 
-def record_key(record: dict[str, Any]) -> tuple[str, int, str]:
-    return (str(record.get("id")), int(record.get("seed", 0)), str(record.get("config_hash")))
-
-
-def read_results(path: str | Path) -> list[dict[str, Any]]:
+def read_results(path: str | Path) -> list[BenchRecord]:
     """Every well-formed line of a results file, in order (a torn last line from a crash is skipped)."""
     path = Path(path)
     if path.is_dir():
@@ -187,17 +184,22 @@ def read_results(path: str | Path) -> list[dict[str, Any]]:
     contents = read_jsonl(path)
     for line_no, reason in contents.bad_lines:
         logger.warning("%s line %d skipped: %s", path, line_no, reason)
-    return contents.values
+    records = []
+    for value in contents.values:
+        if isinstance(value, dict):
+            records.append(BenchRecord.from_dict(value))
+        else:
+            logger.warning("%s: a line holds %s, not a record; skipped", path, type(value).__name__)
+    return records
 
 
-def latest_results(path: str | Path, config_hash: str | None = None) -> list[dict[str, Any]]:
+def latest_results(path: str | Path, config_hash: str | None = None) -> list[BenchRecord]:
     """The last record of each (id, seed, config hash), in first-seen order; optionally one config only."""
-    latest: dict[tuple[str, int, str], dict[str, Any]] = {}
+    latest: dict[tuple[str, int, str], BenchRecord] = {}
     for rec in read_results(path):
-        if config_hash is not None and rec.get("config_hash") != config_hash:
+        if config_hash is not None and rec.config_hash != config_hash:
             continue
-        key = record_key(rec)
-        latest[key] = rec
+        latest[rec.key] = rec
     return list(latest.values())
 
 
@@ -232,14 +234,14 @@ def seeds_for(config: Config, seeds: int) -> list[int]:
     return [config.loop.seed + k for k in range(seeds)]
 
 
-def stage_gain(record: dict[str, Any], stage: str = "corrected", key: str = "overall") -> float | None:
+def stage_gain(record: BenchRecord, stage: str = "corrected", key: str = "overall") -> float | None:
     """``stage[key] - baseline[key]`` of one record, or None when either is missing."""
-    stages = record.get("stages") or {}
-    a = (stages.get("baseline") or {}).get(key)
-    b = (stages.get(stage) or {}).get(key)
+    before, after = record.stage("baseline"), record.stage(stage)
+    a = None if before is None else before.score(key)
+    b = None if after is None else after.score(key)
     if a is None or b is None:
         return None
-    return float(b) - float(a)
+    return b - a
 
 
 def _diff_calls(after: dict[str, int], before: dict[str, int]) -> dict[str, int]:
@@ -259,9 +261,9 @@ def bench_run(
     evaluator: StageEvaluator | None = None,
     models: Any = None,
     progress: bool = True,
-    on_record: Callable[[dict[str, Any]], None] | None = None,
-    then: Callable[[list[dict[str, Any]]], Any] | None = None,
-) -> list[dict[str, Any]]:
+    on_record: Callable[[BenchRecord], None] | None = None,
+    then: Callable[[list[BenchRecord]], Any] | None = None,
+) -> list[BenchRecord]:
     """Run (or resume) a benchmark; return the current config's latest record per (prompt, seed).
 
     ``then(records)`` runs before ``out`` is let go (the CLI writes its reports there), so no other
@@ -300,8 +302,8 @@ def bench_run(
 def _bench_run_locked(
     suite: Suite, cfg: Config, out: Path, selected: Suite, seed_list: list[int], mode: str, limit: int | None,
     categories: Iterable[str] | None, correct: bool, loop_runner: LoopRunner | None,
-    evaluator: StageEvaluator | None, models: Any, progress: bool, on_record: Callable[[dict[str, Any]], None] | None,
-) -> list[dict[str, Any]]:
+    evaluator: StageEvaluator | None, models: Any, progress: bool, on_record: Callable[[BenchRecord], None] | None,
+) -> list[BenchRecord]:
     """:func:`bench_run` with ``out`` locked."""
     config_hash = cfg.hash()
 
@@ -322,7 +324,7 @@ def _bench_run_locked(
     }
     write_meta(out, meta)
 
-    done = {record_key(r) for r in read_results(out) if r.get("status") == "ok"}
+    done = {r.key for r in read_results(out) if r.ok}
     work = [(item, seed) for item in selected for seed in seed_list if (item.id, seed, config_hash) not in done]
     total = len(selected) * len(seed_list)
     logger.info("bench %s: %d of %d (prompt, seed) pairs to run, %d already done", mode, len(work), total, total - len(work))
@@ -334,7 +336,7 @@ def _bench_run_locked(
     loop_runner = loop_runner or AgentLoopRunner(correct=correct)
     evaluator = evaluator or ScorerEvaluator(models, cfg)
 
-    gains = [g for r in latest_results(out, config_hash) if r.get("status") == "ok"
+    gains = [g for r in latest_results(out, config_hash) if r.ok
              for g in [stage_gain(r, "corrected" if correct else "reranked")] if g is not None]
     writer = ResultsWriter(out / RESULTS_FILE)
     errors = 0
@@ -346,13 +348,13 @@ def _bench_run_locked(
     try:
         for item, seed in work:
             record = _run_one(item, seed, cfg, config_hash, mode, out, loop_runner, evaluator, models, correct)
-            writer.write(record)
+            writer.write(record.to_dict())
             if on_record is not None:
                 on_record(record)
             gain = stage_gain(record, "corrected" if correct else "reranked")
             if gain is not None:
                 gains.append(gain)
-            errors += record["status"] != "ok"
+            errors += not record.ok
             if bar is not None:
                 bar.update(1)
                 postfix = {"mean_gain": f"{sum(gains) / len(gains):+.3f}" if gains else "n/a"}
@@ -425,7 +427,7 @@ def _run_one(
     evaluator: StageEvaluator,
     models: Any,
     correct: bool,
-) -> dict[str, Any]:
+) -> BenchRecord:
     """One (prompt, seed): run the loop in a fresh item folder, evaluate its stages, build the record."""
     run_dir = path_in(out / "items", item.id) / config_hash / f"s{seed}"
     if run_dir.exists():  # left by a crash: start the prompt again from scratch (seeded, so same result)
@@ -450,4 +452,4 @@ def _run_one(
         logger.warning("prompt %s (seed %d) failed: %s", item.id, seed, exc)
         record.update(error_fields(exc))
     record["wall_time_s"] = round(time.perf_counter() - t0, 4)
-    return record
+    return BenchRecord.from_dict(record)

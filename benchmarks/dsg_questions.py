@@ -249,7 +249,8 @@ def _generate(gen: SpacyQuestions, prompt: str) -> tuple[list[Fact], float]:
 
 
 def _rate(hits: int, n: int) -> dict[str, Any]:
-    ci = wilson(hits, n)["ci"]
+    share = wilson(hits, n)
+    ci = [share["ci_low"], share["ci_high"]]
     return {"recall": round(hits / n, 3) if n else None, "n": n, "ci95": [round(c, 3) if c is not None else None for c in ci]}
 
 

@@ -176,7 +176,7 @@ def generated(grounder, generator, split: str, n: int) -> dict[str, Any]:
     }
 
 
-#: edit kinds of :func:`autoalign.world.edits.corrupt` -> what the fix needs (the issue's names)
+#: edit kinds of :func:`autoalign.world.training.edits.corrupt` -> what the fix needs (the issue's names)
 EDIT_NAMES = {"drop": "addition (an object dropped)", "extra": "removal / count (an object copied)",
               "swap": "relation (two objects swapped)", "recolor": "attribute (recoloured)", "reshape": "entity (reshaped)"}
 
@@ -203,7 +203,7 @@ def names_edit(m, kind: str, scene: Scene, other: Scene) -> bool:
 def layout_edits(models, config, split: str, n: int, seed: int = 11) -> dict[str, Any]:
     """The layout detector on one-edit-away scenes (world eval's edit cases) and on each caption's own scene."""
     from autoalign.detection.layout import LayoutDetector
-    from autoalign.world.edits import edit_away
+    from autoalign.world.training.edits import edit_away
 
     detector = LayoutDetector(models, config)
     rng = random.Random(f"{seed}/{split}")
@@ -312,7 +312,7 @@ def vq2_grounded(config, split: str, n: int) -> dict[str, Any]:
     from autoalign.benchmarks.world_eval import auc_with_ci
     from autoalign.models.cache import Models
     from autoalign.scoring.scorer import Scorer
-    from autoalign.world.edits import edit_away
+    from autoalign.world.training.edits import edit_away
 
     closed = replace(config, questions=replace(config.questions, options={**config.questions.options, "closed_counts": True}))
     setups = {"VLM answers": closed,

@@ -39,6 +39,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autoalign.benchmarks.records import BenchRecord
 from autoalign.files import FAULT_ENV, read_jsonl
 from autoalign.settings import DEFAULT_PRESET
 
@@ -228,15 +229,15 @@ def trial_bench(work: Path, n: int, kills: int, rng: random.Random, delays: tupl
     _kill_and_resume(cmd, cmd, kills, rng, delays, trial, timeout=60 + 60 * n)
     trial.wall_s = time.perf_counter() - t0
     results = out / "results.jsonl"
-    records = read_jsonl(results).values
+    records = [BenchRecord.from_dict(v) for v in read_jsonl(results).values if isinstance(v, dict)]
     meta = json.loads((out / "bench.json").read_text()) if (out / "bench.json").exists() else {}
-    ok = [r for r in records if r.get("status") == "ok" and r.get("config_hash") == meta.get("config_hash")]
-    keys = Counter((r["id"], r["seed"]) for r in ok)
+    ok = [r for r in records if r.ok and r.config_hash == meta.get("config_hash")]
+    keys = Counter((r.id, r.seed) for r in ok)
     trial.duplicated += sum(c - 1 for c in keys.values() if c > 1)
     trial.lost += n - len(keys)
     trial.corrupt += _jsonl_corrupt(results) + _temporaries(out)
     for r in ok:
-        trial.corrupt += sum(1 for s in r["stages"].values() if not _png_ok(out / s["image"]))
+        trial.corrupt += sum(1 for s in r.stages.values() if not _png_ok(out / s.image))
     return trial
 
 

@@ -100,7 +100,7 @@ def child(n: int, candidates: int | None, max_rounds: int | None, suite_file: st
         py_peak = tracemalloc.get_traced_memory()[1] / 2**20 if use_tracemalloc else None
         if use_tracemalloc:
             tracemalloc.stop()
-    errors = [r for r in records if r.get("status") != "ok"]
+    errors = [r for r in records if not r.ok]
     return {
         "n": n,
         "ok": len(records) - len(errors),

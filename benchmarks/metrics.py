@@ -22,6 +22,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from autoalign.benchmarks.records import BenchRecord, StageResult
 from autoalign.types import ASPECTS
 
 STAGES: tuple[str, ...] = ("baseline", "reranked", "corrected")
@@ -45,7 +46,16 @@ class Metric:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        """The one JSON form of a figure (``summary.json``, ``oracle.json``, ``world eval --json``)."""
         return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Metric":
+        """A figure from its JSON form; also reads ``{"value", "n", "ci": [low, high]}``, the form
+        ``world eval`` wrote before there was one form."""
+        low, high = data.get("ci") or (data.get("ci_low"), data.get("ci_high"))
+        return cls(name=str(data.get("name", "")), value=data.get("value"), n=int(data.get("n", 0)), ci_low=low,
+                   ci_high=high, higher_is_better=data.get("higher_is_better"), extra=dict(data.get("extra") or {}))
 
     def fmt(self, digits: int = 3) -> str:
         """``0.512 [0.471, 0.553] (n=200)``; ``n/a (n=0)`` when there is no value."""
@@ -133,6 +143,17 @@ def permutation_test(diffs: Sequence[float], *, n_perm: int = 10000, seed: int =
     return {"p": (k + 1) / (n_perm + 1), "note": "", "exact": False}
 
 
+def wilson(k: int, n: int, z: float = 1.96) -> dict[str, Any]:
+    """The share ``k / n`` with its 95 % Wilson interval, as a :class:`Metric`'s JSON form."""
+    if n == 0:
+        return Metric("share", None, 0).to_dict()
+    p = k / n
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return Metric("share", p, n, max(0.0, c - h), min(1.0, c + h)).to_dict()
+
+
 def paired_gain(name: str, before: Sequence[Any], after: Sequence[Any], higher_is_better: bool = True) -> Metric:
     """Mean paired difference ``after - before`` (pairs with a missing side are dropped), CI and tests."""
     if len(before) != len(after):
@@ -152,46 +173,38 @@ def paired_gain(name: str, before: Sequence[Any], after: Sequence[Any], higher_i
 # --------------------------------------------------------------------------- from records
 
 
-def ok_records(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [r for r in records if r.get("status") == "ok"]
+def ok_records(records: Iterable[BenchRecord]) -> list[BenchRecord]:
+    return [r for r in records if r.ok]
 
 
-def _stage(record: dict[str, Any], stage: str) -> dict[str, Any] | None:
-    return (record.get("stages") or {}).get(stage)
+def _stage(record: BenchRecord, stage: str) -> StageResult | None:
+    return record.stage(stage)
 
 
-def stages_present(records: Sequence[dict[str, Any]]) -> list[str]:
+def stages_present(records: Sequence[BenchRecord]) -> list[str]:
     return [s for s in STAGES if any(_stage(r, s) is not None for r in records)]
 
 
-def _score(record: dict[str, Any], stage: str, key: str) -> float | None:
+def _score(record: BenchRecord, stage: str, key: str) -> float | None:
     st = _stage(record, stage)
-    if st is None or st.get(key) is None:
-        return None
-    return float(st[key])
+    return None if st is None else st.score(key)
 
 
-def _has_mismatch(record: dict[str, Any], stage: str, aspect: str | None = None) -> bool | None:
+def _has_mismatch(record: BenchRecord, stage: str, aspect: str | None = None) -> bool | None:
     st = _stage(record, stage)
-    if st is None:
-        return None
-    mms = st.get("mismatches") or []
-    if aspect is None:
-        return len(mms) > 0
-    return any(m.get("aspect") == aspect for m in mms)
+    return None if st is None else st.has_mismatch(aspect)
 
 
-def _vq2_below(record: dict[str, Any], stage: str, threshold: float | None) -> bool | None:
+def _vq2_below(record: BenchRecord, stage: str, threshold: float | None) -> bool | None:
     st = _stage(record, stage)
     if st is None:
         return None
     if threshold is not None:
-        return None if st.get("vq2") is None else float(st["vq2"]) < threshold
-    flag = st.get("vq2_below_threshold")
-    return None if flag is None else bool(flag)
+        return None if st.vq2 is None else float(st.vq2) < threshold
+    return None if st.vq2_below_threshold is None else bool(st.vq2_below_threshold)
 
 
-def score_table(records: Sequence[dict[str, Any]], stages: Sequence[str]) -> dict[str, dict[str, Metric]]:
+def score_table(records: Sequence[BenchRecord], stages: Sequence[str]) -> dict[str, dict[str, Metric]]:
     """{stage: {key: mean Metric}} for VQ2, VNLI, CLIP and the overall score."""
     return {
         stage: {key: mean_metric(f"{key}.{stage}", [_score(r, stage, key) for r in records]) for key in SCORE_KEYS}
@@ -199,7 +212,7 @@ def score_table(records: Sequence[dict[str, Any]], stages: Sequence[str]) -> dic
     }
 
 
-def gain_table(records: Sequence[dict[str, Any]], stages: Sequence[str]) -> dict[str, dict[str, Metric]]:
+def gain_table(records: Sequence[BenchRecord], stages: Sequence[str]) -> dict[str, dict[str, Metric]]:
     """{"reranked-baseline"/"corrected-baseline"/"corrected-reranked": {key: paired gain Metric}}."""
     pairs = [("baseline", "reranked"), ("baseline", "corrected"), ("reranked", "corrected")]
     out: dict[str, dict[str, Metric]] = {}
@@ -219,7 +232,7 @@ def gain_table(records: Sequence[dict[str, Any]], stages: Sequence[str]) -> dict
 
 
 def hallucination_table(
-    records: Sequence[dict[str, Any]], stages: Sequence[str], threshold: float | None
+    records: Sequence[BenchRecord], stages: Sequence[str], threshold: float | None
 ) -> dict[str, dict[str, Metric]]:
     """{stage: {"any_mismatch": rate, "vq2_below_threshold": rate, "aspect:ENTITY": rate, ...}}; lower is better."""
     out: dict[str, dict[str, Metric]] = {}
@@ -239,41 +252,40 @@ def hallucination_table(
     return out
 
 
-def process_table(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def process_table(records: Sequence[BenchRecord]) -> dict[str, Any]:
     """Per-prompt process figures: rounds, edits, wall time, model calls; stop-reason counts."""
 
-    def total_calls(r: dict[str, Any]) -> float:
-        return float(sum(v for v in (r.get("model_calls") or {}).values() if isinstance(v, (int, float))))
+    def total_calls(r: BenchRecord) -> float:
+        return float(sum(v for v in (r.model_calls or {}).values() if isinstance(v, (int, float))))
 
     return {
-        "rounds": mean_metric("rounds_per_prompt", [r.get("rounds") for r in records], higher_is_better=None),
-        "edits_accepted": mean_metric("edits_accepted_per_prompt", [r.get("edits_accepted") for r in records], None),
-        "edits_rejected": mean_metric("edits_rejected_per_prompt", [r.get("edits_rejected") for r in records], None),
-        "wall_time_s": mean_metric("wall_time_s_per_prompt", [r.get("wall_time_s") for r in records], False),
+        "rounds": mean_metric("rounds_per_prompt", [r.rounds for r in records], higher_is_better=None),
+        "edits_accepted": mean_metric("edits_accepted_per_prompt", [r.edits_accepted for r in records], None),
+        "edits_rejected": mean_metric("edits_rejected_per_prompt", [r.edits_rejected for r in records], None),
+        "wall_time_s": mean_metric("wall_time_s_per_prompt", [r.wall_time_s for r in records], False),
         "model_calls": mean_metric("model_calls_per_prompt", [total_calls(r) for r in records], False),
-        "stop_reasons": dict(Counter(str(r.get("stop_reason") or "none") for r in records).most_common()),
+        "stop_reasons": dict(Counter(str(r.stop_reason or "none") for r in records).most_common()),
     }
 
 
-def categories_of(records: Sequence[dict[str, Any]]) -> list[str]:
-    return list(dict.fromkeys(str(r.get("category") or "uncategorized") for r in records))
+def categories_of(records: Sequence[BenchRecord]) -> list[str]:
+    return list(dict.fromkeys(r.category_or_default() for r in records))
 
 
-def compute_metrics(records: Sequence[dict[str, Any]], threshold: float | None = None) -> dict[str, Any]:
+def compute_metrics(records: Sequence[BenchRecord], threshold: float | None = None) -> dict[str, Any]:
     """All benchmark metrics from result records (only ``status == "ok"`` records enter the figures)."""
     all_records = list(records)
     ok = ok_records(all_records)
     stages = stages_present(ok)
-    by_cat: dict[str, list[dict[str, Any]]] = {}
+    by_cat: dict[str, list[BenchRecord]] = {}
     for r in ok:
-        by_cat.setdefault(str(r.get("category") or "uncategorized"), []).append(r)
+        by_cat.setdefault(r.category_or_default(), []).append(r)
     return {
         "n_records": len(all_records),
         "n_ok": len(ok),
         "n_errors": len(all_records) - len(ok),
-        "errors": [{"id": r.get("id"), "seed": r.get("seed"), "error": r.get("error")}
-                   for r in all_records if r.get("status") != "ok"],
-        "n_prompts": len({r.get("id") for r in ok}),
+        "errors": [{"id": r.id, "seed": r.seed, "error": r.error} for r in all_records if not r.ok],
+        "n_prompts": len({r.id for r in ok}),
         "stages": stages,
         "threshold": threshold,
         "scores": score_table(ok, stages),
@@ -293,11 +305,11 @@ def compute_metrics(records: Sequence[dict[str, Any]], threshold: float | None =
 
 
 def compare_records(
-    records_a: Sequence[dict[str, Any]], records_b: Sequence[dict[str, Any]]
+    records_a: Sequence[BenchRecord], records_b: Sequence[BenchRecord]
 ) -> dict[str, Any]:
     """Paired differences B − A on the (id, seed) both runs finished, per stage and score key."""
-    a = {(r.get("id"), r.get("seed")): r for r in ok_records(records_a)}
-    b = {(r.get("id"), r.get("seed")): r for r in ok_records(records_b)}
+    a = {(r.id, r.seed): r for r in ok_records(records_a)}
+    b = {(r.id, r.seed): r for r in ok_records(records_b)}
     shared = [k for k in a if k in b]
     stages = [s for s in stages_present([a[k] for k in shared]) if s in stages_present([b[k] for k in shared])]
     diffs: dict[str, dict[str, Metric]] = {}

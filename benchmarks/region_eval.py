@@ -24,12 +24,13 @@ import random
 from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
+from autoalign.benchmarks.metrics import Metric
 from autoalign.types import Box, LayoutOp
 from autoalign.world import oracle
-from autoalign.world.data import world_scenes
-from autoalign.world.edits import MOST_OBJECTS, _free_spot
 from autoalign.world.render import _overlaps, draw, relation_holds
 from autoalign.world.scene import Group, Obj, Scene, Spec, colors, shapes, sizes
+from autoalign.world.training.data import world_scenes
+from autoalign.world.training.edits import MOST_OBJECTS, _free_spot
 
 logger = logging.getLogger(__name__)
 
@@ -128,7 +129,7 @@ def eval_region(region_editor, n: int, splits: Sequence[str], kinds: Sequence[st
 
     With ``samples`` > 1, a case counts as fixed when any of the samples is (best of ``samples``,
     as the loop's edit samples are judged); the untouched share is over every sample."""
-    from autoalign.benchmarks.world_eval import wilson
+    from autoalign.benchmarks.metrics import wilson
 
     out: dict[str, Any] = {}
     for split in splits:
@@ -159,10 +160,7 @@ def results_json(result: dict[str, Any], command: str, settings: dict[str, Any])
     """The figures in the results page's generic shape (``docs/results/*.json``)."""
 
     def cell(m: dict[str, Any]) -> str:
-        if m.get("value") is None:
-            return f"n/a (n={m.get('n', 0)})"
-        lo, hi = m["ci"]
-        return f"{m['value']:.3f} [{lo:.3f}, {hi:.3f}] (n={m['n']})"
+        return Metric.from_dict(m).fmt()
 
     rows = []
     for split, table in result.items():

@@ -36,6 +36,7 @@ from autoalign.benchmarks.metrics import (
     directions,
     to_jsonable,
 )
+from autoalign.benchmarks.records import BenchRecord, StageResult
 from autoalign.files import atomic_write_text, directory_lock
 from autoalign.wording import clean_text, mismatch_words, scores_warning
 
@@ -80,7 +81,7 @@ def load_bench(out_dir: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]
     return meta, records
 
 
-def build_summary(meta: dict[str, Any], records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def build_summary(meta: dict[str, Any], records: Sequence[BenchRecord]) -> dict[str, Any]:
     metrics = compute_metrics(records, threshold=meta.get("threshold"))
     return {
         "note": machinery_note(meta.get("config")),
@@ -269,35 +270,34 @@ def _img(out: Path, rel: str | None, alt: str) -> str:
     return f'<div class="missing">{html.escape(alt)}: no image</div>'
 
 
-def _mismatch_list(stage: dict[str, Any] | None) -> str:
-    if not stage:
+def _mismatch_list(stage: StageResult | None) -> str:
+    if stage is None:
         return ""
-    mms = stage.get("mismatches") or []
+    mms = stage.mismatches
     if not mms:
         return "<div>no mismatch detected</div>"
     items = "".join(f"<li class=mm>{html.escape(mismatch_words(m, aspect=True))}</li>" for m in mms)
     return f"<ul>{items}</ul>"
 
 
-def _score_line(stage: dict[str, Any] | None) -> str:
-    if not stage:
+def _score_line(stage: StageResult | None) -> str:
+    if stage is None:
         return ""
-    parts = [f"{k} {stage[k]:.2f}" for k in ("vq2", "vnli", "clip") if stage.get(k) is not None]
+    parts = [f"{k} {v:.2f}" for k in ("vq2", "vnli", "clip") for v in [stage.score(k)] if v is not None]
     return html.escape(", ".join(parts))
 
 
-def _image_grid(out: Path, records: Sequence[dict[str, Any]]) -> str:
+def _image_grid(out: Path, records: Sequence[BenchRecord]) -> str:
     chunks = []
-    ok = [r for r in records if r.get("status") == "ok"]
+    ok = [r for r in records if r.ok]
     for cat in categories_of(ok):
-        recs = [r for r in ok if str(r.get("category") or "uncategorized") == cat]
+        recs = [r for r in ok if r.category_or_default() == cat]
         shown = recs[:MAX_GRID_ITEMS_PER_CATEGORY]
         chunks.append(f"<h3>{html.escape(cat)} ({len(recs)} prompts{', first ' + str(len(shown)) if len(shown) < len(recs) else ''})</h3><div class=grid>")
         for r in shown:
-            stages = r.get("stages") or {}
-            final_stage = "corrected" if "corrected" in stages else "reranked"
-            base, final = stages.get("baseline"), stages.get(final_stage)
-            instructions = r.get("instructions") or []
+            final_stage = "corrected" if "corrected" in r.stages else "reranked"
+            base, final = r.stage("baseline"), r.stage(final_stage)
+            instructions = r.instructions or []
             ins = "".join(
                 f"<li class=ins>{html.escape(clean_text(i.get('text', i) if isinstance(i, dict) else i))}"
                 f"{' (' + html.escape(str(i.get('writer'))) + ')' if isinstance(i, dict) and i.get('writer') else ''}</li>"
@@ -305,12 +305,12 @@ def _image_grid(out: Path, records: Sequence[dict[str, Any]]) -> str:
             )
             chunks.append(
                 "<div class=item>"
-                f"<div><b>{html.escape(r.get('prompt', ''))}</b><br><small>{html.escape(str(r.get('id')))} seed {r.get('seed')}"
-                f" · rounds {r.get('rounds', 0)} · stop {html.escape(str(r.get('stop_reason') or '-'))}</small></div>"
+                f"<div><b>{html.escape(r.prompt)}</b><br><small>{html.escape(str(r.id))} seed {r.seed}"
+                f" · rounds {0 if r.rounds is None else r.rounds} · stop {html.escape(str(r.stop_reason or '-'))}</small></div>"
                 "<div class=pair>"
-                f"<figure>{_img(out, (base or {}).get('image'), 'baseline')}<figcaption>baseline<br>{_score_line(base)}</figcaption></figure>"
+                f"<figure>{_img(out, base.image if base else None, 'baseline')}<figcaption>baseline<br>{_score_line(base)}</figcaption></figure>"
                 "<span>→</span>"
-                f"<figure>{_img(out, (final or {}).get('image'), final_stage)}<figcaption>{final_stage}<br>{_score_line(final)}</figcaption></figure>"
+                f"<figure>{_img(out, final.image if final else None, final_stage)}<figcaption>{final_stage}<br>{_score_line(final)}</figcaption></figure>"
                 "</div>"
                 f"<div>baseline mismatches:{_mismatch_list(base)}</div>"
                 f"<div>{final_stage} mismatches:{_mismatch_list(final)}</div>"
@@ -327,7 +327,7 @@ def _html_table(title: str, header: list[str], rows: list[list[str]]) -> str:
     return f"<h2>{html.escape(title)}</h2><table><tr>{head}</tr>{body}</table>"
 
 
-def render_html(out: Path, summary: dict[str, Any], metrics: dict[str, Any], records: Sequence[dict[str, Any]]) -> str:
+def render_html(out: Path, summary: dict[str, Any], metrics: dict[str, Any], records: Sequence[BenchRecord]) -> str:
     title = f"AutoAlign benchmark: {summary.get('suite')} ({summary.get('mode')}), preset {summary.get('preset')}"
     parts = [f"<!DOCTYPE html><html><head><meta charset=utf-8><title>{html.escape(title)}</title>"
              f"<style>{_CSS}</style></head><body><h1>{html.escape(title)}</h1>"]

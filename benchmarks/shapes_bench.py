@@ -28,56 +28,20 @@ import logging
 from pathlib import Path
 from typing import Any, Sequence
 
-from autoalign.benchmarks.metrics import mean_metric, paired_gain, rate_metric
+from autoalign.benchmarks.bench_runner import bench_config, latest_results
+from autoalign.benchmarks.metrics import Metric, mean_metric, paired_gain, rate_metric
+from autoalign.benchmarks.records import BenchRecord
 from autoalign.files import atomic_save_image, atomic_write_json, atomic_write_text
 from autoalign.types import RunResult
 from autoalign.world import oracle
-from autoalign.world.scene import parse_caption, spec_for
+from autoalign.world.scene import parse_caption
 
 logger = logging.getLogger(__name__)
 
-SUITE_NAME = "shapes"
-UNSEEN = "unseen_combinations"
 ASPECTS = ("entity", "attribute", "number", "relation")
 MAX_CANDIDATES = 12
 STAGE_NAMES = ("baseline", "reranked", "corrected")
 JUDGES = ("vq2", "vnli", "clip", "oracle")
-
-
-#: Prompts per category; "shape" captions ("a red circle") have only 15 held-in colour-shape pairs.
-TARGETS = {"counting": 60, "colour_binding": 60, "shape": 15, "size": 60, "spatial": 60, UNSEEN: 60}
-
-
-def suite_items(targets: dict[str, int] | None = None):
-    """The suite: distinct held-out prompts per category (``test`` split; ``unseen_combinations`` from the
-    ``compositional`` split), interleaved so that ``--limit`` takes every category."""
-    from autoalign.benchmarks.suites import SuiteItem
-
-    targets = targets or TARGETS
-    seen: set[str] = set()
-    columns = []
-    for category, want in targets.items():
-        column = []
-        for i in range(5000):
-            spec = spec_for("compositional", i) if category == UNSEEN else spec_for("test", i, category)
-            caption = spec.caption()
-            if caption in seen:
-                continue
-            seen.add(caption)
-            column.append(SuiteItem(f"shapes-{category}-{i:04d}", caption, category))
-            if len(column) == want:
-                break
-        columns.append(column)
-    items = []
-    for k in range(max(len(c) for c in columns)):
-        items.extend(c[k] for c in columns if k < len(c))
-    return items
-
-
-def load_suite():
-    from autoalign.benchmarks.suites import Suite
-
-    return Suite(SUITE_NAME, suite_items(), "generated: autoalign.world (test and compositional splits)", "")
 
 
 # --------------------------------------------------------------------------------------------- reading one item
@@ -111,18 +75,18 @@ def _round_images(result: RunResult, run_dir: Path) -> list[Path]:
     return out
 
 
-def analyse_item(record: dict[str, Any], out: Path, models: Any, config: Any, max_candidates: int = MAX_CANDIDATES) -> dict[str, Any]:
+def analyse_item(record: BenchRecord, out: Path, models: Any, config: Any, max_candidates: int = MAX_CANDIDATES) -> dict[str, Any]:
     """Oracle readings and ablation data of one ok bench record (cached in the item's ``oracle.json``)."""
-    run_dir = out / record["run_dir"]
+    run_dir = out / record.run_dir
     cache = run_dir / "oracle.json"
     if cache.exists():
         try:
             return json.loads(cache.read_text(encoding="utf-8"))
         except ValueError:
             pass
-    spec = parse_caption(record["prompt"])
+    spec = parse_caption(record.prompt)
     result = RunResult.load(run_dir)
-    stages = {s: oracle_view(out / record["stages"][s]["image"], spec) for s in STAGE_NAMES if s in record["stages"]}
+    stages = {s: oracle_view(out / record.stages[s].image, spec) for s in STAGE_NAMES if s in record.stages}
     rounds = [oracle_view(p, spec)["aligned"] for p in _round_images(result, run_dir)]
     calls = result.model_calls
     n_loop = len(list((run_dir / "candidates").glob("cand_*.png")))
@@ -130,7 +94,7 @@ def analyse_item(record: dict[str, Any], out: Path, models: Any, config: Any, ma
     budget = min(max_candidates, n_loop + edited)
     cands = _candidates(record, run_dir, models, config, max(8, budget))
     data = {
-        "id": record["id"], "category": record["category"], "seed": record["seed"],
+        "id": record.id, "category": record.category, "seed": record.seed,
         "stages": stages,
         "rounds_aligned": rounds,
         "loop_calls": {"generator_images": n_loop, "editor_images": edited, "raw": calls},
@@ -147,21 +111,21 @@ def _judge_says_aligned(result: RunResult) -> bool:
     return result.stop_reason == "aligned"
 
 
-def _candidates(record: dict[str, Any], run_dir: Path, models: Any, config: Any, n: int) -> list[dict[str, Any]]:
+def _candidates(record: BenchRecord, run_dir: Path, models: Any, config: Any, n: int) -> list[dict[str, Any]]:
     """Candidates 0..n-1 of the prompt (the loop's own first, then new ones with the next seeds), each
     scored by the judges and read by the oracle."""
     from PIL import Image
 
     from autoalign.scoring.scorer import Scorer
 
-    spec = parse_caption(record["prompt"])
+    spec = parse_caption(record.prompt)
     extra_dir = run_dir / "extra"
     extra_dir.mkdir(exist_ok=True)
     paths = sorted((run_dir / "candidates").glob("cand_*.png"))[:n]
     missing = n - len(paths)
     if missing > 0:
         start = len(paths)
-        new = models.generator.generate(record["prompt"], n=missing, seed=int(summary_seed(run_dir)) + start)
+        new = models.generator.generate(record.prompt, n=missing, seed=int(summary_seed(run_dir)) + start)
         for k, image in enumerate(new):
             p = extra_dir / f"cand_{start + k:02d}.png"
             atomic_save_image(p, image)
@@ -170,7 +134,7 @@ def _candidates(record: dict[str, Any], run_dir: Path, models: Any, config: Any,
     for p in paths:
         with Image.open(p) as im:
             images.append(im.convert("RGB"))
-    cards = Scorer(models, config).score(images, record["prompt"])
+    cards = Scorer(models, config).score(images, record.prompt)
     out = []
     for p, card in zip(paths, cards):
         view = oracle_view(p, spec)
@@ -265,11 +229,9 @@ def figures(items: Sequence[dict[str, Any]], judge: str = "vq2") -> dict[str, An
 def analyse(out: Path, config: Any, models: Any = None, progress: bool = True) -> dict[str, Any]:
     """Oracle figures of a finished (or partial) ``bench run`` on the shapes suite; writes ``oracle.json``
     and ``oracle.md`` into ``out``."""
-    from autoalign.benchmarks.bench_runner import bench_config, latest_results
-
     out = Path(out)
     cfg = bench_config(config, correct=True)
-    records = [r for r in latest_results(out / "results.jsonl", cfg.hash()) if r.get("status") == "ok"]
+    records = [r for r in latest_results(out / "results.jsonl", cfg.hash()) if r.ok]
     if models is None:
         from autoalign.models.cache import Models
 
@@ -297,9 +259,7 @@ def analyse_locked(out: Path, config: Any, models: Any = None, progress: bool = 
 
 
 def _cell(m: dict[str, Any]) -> str:
-    if m.get("value") is None:
-        return f"n/a (n={m.get('n', 0)})"
-    return f"{m['value']:.3f} [{m['ci_low']:.3f}, {m['ci_high']:.3f}] (n={m['n']})"
+    return Metric.from_dict(m).fmt()
 
 
 def markdown(result: dict[str, Any]) -> str:

@@ -39,32 +39,22 @@ Everything is seeded; scenes come from the ``test`` and ``compositional`` splits
 
 from __future__ import annotations
 
-import math
 import random
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Sequence
 
 from autoalign.benchmarks.meta import winoground_item
+from autoalign.benchmarks.metrics import Metric, wilson  # noqa: F401  (wilson: re-exported for its old callers)
 from autoalign.world import facts, oracle
-from autoalign.world.data import questions as caption_questions
-from autoalign.world.data import world_scenes
-from autoalign.world.edits import adds_to_a_single, edit_away, one_edit_away
 from autoalign.world.render import draw, scene_for
 from autoalign.world.scene import Group, Scene, Spec, parse_caption, spec_for
+from autoalign.world.training.data import questions as caption_questions
+from autoalign.world.training.data import world_scenes
+from autoalign.world.training.edits import adds_to_a_single, edit_away, one_edit_away
 
 SPLITS = ("test", "compositional")
 PARTS = ("oracle", "vlm", "vq2", "rerank", "instructions", "editor", "region", "clip")
-
-
-def wilson(k: int, n: int, z: float = 1.96) -> dict[str, Any]:
-    if n == 0:
-        return {"value": None, "n": 0, "ci": [None, None]}
-    p = k / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return {"value": p, "n": n, "ci": [max(0.0, c - h), min(1.0, c + h)]}
 
 
 def auc_with_ci(labels: Sequence[int], scores: Sequence[float], n_boot: int = 1000, seed: int = 0) -> dict[str, Any]:
@@ -73,7 +63,7 @@ def auc_with_ci(labels: Sequence[int], scores: Sequence[float], n_boot: int = 10
 
     y, s = np.asarray(labels), np.asarray(scores, dtype=float)
     if len(set(y.tolist())) < 2:
-        return {"value": None, "n": int(len(y)), "ci": [None, None]}
+        return Metric("roc_auc", None, int(len(y)), higher_is_better=True).to_dict()
     rng = np.random.default_rng(seed)
     boots = []
     for _ in range(n_boot):
@@ -81,7 +71,7 @@ def auc_with_ci(labels: Sequence[int], scores: Sequence[float], n_boot: int = 10
         if len(set(y[idx].tolist())) == 2:
             boots.append(roc_auc_score(y[idx], s[idx]))
     lo, hi = np.quantile(boots, [0.025, 0.975])
-    return {"value": float(roc_auc_score(y, s)), "n": int(len(y)), "ci": [float(lo), float(hi)]}
+    return Metric("roc_auc", float(roc_auc_score(y, s)), int(len(y)), float(lo), float(hi), True).to_dict()
 
 
 def best_threshold(scores: Sequence[float], labels: Sequence[bool]) -> tuple[float, int]:
@@ -150,7 +140,7 @@ def vlm_items(split: str, n: int, seed: int = 0) -> list[dict[str, Any]]:
 
 
 def answer_items(split: str, n: int, seed: int = 0) -> list[dict[str, Any]]:
-    from autoalign.world.data import _open_questions
+    from autoalign.world.training.data import _open_questions
 
     rng = random.Random(seed + 1)
     items = []
@@ -300,8 +290,8 @@ def eval_rerank(models, config, n: int, splits: Sequence[str] = SPLITS) -> dict[
 
 
 def edit_cases(split: str, n: int, seed: int = 11) -> list[Any]:
-    """Editor triples (:func:`autoalign.world.edits.triple`) from ``n`` scenes of ``split``."""
-    from autoalign.world.edits import triple
+    """Editor triples (:func:`autoalign.world.training.edits.triple`) from ``n`` scenes of ``split``."""
+    from autoalign.world.training.edits import triple
 
     rng = random.Random(f"{seed}/{split}")
     return [t for spec, scene in world_scenes(split, n) if (t := triple(spec, scene, rng)) is not None]
@@ -417,7 +407,7 @@ def eval_clip(config, n: int, weights: Path | None = None, splits: Sequence[str]
     from autoalign.config import RoleSpec
     from autoalign.models.clip import OpenClipScorer
     from autoalign.models.loading import DeviceSpec
-    from autoalign.world.train import WEIGHTS_DIR
+    from autoalign.world import WEIGHTS_DIR
 
     root = Path(weights) if weights else WEIGHTS_DIR
     out: dict[str, Any] = {}
@@ -443,7 +433,7 @@ def run(n: int = 300, weights: Path | None = None, parts: Sequence[str] | None =
         from autoalign.errors import InputError
 
         raise InputError(f"--only must be among {', '.join(PARTS)} (got {', '.join(unknown)})")
-    from autoalign.world.train import WEIGHTS_DIR
+    from autoalign.world import WEIGHTS_DIR
 
     has_clip = ((Path(weights) if weights else WEIGHTS_DIR) / "clip" / "open_clip_config.json").is_file()
     config = config_for(weights, **({} if has_clip else {"scoring": {"clip": False}}))
@@ -471,10 +461,7 @@ def run(n: int = 300, weights: Path | None = None, parts: Sequence[str] | None =
 
 
 def _fmt(m: dict[str, Any]) -> str:
-    if m.get("value") is None:
-        return f"n/a (n={m.get('n', 0)})"
-    lo, hi = m["ci"]
-    return f"{m['value']:.3f} [{lo:.3f}, {hi:.3f}] (n={m['n']})"
+    return Metric.from_dict(m).fmt()
 
 
 def print_table(result: dict[str, Any]) -> None:

@@ -58,3 +58,21 @@ def shared_data() -> Path:
     folder = shared_data_dir()
     assert folder is not None, f"tests using shared_data must be marked @pytest.mark.shared_data ({SHARED_DATA_ENV})"
     return folder
+
+
+@pytest.fixture
+def cli(capsys):
+    """The ``autoalign`` command in this process: ``code, out, err = cli("run", PROMPT, "--preset", ...)``
+    (the exit code, and what it printed to stdout and stderr)."""
+    from autoalign.cli import main
+
+    def run(*args: str) -> tuple[int, str, str]:
+        try:
+            main(list(args))
+            code = 0
+        except SystemExit as exc:
+            code = int(exc.code or 0)
+        captured = capsys.readouterr()
+        return code, captured.out, captured.err
+
+    return run

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-import autoalign.doubles.scene  # noqa: F401 - registers the scene-double backends
 from autoalign.agents import runner
 from autoalign.config import load_config
 from autoalign.doubles.scene import decode_scene, parse_scene, render_scene

@@ -10,7 +10,6 @@ import pytest
 from langgraph.graph import END
 from PIL import Image
 
-import autoalign.doubles.scene  # noqa: F401 - registers the scene-double backends
 from autoalign.agents import nodes
 from autoalign.agents.graph import NODES, build_graph, recursion_limit
 from autoalign.agents.state import LoopContext, add_counts

@@ -14,7 +14,6 @@ import pytest
 from PIL import Image
 
 import autoalign
-import autoalign.doubles.scene  # noqa: F401 - registers the scene-double backends
 from autoalign.config import ConfigError, load_config
 from autoalign.doubles.scene import decode_scene, parse_scene, render_scene
 from autoalign.errors import InputError

@@ -88,7 +88,7 @@ def test_batch_command_writes_the_bench_reports_and_a_rerun_evaluates_nothing_ag
     assert len(srcs) == 2 * 3  # baseline and corrected thumbnail per prompt
     assert all((out / s).is_file() for s in srcs), srcs
     records = read_results(out)
-    assert len(records) == 3 and {r["category"] for r in records} == {"all"}
+    assert len(records) == 3 and {r.category for r in records} == {"all"}
 
     evaluations.clear()
     res = CliRunner().invoke(app, args)
@@ -105,12 +105,12 @@ def test_the_report_evaluates_only_items_finished_since_the_last_report(tmp_path
     run_batch(prompts, out, cfg, limit=2, progress=False)
     write_batch_reports(out, cfg, prompts_file=prompts, progress=False)
     assert len(evaluations) == 2
-    first = {r["id"]: r for r in read_results(out)}
+    first = {r.id: r for r in read_results(out)}
 
     run_batch(prompts, out, cfg, progress=False)  # the third item now runs
     paths = write_batch_reports(out, cfg, prompts_file=prompts, progress=False)
     assert evaluations[2:] == [PROMPTS[2]]
-    later = {r["id"]: r for r in read_results(out)}
+    later = {r.id: r for r in read_results(out)}
     assert len(later) == 3 and all(later[i] == first[i] for i in first)  # earlier records untouched
     summary = json.loads(paths["summary.json"].read_text())
     assert summary["metrics"]["n_prompts"] == 3

@@ -16,7 +16,6 @@ import pytest
 pytest.importorskip("autoalign.agents.runner", reason="the agent runner (autoalign.agents.runner) is not written yet")
 pytest.importorskip("autoalign.scoring.scorer", reason="the Scorer (autoalign.scoring.scorer) is not written yet")
 
-import autoalign.doubles.scene  # noqa: E402,F401 - registers the scene-double backends
 from autoalign.agents import runner as agent_runner  # noqa: E402
 from autoalign.benchmarks.bench_runner import bench_run, read_results  # noqa: E402
 from autoalign.benchmarks.report import write_reports  # noqa: E402
@@ -57,7 +56,7 @@ pytestmark = pytest.mark.slow
 
 
 def _stable(records):
-    return [{k: v for k, v in r.items() if k not in VOLATILE} for r in records]
+    return [{k: v for k, v in r.to_dict().items() if k not in VOLATILE} for r in records]
 
 
 def _srcs(html_text: str) -> list[str]:
@@ -109,7 +108,7 @@ def _check_crash_and_resume(tmp_path, monkeypatch, suite, crash_at: int) -> None
     monkeypatch.setattr(agent_runner, "run", counting_run)
     records = bench_run(suite, cfg, out, progress=False)
     assert calls == [i.prompt for i in suite.items[crash_at:]]  # finished prompts were skipped
-    assert [r["status"] for r in records] == ["ok"] * len(suite), [r.get("error") for r in records]
+    assert [r.status for r in records] == ["ok"] * len(suite), [r.error for r in records]
     assert _stable(records[:crash_at]) == first
 
     # identical results: the crashed prompt, rerun in a fresh directory, gives the same record
@@ -117,11 +116,11 @@ def _check_crash_and_resume(tmp_path, monkeypatch, suite, crash_at: int) -> None
     assert _stable(again)[0] == {**_stable(records)[crash_at]}
 
     rec = records[0]
-    assert set(rec["stages"]) == {"baseline", "reranked", "corrected"}
-    for stage in rec["stages"].values():
-        assert 0.0 <= stage["vq2"] <= 1.0 and (out / stage["image"]).is_file()
-        assert isinstance(stage["mismatches"], list)
-    assert rec["rounds"] <= 1 and rec["stop_reason"]
+    assert set(rec.stages) == {"baseline", "reranked", "corrected"}
+    for stage in rec.stages.values():
+        assert 0.0 <= stage.vq2 <= 1.0 and (out / stage.image).is_file()
+        assert isinstance(stage.mismatches, list)
+    assert rec.rounds <= 1 and rec.stop_reason
 
     write_reports(out)
     html_text = (out / "report.html").read_text()
@@ -168,18 +167,18 @@ def _check_cli_failure_and_retry(tmp_path, monkeypatch, suite_file, *, limit: in
     res = runner.invoke(app, run_args)
     assert res.exit_code == 1, res.output  # the batch went on, reported the failure, and says so
     first = read_results(tmp_path / "run")
-    assert [r["status"] for r in first] == ["ok"] * failing_at + ["error"] + ["ok"] * (limit - failing_at - 1)
+    assert [r.status for r in first] == ["ok"] * failing_at + ["error"] + ["ok"] * (limit - failing_at - 1)
     monkeypatch.setattr(agent_runner, "run", real_run)
     res = runner.invoke(app, run_args)
     assert res.exit_code == 0, res.output
     lines = read_results(tmp_path / "run")
-    assert len(lines) == limit + 1 and lines[-1]["id"] == first[failing_at]["id"]  # only the failed prompt ran again
+    assert len(lines) == limit + 1 and lines[-1].id == first[failing_at].id  # only the failed prompt ran again
     from autoalign.benchmarks.bench_runner import latest_results
 
     records = latest_results(tmp_path / "run")
-    assert len(records) == limit and all(r["status"] == "ok" for r in records), [r.get("error") for r in records]
+    assert len(records) == limit and all(r.ok for r in records), [r.error for r in records]
     assert _stable(records[:failing_at]) == _stable(first[:failing_at])
-    assert records[0]["id"].startswith("a=")
+    assert records[0].id.startswith("a=")
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert summary["suite"] == "editbench" and summary["metrics"]["n_ok"] == limit
     assert "corrected-baseline" in summary["metrics"]["gains"]
@@ -187,7 +186,7 @@ def _check_cli_failure_and_retry(tmp_path, monkeypatch, suite_file, *, limit: in
     res = runner.invoke(app, ["bench", "audit", *common, "--limit", "2", "--out", str(tmp_path / "audit")])
     assert res.exit_code == 0, res.output
     audit = read_results(tmp_path / "audit")
-    assert len(audit) == 2 and all("corrected" not in r["stages"] and r["rounds"] == 0 for r in audit)
+    assert len(audit) == 2 and all("corrected" not in r.stages and r.rounds == 0 for r in audit)
 
     res = runner.invoke(app, ["bench", "compare", str(tmp_path / "audit"), str(tmp_path / "run")])
     assert res.exit_code == 0, res.output
@@ -202,7 +201,7 @@ def test_scene_double_correction_lowers_the_hallucination_rate(tmp_path):
     cfg = load_config("scene-double", overrides={"loop": {"candidates": 2, "max_rounds": 2}})
     out = tmp_path / "scenes"
     records = bench_run(suite, cfg, out, progress=False)
-    assert all(r["status"] == "ok" for r in records), [r.get("error") for r in records]
+    assert all(r.ok for r in records), [r.error for r in records]
     paths = write_reports(out)
     m = json.loads(paths["summary.json"].read_text())["metrics"]
     before = m["hallucination"]["baseline"]["any_mismatch"]["value"]

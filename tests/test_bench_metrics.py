@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from autoalign.benchmarks import metrics as M
+from autoalign.benchmarks.records import BenchRecord
 
 
 def _rec(id_, cat, base, rer, cor=None, base_mm=(), cor_mm=(), status="ok", **kw):
@@ -18,9 +19,10 @@ def _rec(id_, cat, base, rer, cor=None, base_mm=(), cor_mm=(), status="ok", **kw
     stages = {"baseline": stage(base, base_mm), "reranked": stage(rer, base_mm)}
     if cor is not None:
         stages["corrected"] = stage(cor, cor_mm)
-    return {"id": id_, "seed": 0, "category": cat, "status": status, "stages": stages,
-            "rounds": kw.get("rounds", 1), "edits_accepted": kw.get("acc", 1), "edits_rejected": kw.get("rej", 0),
-            "stop_reason": kw.get("stop", "aligned"), "wall_time_s": 1.0, "model_calls": {"vqa": 3, "generator": 1}}
+    return BenchRecord.from_dict({  # a results.jsonl line, read back
+        "id": id_, "seed": 0, "config_hash": "h", "category": cat, "status": status, "stages": stages,
+        "rounds": kw.get("rounds", 1), "edits_accepted": kw.get("acc", 1), "edits_rejected": kw.get("rej", 0),
+        "stop_reason": kw.get("stop", "aligned"), "wall_time_s": 1.0, "model_calls": {"vqa": 3, "generator": 1}})
 
 
 def test_bootstrap_ci_brackets_the_mean_and_is_reproducible():
@@ -124,3 +126,14 @@ def test_compare_records_pairs_on_shared_ids():
     assert res["n_shared"] == 5 and res["n_only_a"] == 1 and res["n_only_b"] == 2
     assert res["diffs"]["corrected"]["overall"].value == pytest.approx(0.1)
     assert res["diffs"]["baseline"]["overall"].value == pytest.approx(0.0)
+
+
+def test_one_metric_form_everywhere_and_the_old_world_eval_form_still_reads():
+    from autoalign.benchmarks.world_eval import auc_with_ci, wilson
+
+    new = M.Metric("share", 0.5, 10, 0.2, 0.8, True)
+    assert M.Metric.from_dict(new.to_dict()) == new
+    assert set(wilson(3, 10)) == set(auc_with_ci([0, 1, 0, 1], [0.1, 0.9, 0.2, 0.8])) == set(new.to_dict())
+    assert M.Metric.from_dict(wilson(3, 10)).n == 10
+    old = {"value": 0.5, "n": 10, "ci": [0.2, 0.8]}  # what `world eval --json` wrote before
+    assert M.Metric.from_dict(old).fmt() == "0.500 [0.200, 0.800] (n=10)"

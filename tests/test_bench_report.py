@@ -7,13 +7,13 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from bench_doubles import EvaluatorDouble, LoopRunnerDouble
 from typer.testing import CliRunner
 
 from autoalign.benchmarks.bench_runner import bench_run
 from autoalign.benchmarks.report import machinery_note, write_reports
 from autoalign.benchmarks.suites import Suite, SuiteItem
 from autoalign.config import load_config
-from autoalign.doubles.bench import EvaluatorDouble, LoopRunnerDouble
 
 
 class _Collector(HTMLParser):

@@ -8,8 +8,6 @@ import json
 
 import pytest
 
-import autoalign.doubles.scene  # noqa: F401 - registers the scene-double backends
-from autoalign.cli import main
 from autoalign.config import ConfigError, load_config
 from autoalign.settings import MODEL_FLAGS, SETTINGS, overrides
 from autoalign.ui.settings import StudioSettings
@@ -24,16 +22,6 @@ EXPECTED = {"device": "cpu", "dtype": "float32",
 FLAGS = ["--device", "cpu", "--dtype", "float32", "--steps", "3", "--guidance-scale", "2.5",
          "--negative-prompt", "blurry", "--width", "96", "--height", "64", "--edit-guidance-scale", "6",
          "--image-guidance-scale", "1.25"]
-
-
-def cli(capsys, *args: str) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def test_each_knob_maps_to_one_config_field():
@@ -72,9 +60,9 @@ def test_bad_knob_values_are_refused_naming_the_flag(knob, value, message):
         overrides({knob: value})
 
 
-def test_run_flags_reach_the_run_configuration(tmp_path, capsys):
+def test_run_flags_reach_the_run_configuration(tmp_path, cli):
     out = tmp_path / "run"
-    code, stdout, _ = cli(capsys, "run", "two red apples", "--preset", "scene-double", "--out", str(out),
+    code, stdout, _ = cli("run", "two red apples", "--preset", "scene-double", "--out", str(out),
                           "--candidates", "1", "--quiet", "--json", *FLAGS)
     assert code == 0
     stored = json.loads((out / "config.json").read_text())["config"]
@@ -88,18 +76,18 @@ def test_run_flags_reach_the_run_configuration(tmp_path, capsys):
     assert json.loads(stdout)["preset"] == "scene-double"
 
 
-def test_a_bad_run_flag_is_a_one_line_error_and_writes_nothing(tmp_path, capsys):
+def test_a_bad_run_flag_is_a_one_line_error_and_writes_nothing(tmp_path, cli):
     out = tmp_path / "run"
-    code, _, err = cli(capsys, "run", "two red apples", "--preset", "scene-double", "--out", str(out), "--width", "100")
+    code, _, err = cli("run", "two red apples", "--preset", "scene-double", "--out", str(out), "--width", "100")
     assert code == 2 and len(err.strip().splitlines()) == 1 and "--width" in err
     assert not out.exists()
 
 
-def test_batch_takes_the_knobs_and_a_seed(tmp_path, capsys):
+def test_batch_takes_the_knobs_and_a_seed(tmp_path, cli):
     prompts = tmp_path / "prompts.csv"
     prompts.write_text("prompt,seed\ntwo red apples,\nthree blue cups,5\n", encoding="utf-8")
     out = tmp_path / "batch"
-    code, _, err = cli(capsys, "batch", str(prompts), "--out", str(out), "--preset", "scene-double", "--seed", "11",
+    code, _, err = cli("batch", str(prompts), "--out", str(out), "--preset", "scene-double", "--seed", "11",
                        "--candidates", "1", "--max-rounds", "1", "--no-progress", "--no-report", *FLAGS)
     assert code == 0, err
     rows = [json.loads(line) for line in (out / "manifest.jsonl").read_text().splitlines() if line.strip()]
@@ -112,11 +100,11 @@ def test_batch_takes_the_knobs_and_a_seed(tmp_path, capsys):
         assert stored["generator"]["options"]["width"] == 96 and stored["device"] == "cpu"
 
 
-def test_bench_run_takes_the_knobs(tmp_path, capsys):
+def test_bench_run_takes_the_knobs(tmp_path, cli):
     suite = tmp_path / "suite.csv"
     suite.write_text("prompt,category\ntwo red apples,count\n", encoding="utf-8")
     out = tmp_path / "bench"
-    code, _, err = cli(capsys, "bench", "run", "--suite", str(suite), "--preset", "scene-double", "--out", str(out),
+    code, _, err = cli("bench", "run", "--suite", str(suite), "--preset", "scene-double", "--out", str(out),
                        "--candidates", "1", "--max-rounds", "1", "--no-progress", *FLAGS)
     assert code == 0, err
     meta = json.loads((out / "bench.json").read_text())

@@ -16,7 +16,7 @@ from autoalign.config import ConfigError, load_config
 from autoalign.detection import detect, make_detectors
 from autoalign.detection.ensemble import merge, noisy_or
 from autoalign.detection.vlm_detector import VLMDetector, build_instruction
-from autoalign.types import Mismatch, ScoreCard
+from autoalign.types import Mismatch
 
 PROMPT = "two red apples on a blue plate"
 IMAGE = Image.new("RGB", (32, 32))
@@ -132,7 +132,7 @@ def test_detect_runs_the_configured_detectors_and_merges(config):
         {"id": "q1", "text": "what color are the apples?", "answer": "red", "aspect": "attribute", "span": "red apples", "depends_on": [], "p_yes": 0.2},
     ]
     vqa = VLMDouble(REPLY, answers={"what color are the apples?": "green"})
-    found = detect(IMAGE, PROMPT, ScoreCard(0.2, questions=questions).to_dict(), ModelsDouble(vqa=vqa), config)
+    found = detect(IMAGE, PROMPT, {"overall": 0.2, "vq2": None, "vnli": None, "clip": None, "questions": questions}, ModelsDouble(vqa=vqa), config)
     assert len(found) == 1
     m = found[0]
     assert (m.phrase, m.correction, m.source) == ("red", "green", "vq2+vlm")

@@ -7,7 +7,7 @@ from PIL import Image
 
 from autoalign.config import load_config
 from autoalign.detection.vq2_detector import VQ2Detector, failed_roots
-from autoalign.types import ScoreCard
+from autoalign.types import Question, QuestionScore, ScoreCard
 
 PROMPT = "two red apples on a blue plate"
 
@@ -42,7 +42,7 @@ def card(p: dict[str, float]) -> ScoreCard:
     ]
     for q in qs:
         q["p_yes"] = p.get(q["id"], 0.95)
-    return ScoreCard(overall=0.5, vq2=0.5, questions=qs)
+    return ScoreCard.from_dict({"overall": 0.5, "vq2": 0.5, "questions": qs})  # the card's JSON form, as a trace holds it
 
 
 @pytest.fixture
@@ -77,12 +77,12 @@ def test_a_missing_parent_hides_its_children(config):
 
 def test_failed_roots_follow_dependencies_transitively():
     qs = [
-        {"id": "a", "p_yes": 0.1, "depends_on": []},
-        {"id": "b", "p_yes": 0.9, "depends_on": ["a"]},
-        {"id": "c", "p_yes": 0.2, "depends_on": ["b"]},  # grandparent failed
-        {"id": "d", "p_yes": 0.3, "depends_on": ["d"]},  # a cycle must not hang
+        QuestionScore(Question("a", "is there a?", "a", depends_on=[]), 0.1),
+        QuestionScore(Question("b", "is there b?", "b", depends_on=["a"]), 0.9),
+        QuestionScore(Question("c", "is there c?", "c", depends_on=["b"]), 0.2),  # grandparent failed
+        QuestionScore(Question("d", "is there d?", "d", depends_on=["d"]), 0.3),  # a cycle must not hang
     ]
-    assert [q["id"] for q in failed_roots(qs, 0.5)] == ["a"]
+    assert [q.question.id for q in failed_roots(qs, 0.5)] == ["a"]
 
 
 def test_number_and_relation_corrections(config):
@@ -120,10 +120,10 @@ def test_text_questions_go_to_the_ocr_detector_when_it_runs(config):
         {"id": "q2", "text": "what text is written on the sign?", "answer": "OPEN", "aspect": "text", "span": '"OPEN"', "depends_on": ["q1"], "p_yes": 0.1},
     ]
     config.detection.detectors = ["vq2", "text"]
-    assert VQ2Detector(ModelsDouble(VQADouble({})), config).detect(IMAGE, prompt, ScoreCard(0.5, questions=qs)) == []
+    assert VQ2Detector(ModelsDouble(VQADouble({})), config).detect(IMAGE, prompt, ScoreCard.from_dict({"overall": 0.5, "questions": qs})) == []
     config.detection.detectors = ["vq2"]
     vqa = VQADouble({"what text is written on the sign?": "CLOSED"})
-    (m,) = VQ2Detector(ModelsDouble(vqa), config).detect(IMAGE, prompt, ScoreCard(0.5, questions=qs))
+    (m,) = VQ2Detector(ModelsDouble(vqa), config).detect(IMAGE, prompt, ScoreCard.from_dict({"overall": 0.5, "questions": qs}))
     assert (m.aspect, m.phrase, m.correction, m.evidence["kind"]) == ("attribute", "OPEN", "CLOSED", "text")
 
 
@@ -145,7 +145,8 @@ def test_yes_no_questions_of_the_offline_generator_get_corrections_from_their_sh
     for q in qs:
         q["p_yes"] = p.get(q["text"], 0.95)
     vqa = VQADouble({"how many apples are there?": "three", "what color are the apples?": "green"})
-    found = VQ2Detector(ModelsDouble(vqa), config).detect(IMAGE, PROMPT, ScoreCard(overall=0.5, vq2=0.5, questions=qs))
+    card = ScoreCard.from_dict({"overall": 0.5, "vq2": 0.5, "questions": qs})
+    found = VQ2Detector(ModelsDouble(vqa), config).detect(IMAGE, PROMPT, card)
     got = {(m.aspect, m.phrase, m.correction) for m in found}
     assert ("number", "two red apples", "three red apples") in got
     assert ("attribute", "red", "green") in got

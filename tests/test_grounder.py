@@ -192,7 +192,7 @@ def test_layout_is_registered_once_and_runs_in_the_ensemble(world):
 
 
 def test_grounder_recipe_two_step_smoke(tmp_path):
-    from autoalign.world import recipes
+    from autoalign.world.training import recipes
 
     stats = recipes.train("grounder", tmp_path, seed=0, resume=False, steps=2, progress=False)
     assert stats["steps"] == 2 and stats["loss"] > 0

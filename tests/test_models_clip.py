@@ -91,7 +91,7 @@ def test_the_text_template_defaults_to_clipscore_and_the_shapes_preset_embeds_ba
 
     assert text_for(make(), "a red circle") == "A photo depicts a red circle"
     assert text_for(make(text_template="an image of {text}."), " a red circle ") == "an image of a red circle."
-    # the world's CLIP was trained on bare captions (autoalign/world/train_clip.py)
+    # the world's CLIP was trained on bare captions (autoalign/world/training/train_clip.py)
     shapes = load_config("shapes").clip
     assert text_for(OpenClipScorer(shapes, CPU), "a red circle") == "a red circle"
 

@@ -18,36 +18,24 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from bench_doubles import EvaluatorDouble, LoopRunnerDouble
 
-import autoalign.doubles.scene  # noqa: F401 - registers the scene-double backends
 from autoalign.agents import runner
 from autoalign.benchmarks.bench_runner import bench_run, latest_results
 from autoalign.benchmarks.suites import Suite, SuiteItem
-from autoalign.cli import main
 from autoalign.config import load_config
-from autoalign.doubles.bench import EvaluatorDouble, LoopRunnerDouble
 from autoalign.files import read_jsonl
 
 HOSTILE_IDS = ["../../escaped", "/tmp/absolute-escape", "sub/dir/name", "a" * 300, "a/b", "a_b", "~", "..", "CON",
                "\\windows\\path", "ｅｓｃ／ａｐｅ"]
 
 
-def cli(capsys, *args: str) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
 def _files_outside(root: Path, base: Path) -> list[Path]:
     return [p for p in base.rglob("*") if p.is_file() and root not in p.parents]
 
 
-def _batch(capsys, prompts: Path, out: Path, *extra: str) -> tuple[int, str]:
-    code, _, err = cli(capsys, "batch", str(prompts), "--out", str(out), "--preset", "scene-double", "--candidates", "1",
+def _batch(cli, prompts: Path, out: Path, *extra: str) -> tuple[int, str]:
+    code, _, err = cli("batch", str(prompts), "--out", str(out), "--preset", "scene-double", "--candidates", "1",
                        "--no-progress", "--no-report", *extra)
     return code, err
 
@@ -59,14 +47,14 @@ def _manifest(out: Path) -> list[dict]:
 # --------------------------------------------------------------------------- ids -> paths
 
 
-def test_batch_ids_stay_inside_out_keep_their_text_and_never_share_files(tmp_path, capsys):
+def test_batch_ids_stay_inside_out_keep_their_text_and_never_share_files(tmp_path, cli):
     work = tmp_path / "work"
     work.mkdir()
     prompts = work / "p.jsonl"
     prompts.write_text("".join(json.dumps({"id": i, "prompt": f"a red apple number {n}"}) + "\n"
                                for n, i in enumerate(HOSTILE_IDS)))
     out = work / "deep" / "out"
-    code, err = _batch(capsys, prompts, out)
+    code, err = _batch(cli, prompts, out)
     assert code == 0, err
     assert _files_outside(out, tmp_path) == [prompts]
     manifest = _manifest(out)
@@ -82,12 +70,12 @@ def test_bench_ids_that_old_names_merged_get_their_own_folders(tmp_path):
     out = tmp_path / "bench"
     records = bench_run(suite, load_config("tiny"), out, loop_runner=LoopRunnerDouble(), evaluator=EvaluatorDouble(),
                         progress=False)
-    assert [r["id"] for r in records] == ids
-    run_dirs = [r["run_dir"] for r in records]
+    assert [r.id for r in records] == ids
+    run_dirs = [r.run_dir for r in records]
     assert len(set(run_dirs)) == len(ids)
     for r in records:  # every record points at its own prompt's images, all inside --out
-        for stage in r["stages"].values():
-            assert (out / stage["image"]).is_file() and stage["image"].startswith(r["run_dir"])
+        for stage in r.stages.values():
+            assert (out / stage.image).is_file() and stage.image.startswith(r.run_dir)
     assert _files_outside(out, tmp_path) == []
 
 
@@ -130,54 +118,54 @@ def _bench_args(tmp_path: Path, out: Path, mode: str = "run") -> list[str]:
 
 
 @pytest.mark.parametrize("mode", ["run", "audit"])
-def test_a_second_bench_on_the_same_out_is_refused_and_writes_nothing(tmp_path, capsys, held, mode):
+def test_a_second_bench_on_the_same_out_is_refused_and_writes_nothing(tmp_path, cli, held, mode):
     out = tmp_path / "bench"
     holder = held(out, "bench run")
-    code, _, err = cli(capsys, *_bench_args(tmp_path, out, mode))
+    code, _, err = cli(*_bench_args(tmp_path, out, mode))
     assert code == 2 and "another bench run" in err and "already running" in err and "Traceback" not in err
     assert sorted(p.name for p in out.iterdir()) == [".autoalign.lock"]
     os.kill(holder.pid, signal.SIGKILL)  # a holder killed hard leaves no stuck lock
     holder.wait()
-    code, _, err = cli(capsys, *_bench_args(tmp_path, out, mode))
+    code, _, err = cli(*_bench_args(tmp_path, out, mode))
     assert code == 0, err
     assert len(read_jsonl(out / "results.jsonl").values) == 1
 
 
-def test_a_second_batch_on_the_same_out_is_refused(tmp_path, capsys, held):
+def test_a_second_batch_on_the_same_out_is_refused(tmp_path, cli, held):
     prompts = tmp_path / "p.txt"
     prompts.write_text("a red apple\n")
     out = tmp_path / "b"
     held(out, "batch")
-    code, err = _batch(capsys, prompts, out)
+    code, err = _batch(cli, prompts, out)
     assert code == 2 and "another batch" in err and "already running" in err
     assert not (out / "ledger.sqlite").exists() and not (out / "manifest.jsonl").exists()
 
 
-def test_a_second_run_in_the_same_run_dir_is_refused(tmp_path, capsys, held):
+def test_a_second_run_in_the_same_run_dir_is_refused(tmp_path, cli, held):
     out = tmp_path / "run"
     held(out, "run")
-    code, _, err = cli(capsys, "run", "a red apple", "--preset", "scene-double", "--out", str(out))
+    code, _, err = cli("run", "a red apple", "--preset", "scene-double", "--out", str(out))
     assert code == 2 and "another run" in err and not (out / "config.json").exists()
 
 
-def test_bench_report_and_compare_wait_for_no_one_but_refuse_a_busy_directory(tmp_path, capsys, held):
+def test_bench_report_and_compare_wait_for_no_one_but_refuse_a_busy_directory(tmp_path, cli, held):
     a, b = tmp_path / "a", tmp_path / "b"
     for d in (a, b):
-        assert cli(capsys, *_bench_args(tmp_path, d))[0] == 0
+        assert cli(*_bench_args(tmp_path, d))[0] == 0
     before = (b / "summary.json").read_bytes()
     held(b, "bench run")
-    code, _, err = cli(capsys, "bench", "report", str(b))
+    code, _, err = cli("bench", "report", str(b))
     assert code == 2 and "another bench run" in err
-    code, _, err = cli(capsys, "bench", "compare", str(a), str(b))
+    code, _, err = cli("bench", "compare", str(a), str(b))
     assert code == 2 and "another bench run" in err and not (b / "compare.json").exists()
     assert (b / "summary.json").read_bytes() == before
 
 
-def test_the_batch_report_runs_under_the_batch_lock(tmp_path, capsys, held):
+def test_the_batch_report_runs_under_the_batch_lock(tmp_path, cli, held):
     prompts = tmp_path / "p.txt"
     prompts.write_text("a red apple\n")
     out = tmp_path / "b"
-    assert _batch(capsys, prompts, out)[0] == 0
+    assert _batch(cli, prompts, out)[0] == 0
     held(out, "batch")
     from autoalign.benchmarks.batch_report import write_batch_reports
     from autoalign.errors import InputError
@@ -189,16 +177,16 @@ def test_the_batch_report_runs_under_the_batch_lock(tmp_path, capsys, held):
 # --------------------------------------------------------------------------- the manifest
 
 
-def test_the_manifest_lists_every_item_after_shards_and_limits(tmp_path, capsys):
+def test_the_manifest_lists_every_item_after_shards_and_limits(tmp_path, cli):
     prompts = tmp_path / "p.txt"
     prompts.write_text("".join(f"a red apple number {i}\n" for i in range(8)))
     out = tmp_path / "b"
-    assert _batch(capsys, prompts, out, "--shard", "0/2")[0] in (0, 1)
+    assert _batch(cli, prompts, out, "--shard", "0/2")[0] in (0, 1)
     first = _manifest(out)
-    assert _batch(capsys, prompts, out, "--shard", "1/2")[0] in (0, 1)
+    assert _batch(cli, prompts, out, "--shard", "1/2")[0] in (0, 1)
     both = _manifest(out)
     assert len(both) == 8 and {m["status"] for m in both} == {"done"} and len(first) < 8
-    assert _batch(capsys, prompts, out, "--limit", "3")[0] == 0
+    assert _batch(cli, prompts, out, "--limit", "3")[0] == 0
     assert _manifest(out) == both
     csv_rows = (out / "manifest.csv").read_text().splitlines()
     assert len(csv_rows) == 1 + 8
@@ -207,20 +195,20 @@ def test_the_manifest_lists_every_item_after_shards_and_limits(tmp_path, capsys)
 # --------------------------------------------------------------------------- reruns with another configuration
 
 
-def test_a_batch_rerun_with_another_config_is_refused_up_front_and_changes_nothing(tmp_path, capsys):
+def test_a_batch_rerun_with_another_config_is_refused_up_front_and_changes_nothing(tmp_path, cli):
     prompts = tmp_path / "p.txt"
     prompts.write_text("a red apple\na blue cube\n")
     out = tmp_path / "b"
-    assert _batch(capsys, prompts, out)[0] == 0
+    assert _batch(cli, prompts, out)[0] == 0
     manifest = (out / "manifest.jsonl").read_bytes()
     config = (out / "config.json").read_bytes()
-    code, _, err = cli(capsys, "batch", str(prompts), "--out", str(out), "--preset", "scene-double", "--candidates", "2",
+    code, _, err = cli("batch", str(prompts), "--out", str(out), "--preset", "scene-double", "--candidates", "2",
                        "--no-progress", "--no-report")
     lines = [ln for ln in err.splitlines() if ln.strip()]
     assert code == 2 and len(lines) == 1 and "another configuration" in lines[0] and "choose another --out" in lines[0]
     assert (out / "manifest.jsonl").read_bytes() == manifest and (out / "config.json").read_bytes() == config
     assert {m["status"] for m in _manifest(out)} == {"done"}
-    assert _batch(capsys, prompts, tmp_path / "b2", "--candidates", "2")[0] == 0  # the way forward it names
+    assert _batch(cli, prompts, tmp_path / "b2", "--candidates", "2")[0] == 0  # the way forward it names
 
 
 def test_a_bench_rerun_with_another_config_keeps_the_first_configs_runs(tmp_path):
@@ -231,9 +219,9 @@ def test_a_bench_rerun_with_another_config_keeps_the_first_configs_runs(tmp_path
     other = load_config("tiny", overrides={"loop": {"threshold": 0.5}})
     bench_run(suite, other, out, loop_runner=LoopRunnerDouble(), evaluator=EvaluatorDouble(), progress=False)
     for r in first:  # the first config's records still point at their own, existing images
-        assert all((out / s["image"]).is_file() for s in r["stages"].values())
+        assert all((out / s.image).is_file() for s in r.stages.values())
     assert len(latest_results(out)) == 4
-    assert len({r["run_dir"] for r in latest_results(out)}) == 4
+    assert len({r.run_dir for r in latest_results(out)}) == 4
 
 
 # --------------------------------------------------------------------------- torn lines

@@ -7,29 +7,17 @@ import logging
 import re
 from pathlib import Path
 
-import autoalign.doubles.scene  # noqa: F401 - registers the scene-double backends
-from autoalign.cli import main
 from autoalign.editing.template_writer import TemplateWriter, instruction_texts
 from autoalign.types import Mismatch
 
 README = Path(__file__).parents[1] / "README.md"
 
 
-def cli(capsys, *args: str) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
-def test_each_bad_batch_row_is_reported_once(tmp_path, capsys, caplog):
+def test_each_bad_batch_row_is_reported_once(tmp_path, cli, caplog):
     prompts = tmp_path / "prompts.csv"
     prompts.write_text('prompt,id\ntwo red apples,a\n,b\nthree blue cups,a\n', encoding="utf-8")
     with caplog.at_level(logging.INFO):
-        code, stdout, err = cli(capsys, "batch", str(prompts), "--out", str(tmp_path / "out"), "--preset", "scene-double",
+        code, stdout, err = cli("batch", str(prompts), "--out", str(tmp_path / "out"), "--preset", "scene-double",
                                 "--candidates", "1", "--max-rounds", "0", "--no-progress", "--no-report")
     assert code == 1  # bad rows make the exit code non-zero
     logged_warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING and "line" in r.getMessage()]
@@ -87,12 +75,12 @@ def _readme_presets() -> dict[str, list[str]]:
     return table
 
 
-def test_models_list_and_the_readme_preset_table_agree(capsys):
+def test_models_list_and_the_readme_preset_table_agree(cli):
     from autoalign.config import preset_names
 
     readme = _readme_presets()
     assert set(readme) == set(preset_names())
-    code, out, _ = cli(capsys, "models", "list", "--preset", "scene-double")
+    code, out, _ = cli("models", "list", "--preset", "scene-double")
     assert code == 0
     flat = " ".join(out.split())
     assert "missing" not in flat  # the doubles need no weights

@@ -20,19 +20,19 @@ from autoalign.editing.policy import (
     should_stop,
 )
 from autoalign.errors import InputError
-from autoalign.types import STOP_REASONS, Candidate, Mismatch, ScoreCard
+from autoalign.types import STOP_REASONS, Candidate, Mismatch, Question, QuestionScore, ScoreCard
 
 RED = Mismatch("attribute", "red", "blue", confidence=0.8)
 DOG = Mismatch("entity", "a dog", "", confidence=0.6)
 HAT = Mismatch("entity", "a hat", "a cap", confidence=0.5)
 
 
-def card(overall: float, questions: list[dict] | None = None) -> ScoreCard:
+def card(overall: float, questions: list[QuestionScore] | None = None) -> ScoreCard:
     return ScoreCard(overall=overall, vq2=overall, questions=questions or [])
 
 
-def q(id: str, aspect: str, span: str, p_yes: float) -> dict:
-    return {"id": id, "text": f"is there {span}?", "answer": span, "aspect": aspect, "span": span, "depends_on": [], "p_yes": p_yes}
+def q(id: str, aspect: str, span: str, p_yes: float) -> QuestionScore:
+    return QuestionScore(Question(id, f"is there {span}?", span, aspect, span, []), p_yes)
 
 
 # ---- judge_edit -------------------------------------------------------------------------------------
@@ -103,8 +103,10 @@ def test_negative_min_gain_is_refused():
         judge_edit(card(0.5), [RED], card(0.6), [], min_gain=-0.1)
 
 
-def test_plain_dicts_from_the_graph_state_are_judged_like_dataclasses():
-    d = judge_edit(card(0.5).to_dict(), [RED.to_dict()], card(0.7).to_dict(), [], min_gain=0.0)
+def test_cards_read_back_from_the_graph_state_are_judged_like_the_originals():
+    state = {"before": card(0.5).to_dict(), "mismatches": [RED.to_dict()], "after": card(0.7).to_dict()}
+    d = judge_edit(ScoreCard.from_dict(state["before"]), [Mismatch.from_dict(m) for m in state["mismatches"]],
+                   ScoreCard.from_dict(state["after"]), [], min_gain=0.0)
     assert d.reason == ACCEPTED
     assert d.to_dict()["removed"] == [RED.to_dict()]
 
@@ -156,8 +158,7 @@ def test_low_score_mismatches_feed_the_template_writer():
 
 def test_a_low_score_attribute_question_edits_its_own_attribute_not_its_whole_span():
     # "is the circle small?" on "a small yellow circle": span "small yellow circle", answer "small"
-    small = {"id": "q3", "text": "is the circle small?", "answer": "small", "aspect": "attribute", "span": "small yellow circle",
-             "depends_on": ["q1"], "p_yes": 0.1}
+    small = QuestionScore(Question("q3", "is the circle small?", "small", "attribute", "small yellow circle", ["q1"]), 0.1)
     from autoalign.editing.template_writer import TemplateWriter
 
     prompt = "a small yellow circle"
@@ -223,8 +224,8 @@ def test_tie_keeps_the_earlier_candidate():
     assert best_so_far([cand("c0.png", 0.6), cand("r1.png", 0.6, "edit")]).path == "c0.png"
 
 
-def test_best_so_far_accepts_dicts_and_refuses_nothing():
-    assert best_so_far([cand("c0.png", 0.3).to_dict()]).path == "c0.png"
+def test_best_so_far_of_one_is_that_one_and_of_none_is_refused():
+    assert best_so_far([cand("c0.png", 0.3)]).path == "c0.png"
     with pytest.raises(InputError, match="candidates"):
         best_so_far([])
 

@@ -129,5 +129,5 @@ def test_vqa_double_agrees_with_the_spacy_question_generator():
     scene = parse_scene(APPLES)
     right, wrong_count, wrong_colour = (render_scene(s) for s in (scene, flawed(scene, 0), flawed(scene, 1)))
     cards = scorer.score([right, wrong_count, wrong_colour], APPLES)
-    assert cards[0].questions and all(q["p_yes"] > 0.9 for q in cards[0].questions)
+    assert cards[0].questions and all(q.p_yes > 0.9 for q in cards[0].questions)
     assert cards[0].overall > cards[1].overall and cards[0].overall > cards[2].overall

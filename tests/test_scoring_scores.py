@@ -132,14 +132,14 @@ def test_scorer_averages_vq2_and_sends_all_pairs_in_one_call():
     assert cards[0].overall == cards[0].vq2  # tiny preset: primary = vq2
     assert vqa.calls == [("yes_prob", 4), ("yes_no_probs", 2)]  # one call per kind for the whole batch
     assert scorer.calls["vqa_yes_prob"] == 1 and scorer.calls["vqa_pairs"] == 4
-    assert cards[1].questions[1]["p_yes"] == 0.2 and cards[1].questions[1]["answer"] == "red"
+    assert cards[1].questions[1].p_yes == 0.2 and cards[1].questions[1].question.answer == "red"
 
 
 def test_scorer_applies_dependency_zeroing_when_configured():
     q1, q2 = "is there a car?", "is the car red?"
     vqa = VQADouble(p_yes={("A", q1): 0.2, ("A", q2): 0.8})
     on = make_scorer(vqa, vnli=False, clip=False).score([image("A")], PROMPT)[0]
-    assert on.vq2 == pytest.approx(0.1) and on.questions[1]["zeroed"] and on.questions[1]["p_yes"] == 0.8
+    assert on.vq2 == pytest.approx(0.1) and on.questions[1].zeroed and on.questions[1].p_yes == 0.8
     off = make_scorer(vqa, vnli=False, clip=False, dependency_zeroing=False).score([image("A")], PROMPT)[0]
     assert off.vq2 == pytest.approx(0.5)
     assert on.vnli is None and on.clip is None  # switched off: not computed

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-import autoalign.doubles.scene  # noqa: F401 - registers the scene-double backends
 from autoalign.agents import runner
 from autoalign.config import load_config
 from autoalign.doubles.stream import StreamDouble

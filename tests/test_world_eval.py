@@ -20,7 +20,7 @@ def test_world_eval_oracle_prints_json_with_n_and_intervals():
     data = json.loads(result.output)
     for split in ("test", "compositional"):
         m = data["oracle exact scene recovery"][split]
-        assert m["n"] == 6 and m["value"] == 1.0 and m["ci"][0] < 1.0 and m["ci"][1] == pytest.approx(1.0)
+        assert m["n"] == 6 and m["value"] == 1.0 and m["ci_low"] < 1.0 and m["ci_high"] == pytest.approx(1.0)
 
 
 def test_world_eval_refuses_an_unknown_part():
@@ -119,8 +119,8 @@ def test_world_eval_rerank_reads_each_judges_pick_with_the_oracle():
 
 @pytest.mark.slow
 def test_loop_settings_runs_the_loop_on_validation_captions_and_counts_with_the_oracle():
-    from autoalign.benchmarks import loop_settings
     from autoalign.world.scene import spec_for
+    from experiments import loop_settings
 
     prompts = loop_settings.captions(2)
     assert len(set(prompts)) == 2 and prompts[0] == spec_for("val", 0).caption()
@@ -131,8 +131,8 @@ def test_loop_settings_runs_the_loop_on_validation_captions_and_counts_with_the_
 
 def test_editor_source_use_measures_the_committed_editor_reading_its_source():
     from autoalign.benchmarks import world_eval
-    from autoalign.benchmarks.editor_source_use import BANDS, source_use
-    from autoalign.world.train import WEIGHTS_DIR
+    from autoalign.world import WEIGHTS_DIR
+    from experiments.editor_source_use import BANDS, source_use
 
     kinds = ["drop", "extra", "swap"]
     got = source_use(WEIGHTS_DIR / "editor", scenes=60, kinds=kinds)
@@ -152,8 +152,8 @@ def test_truth_vq2_is_the_ceiling_of_a_question_set_blind_to_an_a_copy():
     # A perfect VQA (answers from the scene graph) scores the caption's own scene 1; DSG's questions ask
     # no count for "a", so a second red circle leaves even a perfect VQA at 1, while the closed count sees it.
     from autoalign.benchmarks.world_eval import truth_vq2
-    from autoalign.world.data import questions
     from autoalign.world.scene import Group, Obj, Scene, Spec
+    from autoalign.world.training.data import questions
 
     spec = Spec((Group(1, "red", "circle"), Group(2, "blue", "square")), None, "count")
     scene = Scene([Obj("circle", "red", "big", 14, 14), Obj("square", "blue", "big", 50, 14), Obj("square", "blue", "big", 30, 50)])

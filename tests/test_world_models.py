@@ -12,9 +12,9 @@ import pytest
 
 from autoalign.config import RoleSpec, load_config
 from autoalign.models.loading import DeviceSpec, ModelNotAvailable, resolve_model
+from autoalign.world import WEIGHTS_DIR
 from autoalign.world.render import draw, scene_for
 from autoalign.world.scene import parse_caption
-from autoalign.world.train import WEIGHTS_DIR
 
 CPU = DeviceSpec("cpu", "float32")
 COMMITTED = ("vlm", "clip", "vae", "generator", "editor")
@@ -23,7 +23,7 @@ COMMITTED = ("vlm", "clip", "vae", "generator", "editor")
 @pytest.fixture(scope="module")
 def smoke_weights(tmp_path_factory) -> Path:
     """Every recipe run for two steps into a temporary folder, in training order."""
-    from autoalign.world import recipes
+    from autoalign.world.training import recipes
 
     out = tmp_path_factory.mktemp("world-weights")
     for name in ("vlm", "clip", "vae", "generator", "editor"):
@@ -59,8 +59,8 @@ def test_every_recipe_writes_what_its_backend_loads(smoke_weights):
 
 @pytest.mark.slow
 def test_training_resumes_from_its_checkpoint(tmp_path):
-    from autoalign.world import recipes
-    from autoalign.world.train import work_dir
+    from autoalign.world.training import recipes
+    from autoalign.world.training.train import work_dir
 
     recipes.train("vae", tmp_path, seed=0, resume=False, steps=3, progress=False)
     ckpt = work_dir() / "vae" / "checkpoint.pt"
@@ -90,7 +90,7 @@ def test_generator_and_editor_attend_with_heads_of_sixteen_channels():
     every attention into heads of HEAD_DIM channels."""
     from diffusers import UNet2DConditionModel
 
-    from autoalign.world import train_generator as gen
+    from autoalign.world.training import train_generator as gen
 
     models = {"recipe": gen.unet(), "recipe, 8 channels in": gen.unet(in_channels=8)}
     for name in ("generator", "editor"):
@@ -158,10 +158,10 @@ def test_shapes_preset_generates_reproducibly_and_its_clip_judges():
 
 
 def test_vlm_refine_experiment_trains_the_committed_vlm_on_and_links_the_rest(tmp_path, monkeypatch):
-    """Round 12's experiment (benchmarks/vlm_refine.py) for two steps: it starts from the committed VLM,
+    """Round 12's experiment (experiments/vlm_refine.py) for two steps: it starts from the committed VLM,
     writes OUT/vlm, and links the committed models beside it for `world eval --weights OUT`."""
-    from autoalign.benchmarks import vlm_refine
-    from autoalign.world import train_vlm
+    from autoalign.world.training import train_vlm
+    from experiments import vlm_refine
 
     monkeypatch.setattr(train_vlm, "REFINE", replace(train_vlm.REFINE, batch_size=4))
     got = vlm_refine.main(["--out", str(tmp_path), "--steps", "2", "--scenes", "6", "--per-number"])

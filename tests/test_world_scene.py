@@ -93,7 +93,7 @@ def test_stated_relations_hold_with_a_margin():
 
 
 def test_every_caption_parses_through_the_project_question_generator():
-    from autoalign.world.data import questions
+    from autoalign.world.training.data import questions
 
     readable = total = 0
     for spec in specs("test", 60):
@@ -130,7 +130,7 @@ def test_perturbed_captions_are_one_edit_away():
 
 
 def test_edit_away_names_its_kind_and_an_extra_copy_of_an_a_object_is_told_apart():
-    from autoalign.world.edits import adds_to_a_single, edit_away, one_edit_away
+    from autoalign.world.training.edits import adds_to_a_single, edit_away, one_edit_away
 
     spec = parse_caption("a red circle and two blue squares")
     scene = scene_for(spec, 3)
@@ -154,7 +154,7 @@ def test_group_matching_respects_colour_size_and_shape():
 
 
 def test_binding_swaps_exchange_colours_or_reverse_the_relation_and_are_false_on_the_scene():
-    from autoalign.world.data import clip_pairs
+    from autoalign.world.training.data import clip_pairs
 
     rng = random.Random(0)
     spec = parse_caption("a red circle to the left of a green square")

@@ -1,4 +1,4 @@
-"""The VLM recipe's training data and its patch-grounding loss (autoalign/world/data.py, train_vlm.py)."""
+"""The VLM recipe's training data and its patch-grounding loss (autoalign/world/training/data.py, train_vlm.py)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import random
 import numpy as np
 import pytest
 
-from autoalign.world import data as wdata
 from autoalign.world.render import draw, object_map
 from autoalign.world.scene import Obj, Scene, background, colors
+from autoalign.world.training import data as wdata
 
 
 def test_object_map_marks_exactly_the_drawn_pixels_of_each_object():
@@ -22,7 +22,7 @@ def test_object_map_marks_exactly_the_drawn_pixels_of_each_object():
 
 
 def test_patch_labels_name_the_object_under_each_patch_and_the_background_elsewhere():
-    from autoalign.world.train_vlm import patch_labels
+    from autoalign.world.training.train_vlm import patch_labels
 
     scene = Scene([Obj("square", "green", "big", 20, 20)])  # covers pixels 11..29: patches (1..3, 1..3)
     labels = patch_labels(scene)
@@ -69,7 +69,7 @@ def tiny_vlm():
     import torch
 
     from autoalign.models.tiny_vlm import build_tokenizer
-    from autoalign.world import train_vlm
+    from autoalign.world.training import train_vlm
 
     tokenizer = build_tokenizer(corpus=["is there a red circle? yes no"] * 4 + [" ".join(colors())] * 4
                                 + ["circle square triangle small big"] * 4, vocab_size=300)
@@ -82,7 +82,7 @@ def test_grounding_loss_is_low_when_each_patch_token_points_at_its_words_and_hig
     import torch
     import torch.nn.functional as F
 
-    from autoalign.world.train_vlm import Grounding, patch_labels
+    from autoalign.world.training.train_vlm import Grounding, patch_labels
 
     model, tokenizer = tiny_vlm
     ground = Grounding(model, tokenizer)
@@ -115,7 +115,7 @@ def test_balance_is_the_same_in_every_process():
 
     script = (
         "import random\n"
-        "from autoalign.world import data as w\n"
+        "from autoalign.world.training import data as w\n"
         "spec, scene = w.world_scenes('train', 1)[0]\n"
         "ex = [w.Example(spec, scene, 'yes_no', f'q{i}', 'yes' if i % 3 else 'no', t)\n"
         "      for i in range(60) for t in ('colour', 'count', 'relation', 'size', 'shape', 'existence')]\n"
@@ -130,7 +130,7 @@ def test_balance_is_the_same_in_every_process():
 
 
 def test_patch_labels_with_counts_name_how_many_share_the_shape_and_the_colour_and_shape():
-    from autoalign.world.train_vlm import patch_labels
+    from autoalign.world.training.train_vlm import patch_labels
 
     red = list(colors()).index("red")
     scene = Scene([Obj("circle", "red", "big", 14, 14), Obj("circle", "red", "big", 50, 14),
@@ -161,7 +161,7 @@ def test_closed_count_examples_ask_one_of_an_a_object_and_a_copy_answers_no():
 def test_grounding_with_count_heads_scores_every_head(tiny_vlm):
     import torch
 
-    from autoalign.world.train_vlm import Grounding, patch_labels
+    from autoalign.world.training.train_vlm import Grounding, patch_labels
 
     model, tokenizer = tiny_vlm
     ground = Grounding(model, tokenizer, counts=True)
@@ -198,9 +198,9 @@ def test_per_number_balance_leaves_no_count_word_that_gives_its_answer_away():
 
 
 def test_copy_of_single_adds_a_second_copy_of_an_a_object_only():
-    from autoalign.world.edits import adds_to_a_single, copy_of_single
     from autoalign.world.oracle import check
     from autoalign.world.scene import Group, Spec
+    from autoalign.world.training.edits import adds_to_a_single, copy_of_single
 
     spec = Spec((Group(1, "red", "circle"), Group(2, "blue", "square")), None, "count")
     scene = Scene([Obj("circle", "red", "small", 12, 12), Obj("square", "blue", "small", 50, 12), Obj("square", "blue", "small", 12, 50)])
@@ -217,7 +217,7 @@ def test_copy_of_single_adds_a_second_copy_of_an_a_object_only():
 
 
 def test_copy_twins_ask_the_closed_count_of_a_second_copy_more_often():
-    from autoalign.world.train_vlm import examples
+    from autoalign.world.training.train_vlm import examples
 
     def hard(pool):  # "is there one ...?" answered no on a scene that holds two of some kind
         return [e for e in pool if e.kind == "yes_no" and e.text.startswith("is there one") and e.answer == "no"

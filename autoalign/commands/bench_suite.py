@@ -57,10 +57,10 @@ def _bench(
     if "result" in oracle:
         _print_oracle(oracle["result"])
     Console().print(f"reports: {', '.join(str(p) for p in paths.values())}")
-    failed = [r for r in records if r.get("status") != "ok"]
+    failed = [r for r in records if not r.ok]
     if failed:
         Console(stderr=True).print(
-            f"[red]{len(failed)} prompt(s) failed[/] (first: {failed[0].get('id')}: {failed[0].get('error')}); "
+            f"[red]{len(failed)} prompt(s) failed[/] (first: {failed[0].id}: {failed[0].error}); "
             "rerun the same command to retry them"
         )
         raise typer.Exit(1)
@@ -85,6 +85,8 @@ def _print_oracle(result: dict) -> None:
 def _print_summary(out: Path, correct: bool) -> None:
     import json
 
+    from autoalign.benchmarks.metrics import Metric
+
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     metrics = summary["metrics"]
     console = Console()
@@ -99,9 +101,10 @@ def _print_summary(out: Path, correct: bool) -> None:
         table.add_column(stage, justify="right")
 
     def cell(m: dict) -> str:
-        if m["value"] is None:
-            return f"n/a (n={m['n']})"
-        return f"{m['value']:.3f} [{m['ci_low']:.3f}, {m['ci_high']:.3f}]"
+        metric = Metric.from_dict(m)
+        if metric.value is None or metric.ci_low is None:
+            return metric.fmt()
+        return f"{metric.value:.3f} [{metric.ci_low:.3f}, {metric.ci_high:.3f}]"
 
     for key in ("vq2", "vnli", "clip"):
         table.add_row(f"mean {key}", *[cell(metrics["scores"][s][key]) for s in metrics["stages"]])

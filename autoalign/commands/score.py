@@ -75,9 +75,10 @@ def score(
             table = Table(show_header=True, header_style="bold")
             for col in ("id", "aspect", "question", "answer", "P(yes)", "score"):
                 table.add_column(col)
-            for q in card.questions:
-                score_text = _fmt(q.get("score", q["p_yes"])) + (" (parent no)" if q.get("zeroed") else "")
-                table.add_row(*(Text(clean_text(q[k])) for k in ("id", "aspect", "text", "answer")), _fmt(q["p_yes"]), score_text)
+            for qs in card.questions:
+                q = qs.question
+                score_text = _fmt(qs.counted) + (" (parent no)" if qs.zeroed else "")
+                table.add_row(*(Text(clean_text(v)) for v in (q.id, q.aspect, q.text, q.answer)), _fmt(qs.p_yes), score_text)
             console.print(table)
         else:
             console.print("  (the text gave no questions: VQ2 undefined)")

@@ -33,8 +33,9 @@ def train_command(
     steps: Optional[int] = typer.Option(None, "--steps", help="Override each recipe's number of steps (smoke tests)."),
 ) -> None:
     """Train the world's models (seeded, resumable) and write their weights."""
-    from autoalign.world import recipes
-    from autoalign.world.train import MODELS, WEIGHTS_DIR
+    from autoalign.world import WEIGHTS_DIR
+    from autoalign.world.training import recipes
+    from autoalign.world.training.train import MODELS
 
     bad = [n for n in only or [] if n not in MODELS]
     if bad:

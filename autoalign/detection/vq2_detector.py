@@ -37,7 +37,7 @@ from autoalign import prompts
 from autoalign.detection.base import card_from, detector_options
 from autoalign.detection.phrases import normalise_aspect, normalise_text, snap_phrase
 from autoalign.scoring.parse import lexicon
-from autoalign.types import Mismatch, ScoreCard
+from autoalign.types import Mismatch, QuestionScore, ScoreCard
 
 if TYPE_CHECKING:
     from autoalign.config import Config
@@ -53,14 +53,14 @@ def _open_templates() -> dict[str, str]:
     return {k: v for k, v in json.loads(prompts.load("detection_open_questions.json")).items() if not k.startswith("_")}
 
 
-def failed_roots(questions: list[dict[str, Any]], threshold: float) -> list[dict[str, Any]]:
+def failed_roots(questions: list[QuestionScore], threshold: float) -> list[QuestionScore]:
     """Questions with P(yes) < ``threshold`` none of whose ancestors also failed (DSG), lowest P(yes) first."""
-    by_id = {str(q.get("id")): q for q in questions if q.get("id") is not None}
-    failed = {qid for qid, q in by_id.items() if _p_yes(q) < threshold}
+    by_id = {q.question.id: q for q in questions}
+    failed = {qid for qid, q in by_id.items() if q.p_yes < threshold}
 
-    def has_failed_ancestor(qid: str) -> bool:
+    def has_failed_ancestor(qs: QuestionScore) -> bool:
         seen: set[str] = set()
-        stack = list(by_id.get(qid, {}).get("depends_on") or [])
+        stack = list(qs.question.depends_on)
         while stack:
             parent = str(stack.pop())
             if parent in seen:
@@ -68,18 +68,12 @@ def failed_roots(questions: list[dict[str, Any]], threshold: float) -> list[dict
             seen.add(parent)
             if parent in failed:
                 return True
-            stack.extend(by_id.get(parent, {}).get("depends_on") or [])
+            if parent in by_id:
+                stack.extend(by_id[parent].question.depends_on)
         return False
 
-    roots = [q for q in questions if _p_yes(q) < threshold and not has_failed_ancestor(str(q.get("id")))]
-    return sorted(roots, key=_p_yes)
-
-
-def _p_yes(q: dict[str, Any]) -> float:
-    try:
-        return float(q.get("p_yes", 1.0))
-    except (TypeError, ValueError):
-        return 1.0
+    roots = [q for q in questions if q.p_yes < threshold and not has_failed_ancestor(q)]
+    return sorted(roots, key=lambda q: q.p_yes)
 
 
 def _words(text: str) -> list[str]:
@@ -214,8 +208,9 @@ class VQ2Detector:
         card = self._card(image, prompt, card_from(card))
         limit = max(1, int(self.config.detection.max_mismatches))
         found: dict[tuple[str, str], tuple[Mismatch, dict[str, Any]]] = {}
-        for q in failed_roots(card.questions, float(self.config.detection.threshold)):
-            raw_aspect = str(q.get("aspect") or "entity").strip().lower()
+        for qs in failed_roots(card.questions, float(self.config.detection.threshold)):
+            q = qs.question
+            raw_aspect = str(q.aspect or "entity").strip().lower()
             if raw_aspect == "text":
                 if self.defer_text:
                     continue
@@ -223,21 +218,21 @@ class VQ2Detector:
             else:
                 aspect = normalise_aspect(raw_aspect)
             if aspect is None:
-                logger.info("vq2 detector: question %r has unknown aspect %r; skipped", q.get("text"), raw_aspect)
+                logger.info("vq2 detector: question %r has unknown aspect %r; skipped", q.text, raw_aspect)
                 continue
-            span = str(q.get("span") or "")
-            answer = str(q.get("answer") or "")
+            span = q.span
+            answer = q.answer
             phrase, hints = locate("text" if raw_aspect == "text" else aspect, span, answer, prompt)
             if phrase is None:
-                logger.info("vq2 detector: neither span %r nor answer %r of %r is in the prompt; skipped", span, answer, q.get("text"))
+                logger.info("vq2 detector: neither span %r nor answer %r of %r is in the prompt; skipped", span, answer, q.text)
                 continue
-            p_yes = q.get("p_yes")
+            p_yes = qs.p_yes
             m = Mismatch(
                 aspect=aspect,
                 phrase=phrase,
-                confidence=round(1.0 - float(p_yes), 6),
+                confidence=round(1.0 - p_yes, 6),
                 source=self.name,
-                evidence={"question": q.get("text", ""), "p_yes": p_yes, "span": span or phrase, "answer": answer, **hints},
+                evidence={"question": q.text, "p_yes": p_yes, "span": span or phrase, "answer": answer, **hints},
             )
             if raw_aspect == "text":
                 m.evidence["kind"] = "text"
@@ -246,8 +241,8 @@ class VQ2Detector:
                     m,
                     {
                         "raw_aspect": raw_aspect,
-                        "question": str(q.get("text") or ""),
-                        "open_question": str(q.get("open_question") or ""),
+                        "question": q.text,
+                        "open_question": q.open_question,
                         "hints": hints,
                     },
                 )

@@ -6,8 +6,8 @@
 * :func:`is_aligned` / :func:`should_stop` — when the loop ends, and why.
 * :func:`best_so_far` — the image a run returns: never worse than its best first-round candidate.
 
-Score cards and mismatches may be given as the dataclasses of :mod:`autoalign.types` or as their
-``to_dict()`` form (what the graph state and traces hold).
+Score cards, mismatches and candidates are the dataclasses of :mod:`autoalign.types` (the loop's
+nodes read them out of the graph state, which holds their ``to_dict()`` form).
 """
 
 from __future__ import annotations
@@ -38,19 +38,11 @@ LOW_SCORE_SOURCE = "low_score"
 _EPS = 1e-9
 
 
-def _card(card: ScoreCard | dict[str, Any]) -> ScoreCard:
-    return card if isinstance(card, ScoreCard) else ScoreCard.from_dict(card)
-
-
-def _mismatch(m: Mismatch | dict[str, Any]) -> Mismatch:
-    return m if isinstance(m, Mismatch) else Mismatch.from_dict(m)
-
-
 def judge_edit(
-    before: ScoreCard | dict[str, Any],
-    before_mm: list[Mismatch] | list[dict[str, Any]],
-    after: ScoreCard | dict[str, Any],
-    after_mm: list[Mismatch] | list[dict[str, Any]],
+    before: ScoreCard,
+    before_mm: list[Mismatch],
+    after: ScoreCard,
+    after_mm: list[Mismatch],
     min_gain: float,
 ) -> EditDecision:
     """Accept an edit only if it raised the score, fixed something and broke nothing.
@@ -70,10 +62,8 @@ def judge_edit(
     """
     if min_gain < 0:
         raise InputError(f"min_gain must be >= 0 (got {min_gain})")
-    b, a = _card(before), _card(after)
-    bm = [_mismatch(m) for m in before_mm]
-    am = [_mismatch(m) for m in after_mm]
-    gain = float(a.overall) - float(b.overall)
+    bm, am = list(before_mm), list(after_mm)
+    gain = float(after.overall) - float(before.overall)
     before_keys = {m.key() for m in bm}
     after_keys = {m.key() for m in am}
     removed = [m.to_dict() for m in bm if m.key() not in after_keys]
@@ -104,7 +94,7 @@ def by_confidence(mismatches: list[Mismatch]) -> list[Mismatch]:
     return sorted(mismatches, key=lambda m: -float(m.confidence))
 
 
-def low_score_mismatches(card: ScoreCard | dict[str, Any], below: float, limit: int, prompt: str = "") -> list[Mismatch]:
+def low_score_mismatches(card: ScoreCard, below: float, limit: int, prompt: str = "") -> list[Mismatch]:
     """Mismatches made from the card's lowest-scoring questions (P(yes) < ``below``; at least one).
 
     Each has ``source="low_score"``, the question's aspect, ``phrase`` = what the VQ2 detector would
@@ -116,20 +106,20 @@ def low_score_mismatches(card: ScoreCard | dict[str, Any], below: float, limit: 
     """
     from autoalign.detection.vq2_detector import locate
 
-    questions = sorted(_card(card).questions, key=lambda q: float(q.get("p_yes", 0.0)))
-    if not questions:
+    scored = sorted(card.questions, key=lambda qs: qs.p_yes)
+    if not scored:
         return []
-    failing = [q for q in questions if float(q.get("p_yes", 0.0)) < below]
-    picked = failing or questions[:1]
+    failing = [qs for qs in scored if qs.p_yes < below]
+    picked = failing or scored[:1]
     out: list[Mismatch] = []
     seen: set[tuple[str, str]] = set()
-    for q in picked:
-        p_yes = float(q.get("p_yes", 0.0))
-        aspect = str(q.get("aspect") or "entity")
-        span, answer = str(q.get("span") or ""), str(q.get("answer") or "")
+    for qs in picked:
+        q, p_yes = qs.question, qs.p_yes
+        aspect = q.aspect or "entity"
+        span, answer = q.span, q.answer
         # "is the circle small?" (span "small yellow circle"): the attribute is "small", on the circle
         located, hints = locate(aspect, span, answer, prompt) if prompt else (None, {})
-        phrase = located or span or answer or str(q.get("text") or "")
+        phrase = located or span or answer or q.text
         m = Mismatch(
             aspect=aspect,
             phrase=phrase,
@@ -137,9 +127,9 @@ def low_score_mismatches(card: ScoreCard | dict[str, Any], below: float, limit: 
             confidence=1.0 - p_yes,
             source=LOW_SCORE_SOURCE,
             evidence={
-                "question": q.get("text", ""),
-                "question_id": q.get("id", ""),
-                "answer": q.get("answer", ""),
+                "question": q.text,
+                "question_id": q.id,
+                "answer": q.answer,
                 "p_yes": p_yes,
                 "span": span or phrase,  # the question's span, as the VQ2 detector gives it (the writer searches it)
                 "passing": not failing,  # True: no question fails; this is only the weakest one
@@ -155,8 +145,7 @@ def low_score_mismatches(card: ScoreCard | dict[str, Any], below: float, limit: 
     return out
 
 
-def mismatches_to_fix(mismatches: list[Mismatch] | list[dict[str, Any]], card: ScoreCard | dict[str, Any], config: Any,
-                      prompt: str = "") -> list[Mismatch]:
+def mismatches_to_fix(mismatches: list[Mismatch], card: ScoreCard, config: Any, prompt: str = "") -> list[Mismatch]:
     """What the next edit should address, most confident first.
 
     The detectors' mismatches when there are any. When there are none but the score is below
@@ -165,33 +154,31 @@ def mismatches_to_fix(mismatches: list[Mismatch] | list[dict[str, Any]], card: S
     ``config.detection.max_mismatches``), so the loop never stalls silently. Empty only when the
     image is aligned, or when the card has no questions to point at (logged as a warning).
     """
-    found = [_mismatch(m) for m in mismatches]
-    if found:
-        return by_confidence(found)
-    c = _card(card)
-    if c.overall >= config.loop.threshold:
+    if mismatches:
+        return by_confidence(list(mismatches))
+    if card.overall >= config.loop.threshold:
         return []
-    low = low_score_mismatches(c, below=config.detection.threshold, limit=config.detection.max_mismatches, prompt=prompt)
+    low = low_score_mismatches(card, below=config.detection.threshold, limit=config.detection.max_mismatches, prompt=prompt)
     if not low:
         logger.warning(
             "score %.3f is below the threshold %.3f but no detector named a mismatch and the score card has "
-            "no questions to point at; nothing to edit", c.overall, config.loop.threshold,
+            "no questions to point at; nothing to edit", card.overall, config.loop.threshold,
         )
     else:
         logger.info("no detector named a mismatch; editing the %d lowest-scoring question(s)", len(low))
     return by_confidence(low)
 
 
-def is_aligned(card: ScoreCard | dict[str, Any], mismatches: list[Any], threshold: float) -> bool:
+def is_aligned(card: ScoreCard, mismatches: list[Mismatch], threshold: float) -> bool:
     """Aligned: the score reaches ``threshold`` and no mismatch is left."""
-    return float(_card(card).overall) >= threshold and not mismatches
+    return float(card.overall) >= threshold and not mismatches
 
 
 def should_stop(
     rounds_done: int,
     rounds_without_gain: int,
-    card: ScoreCard | dict[str, Any],
-    mismatches: list[Any],
+    card: ScoreCard,
+    mismatches: list[Mismatch],
     loop_settings: Any,
 ) -> StopReason | None:
     """The :data:`StopReason` to stop for, or None to run another edit round.
@@ -210,7 +197,7 @@ def should_stop(
     return None
 
 
-def best_so_far(candidates: list[Candidate] | list[dict[str, Any]]) -> Candidate:
+def best_so_far(candidates: list[Candidate]) -> Candidate:
     """The highest-scoring candidate; on a tie the earliest (fewest edits) wins.
 
     Pass every candidate of the run, first-round ones included: the returned image then never
@@ -218,9 +205,8 @@ def best_so_far(candidates: list[Candidate] | list[dict[str, Any]]) -> Candidate
     """
     if not candidates:
         raise InputError("candidates must not be empty: a run has at least one generated image")
-    cands = [c if isinstance(c, Candidate) else Candidate.from_dict(c) for c in candidates]
-    best = cands[0]
-    for c in cands[1:]:
+    best = candidates[0]
+    for c in candidates[1:]:
         if c.overall > best.overall:
             best = c
     return best
@@ -237,12 +223,12 @@ def region_aspects(config: Any) -> tuple[str, ...]:
     return REGION_ASPECTS + (("attribute",) if spec.options.get("attributes") is True else ())
 
 
-def region_mismatches(mismatches: list[Mismatch] | list[dict[str, Any]], config: Any) -> list[Mismatch]:
+def region_mismatches(mismatches: list[Mismatch], config: Any) -> list[Mismatch]:
     """The mismatches the loop sends to the region editor: those of :func:`region_aspects` that carry
     evidence boxes or ask for an addition (the rest go to the instruction editor)."""
     aspects = region_aspects(config)
     out = []
-    for m in (_mismatch(x) for x in mismatches):
+    for m in mismatches:
         ev = m.evidence or {}
         if m.aspect in aspects and (ev.get("boxes") or ev.get("action") == "add"):
             out.append(m)

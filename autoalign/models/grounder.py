@@ -27,7 +27,7 @@ share one code path):
   ``s`` dropped). When the config has ``label_groups`` (the world's grounder: a ``shape`` group whose
   label 0 is the background, and a ``color`` group), each group is a softmax of its own: an instance is
   a component of non-background pixels with its majority shape and colour, and a phrase names a shape
-  and optionally a colour. ``world:grounder`` is such a model (:mod:`autoalign.world.train_grounder`).
+  and optionally a colour. ``world:grounder`` is such a model (:mod:`autoalign.world.training.train_grounder`).
 """
 
 from __future__ import annotations

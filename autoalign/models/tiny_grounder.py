@@ -91,7 +91,7 @@ def build_segformer(out_dir: Path) -> None:
     """A tiny ``SegformerForSemanticSegmentation`` with the world grounder's label groups (random weights)."""
     from transformers import SegformerImageProcessor
 
-    from autoalign.world.train_grounder import build
+    from autoalign.world.training.train_grounder import build
 
     with _seeded(0):
         model = build().eval()

@@ -124,13 +124,13 @@ class Scorer:
                                     for row, frow in zip(per_image_scores, fused)]
 
         vq2_values: list[float | None] = []
-        question_dicts: list[list[dict[str, Any]]] = []
+        question_scores: list[list[QuestionScore]] = []
         for raw in per_image_scores:
             effective = dependency_zeroed(questions, raw) if settings.dependency_zeroing else list(raw)
             vq2_values.append(vq2_score(effective) if want["vq2"] else None)
-            question_dicts.append(
+            question_scores.append(
                 [
-                    {**QuestionScore(q, float(p)).to_dict(), "score": float(e), "zeroed": float(e) != float(p)}
+                    QuestionScore(q, float(p), score=float(e), zeroed=float(e) != float(p))
                     for q, p, e in zip(questions, raw, effective)
                 ]
             )
@@ -150,7 +150,7 @@ class Scorer:
                     vq2=values["vq2"],
                     vnli=values["vnli"],
                     clip=values["clip"],
-                    questions=question_dicts[i],
+                    questions=question_scores[i],
                 )
             )
         return cards

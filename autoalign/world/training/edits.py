@@ -18,9 +18,9 @@ from types import SimpleNamespace
 from PIL import Image
 
 from autoalign.world import facts
-from autoalign.world.data import questions
 from autoalign.world.render import _overlaps, _random_obj
 from autoalign.world.scene import Group, Obj, Scene, Spec, colors, shapes
+from autoalign.world.training.data import questions
 
 #: the most objects a world scene holds: an edit that adds one stops there
 MOST_OBJECTS = 4
@@ -55,13 +55,13 @@ def _config():
 def mismatches_on(prompt: str, scene: Scene):
     """The loop's FineMatch triplets for ``scene`` against ``prompt``, with the VQA answered from the scene."""
     from autoalign.detection.vq2_detector import VQ2Detector
-    from autoalign.types import ScoreCard
+    from autoalign.types import QuestionScore, ScoreCard
 
-    cards = []
+    scored = []
     for q in questions(prompt):
         truth = facts.question_truth(q, scene)
-        cards.append({**q.to_dict(), "p_yes": 1.0 if truth or truth is None else 0.0})
-    card = ScoreCard(overall=0.0, questions=cards)
+        scored.append(QuestionScore(q, 1.0 if truth or truth is None else 0.0))
+    card = ScoreCard(overall=0.0, questions=scored)
     detector = VQ2Detector(SimpleNamespace(vqa=SceneAnswers(scene)), _config())
     return detector.detect(Image.new("RGB", (8, 8)), prompt, card)
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from autoalign.world.render import draw, scene_for
 from autoalign.world.scene import spec_for
-from autoalign.world.train import Plan, fit
+from autoalign.world.training.train import Plan, fit
 
 logger = logging.getLogger(__name__)
 
@@ -56,7 +56,7 @@ def unet(in_channels: int = 4):
     # UNet2DConditionModel reads ``attention_head_dim`` as the number of heads (a naming quirk diffusers
     # keeps for old checkpoints), so heads of HEAD_DIM channels are asked for as channels // HEAD_DIM heads.
     # Rounds 1-9 passed 16 and got 16 heads of 3-4 channels: the same parameters, but a weaker attention
-    # and 2.2x slower training on CPU (python -m autoalign.benchmarks.train_step_cost).
+    # and 2.2x slower training on CPU (python -m experiments.train_step_cost).
     return UNet2DConditionModel(
         sample_size=16, in_channels=in_channels, out_channels=4,
         down_block_types=("CrossAttnDownBlock2D", "CrossAttnDownBlock2D"),
@@ -89,7 +89,7 @@ def latents_of(vae, images, batch: int = 256, scaled: bool = True):
     is False (an InstructPix2Pix source image: the pipeline encodes it unscaled)."""
     import torch
 
-    from autoalign.world.train_vae import to_tensor
+    from autoalign.world.training.train_vae import to_tensor
 
     out = []
     with torch.no_grad():
@@ -113,7 +113,7 @@ def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, n_scenes: int = N_SCE
     import torch
     import torch.nn.functional as F
 
-    from autoalign.world import train_vae
+    from autoalign.world.training import train_vae
 
     vae_dir = Path(vae_dir or Path(out_dir).parent / "vae")
     vae = train_vae.load(vae_dir).eval().requires_grad_(False)

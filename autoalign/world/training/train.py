@@ -18,11 +18,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable
 
-from autoalign.world.recipes import RECIPES
+from autoalign.world.training.recipes import RECIPES
 
 logger = logging.getLogger(__name__)
 
-WEIGHTS_DIR = Path(__file__).parent / "weights"
 MODELS = tuple(RECIPES)  # in training order
 
 

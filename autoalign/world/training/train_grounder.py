@@ -15,7 +15,7 @@ The first stage keeps full resolution (stride 1 instead of the hub models' 4): t
 
 Data: ``train``-split specs placed at random (:func:`autoalign.world.render.scene_for`), labels from the
 scene graph (:func:`autoalign.world.render.object_map`), images augmented with blur, noise and colour
-shifts (:func:`autoalign.world.train.augment`) so generated images read too.
+shifts (:func:`autoalign.world.training.train.augment`) so generated images read too.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from pathlib import Path
 
 from autoalign.world.render import draw, object_map, scene_for
 from autoalign.world.scene import IMAGE_SIZE, colors, shapes, spec_for
-from autoalign.world.train import Plan, augment, fit
+from autoalign.world.training.train import Plan, augment, fit
 
 PLAN = Plan(steps=2500, batch_size=12, lr=2e-3, warmup=80, save_every=100)
 SMOKE_KWARGS: dict = {}

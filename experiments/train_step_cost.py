@@ -1,7 +1,7 @@
 """Training-step cost of the world's generator UNet on this machine: fp32, CPU bf16 autocast, torch.compile,
 and the attention layout of rounds 1-9 (16 heads of 3-4 channels instead of heads of 16).
 
-    python -m autoalign.benchmarks.train_step_cost [--steps 15] [--no-compile]
+    python -m experiments.train_step_cost [--steps 15] [--no-compile]
 
 One optimiser step of the generator recipe's UNet and text encoder (batch 48, 4x16x16 latents), timed
 after warm-up, each variant twice in alternation; prints seconds per step and the ratio to fp32, all
@@ -21,7 +21,7 @@ def main(argv: list[str] | None = None) -> None:
     import torch
     import torch.nn.functional as F
 
-    from autoalign.world import train_generator as gen
+    from autoalign.world.training import train_generator as gen
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=15, help="timed steps per variant and repeat")

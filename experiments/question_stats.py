@@ -1,7 +1,7 @@
 """How the offline (spaCy) VQ2 question generator behaves on real prompts: speed and coverage.
 
-    python -m autoalign.benchmarks.question_stats --csv ../shared/data/drawbench/DrawBench.csv --column Prompts
-    python -m autoalign.benchmarks.question_stats --csv ../shared/data/seetrue/SeeTRUE.csv --column text --limit 500
+    python -m experiments.question_stats --csv ../shared/data/drawbench/DrawBench.csv --column Prompts
+    python -m experiments.question_stats --csv ../shared/data/seetrue/SeeTRUE.csv --column text --limit 500
 
 Prints, per prompt on average: questions written, questions kept by the answer-consistency filter,
 questions per aspect; the share of prompts with no question (VQ2 undefined for them); and the

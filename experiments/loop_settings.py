@@ -1,6 +1,6 @@
 """Choose the ``shapes`` preset's judge and detector by what the loop ends with, on *validation* prompts.
 
-``python -m autoalign.benchmarks.loop_settings --n 80`` runs the whole loop (seed 0) on ``n`` distinct
+``python -m experiments.loop_settings --n 80`` runs the whole loop (seed 0) on ``n`` distinct
 captions of the world's ``val`` split under each setting in :data:`SETTINGS` and has the oracle read the
 first candidate, the reranked one and the final image. It prints, per setting, how many final images
 are right, and how often the judge passed an image the oracle reads as wrong (a false pass ends the

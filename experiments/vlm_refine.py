@@ -1,9 +1,9 @@
 """Round 12's VLM experiment: train the committed VLM on, with count grounding, and measure it.
 
-    python -m autoalign.benchmarks.vlm_refine --out runs/vlm-refine [--per-number --steps 1500 --warmup 100]
+    python -m experiments.vlm_refine --out runs/vlm-refine [--per-number --steps 1500 --warmup 100]
     autoalign world eval --weights runs/vlm-refine --only vlm --only vq2 --validation --n 150
 
-It starts from ``autoalign/world/weights/vlm`` and runs :func:`autoalign.world.train_vlm.refine`
+It starts from ``autoalign/world/weights/vlm`` and runs :func:`autoalign.world.training.train_vlm.refine`
 (count-grounding heads; the closed-count questions of the question generator; with ``--per-number``
 count questions balanced per number), resumable from ``$AUTOALIGN_HOME/world-train/vlm-refine``.
 It writes ``OUT/vlm`` and links the committed generator, editor and CLIP beside it, so that
@@ -21,8 +21,8 @@ from pathlib import Path
 
 
 def main(argv: list[str] | None = None) -> dict:
-    from autoalign.world import train_vlm
-    from autoalign.world.train import WEIGHTS_DIR
+    from autoalign.world import WEIGHTS_DIR
+    from autoalign.world.training import train_vlm
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, required=True, help="where to write OUT/vlm (and links to the other committed models)")

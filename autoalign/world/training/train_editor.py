@@ -3,7 +3,7 @@ image's latents), with the world's autoencoder and the generator's text encoder 
 as a ``StableDiffusionInstructPix2PixPipeline`` folder and run by the ``instruct-pix2pix`` backend
 unchanged.
 
-Data: :mod:`autoalign.world.edits` triples, whose instructions the project's own detector and
+Data: :mod:`autoalign.world.training.edits` triples, whose instructions the project's own detector and
 template writer wrote. Recipe as in InstructPix2Pix: the UNet starts from the generator's (the four
 extra input channels start at zero), the source latents are the posterior mode without scaling
 (as the pipeline encodes them), and 5% of examples drop the text, 5% the image, 5% both, so both
@@ -26,7 +26,7 @@ import random
 from pathlib import Path
 
 from autoalign.world.render import draw
-from autoalign.world.train import Plan, fit
+from autoalign.world.training.train import Plan, fit
 
 logger = logging.getLogger(__name__)
 
@@ -40,8 +40,8 @@ MAX_NOISE_WEIGHT = 0.0  # > 0: the loss weight 1 + min(1/SNR(t), this) (module d
 
 
 def triples(n_scenes: int, seed: int):
-    from autoalign.world import data as wdata
-    from autoalign.world.edits import triple
+    from autoalign.world.training import data as wdata
+    from autoalign.world.training.edits import triple
 
     rng = random.Random(seed)
     out = []
@@ -58,7 +58,7 @@ def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, n_scenes: int = N_SCE
     import torch.nn.functional as F
     from diffusers import StableDiffusionPipeline
 
-    from autoalign.world import train_generator as gen
+    from autoalign.world.training import train_generator as gen
 
     out_dir = Path(out_dir)
     base = StableDiffusionPipeline.from_pretrained(out_dir.parent / "generator", torch_dtype=torch.float32)

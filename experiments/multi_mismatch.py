@@ -1,6 +1,6 @@
 """Sequential vs combined edit instructions for prompts with several mismatches, on the scene double.
 
-    python -m autoalign.benchmarks.multi_mismatch [--seeds 12]
+    python -m experiments.multi_mismatch [--seeds 12]
 
 ``loop.multi_mismatch = "sequential"`` edits one mismatch at a time (most confident first);
 ``"combined"`` writes one instruction for all of them. This runs both over the same prompts and

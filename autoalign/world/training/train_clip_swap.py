@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from autoalign.world import train_clip
-from autoalign.world.train import Plan
+from autoalign.world.training import train_clip
+from autoalign.world.training.train import Plan
 
 PLAN = train_clip.PLAN
 SMOKE_KWARGS = train_clip.SMOKE_KWARGS

@@ -1,7 +1,7 @@
 """Does an InstructPix2Pix editor read its source image? Denoising loss with the true, a zeroed and another
 edit's source latents, per noise band, on validation editing triples.
 
-    python -m autoalign.benchmarks.editor_source_use [--editor DIR] [--scenes 400] [--kinds drop,extra,swap]
+    python -m experiments.editor_source_use [--editor DIR] [--scenes 400] [--kinds drop,extra,swap]
 
 The editor is trained to predict the noise added to the *edited* scene's latents, given the source
 scene's latents as four extra input channels. If it uses the source, its loss with the true source is
@@ -28,8 +28,8 @@ def source_use(editor_dir: Path, scenes: int = 400, kinds: list[str] | None = No
     from diffusers import StableDiffusionInstructPix2PixPipeline
 
     from autoalign.benchmarks.world_eval import edit_cases
-    from autoalign.world import train_generator as gen
     from autoalign.world.render import draw
+    from autoalign.world.training import train_generator as gen
 
     data = [t for t in edit_cases("val", scenes) if not kinds or t.kind in kinds]
     pipe = StableDiffusionInstructPix2PixPipeline.from_pretrained(editor_dir).to(torch.float32)
@@ -58,7 +58,7 @@ def source_use(editor_dir: Path, scenes: int = 400, kinds: list[str] | None = No
 
 
 def main(argv: list[str] | None = None) -> None:
-    from autoalign.world.train import WEIGHTS_DIR
+    from autoalign.world import WEIGHTS_DIR
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--editor", type=Path, default=WEIGHTS_DIR / "editor", help="an InstructPix2Pix pipeline folder")

@@ -9,14 +9,14 @@ from pathlib import Path
 #: name -> module with ``PLAN`` and ``train(out_dir, seed, plan, resume, progress)``; in training order
 #: (the generator and the editor need the autoencoder; the editor starts from the generator's text encoder).
 RECIPES = {
-    "clip": "autoalign.world.train_clip",
-    "clip-plain": "autoalign.world.train_clip_plain",
-    "clip-swap": "autoalign.world.train_clip_swap",
-    "vlm": "autoalign.world.train_vlm",
-    "vae": "autoalign.world.train_vae",
-    "generator": "autoalign.world.train_generator",
-    "editor": "autoalign.world.train_editor",
-    "grounder": "autoalign.world.train_grounder",
+    "clip": "autoalign.world.training.train_clip",
+    "clip-plain": "autoalign.world.training.train_clip_plain",
+    "clip-swap": "autoalign.world.training.train_clip_swap",
+    "vlm": "autoalign.world.training.train_vlm",
+    "vae": "autoalign.world.training.train_vae",
+    "generator": "autoalign.world.training.train_generator",
+    "editor": "autoalign.world.training.train_editor",
+    "grounder": "autoalign.world.training.train_grounder",
 }
 
 

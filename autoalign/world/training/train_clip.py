@@ -17,10 +17,10 @@ import logging
 import random
 from pathlib import Path
 
-from autoalign.world import data as wdata
 from autoalign.world.render import draw
-from autoalign.world.train import Plan, augment, fit
-from autoalign.world.train_vae import to_tensor
+from autoalign.world.training import data as wdata
+from autoalign.world.training.train import Plan, augment, fit
+from autoalign.world.training.train_vae import to_tensor
 
 logger = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from autoalign.world.render import draw, scene_for
 from autoalign.world.scene import spec_for
-from autoalign.world.train import Plan, augment, fit
+from autoalign.world.training.train import Plan, augment, fit
 
 PLAN = Plan(steps=800, batch_size=24, lr=1.5e-3, warmup=50)
 SMOKE_KWARGS: dict = {}

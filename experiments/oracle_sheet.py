@@ -1,6 +1,6 @@
 """A contact sheet for checking the oracle by eye on *generated* images.
 
-``python -m autoalign.benchmarks.oracle_sheet --n 50 --out docs/oracle_check`` draws one image per
+``python -m experiments.oracle_sheet --n 50 --out docs/oracle_check`` draws one image per
 held-out prompt with the ``shapes`` generator and writes ``sheet.png`` (each image enlarged, with
 its number and the oracle's reading underneath) and ``readings.json``. A person then looks at the
 sheet and records, per number, whether the reading matches what they see (``docs/oracle_check/

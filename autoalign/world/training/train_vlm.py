@@ -3,7 +3,7 @@ projector, a small Llama) with a byte-level BPE tokenizer trained on the world's
 
 It is the same family the ``tiny`` preset builds (:mod:`autoalign.models.tiny_vlm`), saved with
 ``save_pretrained`` and loaded by the ``image-text-to-text`` VQA backend unchanged. Training
-examples (:mod:`autoalign.world.data`) are formatted exactly as the backend formats a question -
+examples (:mod:`autoalign.world.training.data`) are formatted exactly as the backend formats a question -
 the prompt file, then the processor's chat template - and the loss is on the answer tokens only.
 
 Three things make it look at the image rather than answer from the question's form (README, "The VLM
@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from autoalign import prompts
-from autoalign.world import data as wdata
 from autoalign.world.render import draw
-from autoalign.world.train import Plan, augment, fit
+from autoalign.world.training import data as wdata
+from autoalign.world.training.train import Plan, augment, fit
 
 logger = logging.getLogger(__name__)
 
@@ -92,12 +92,12 @@ def prompt_text(processor, kind: str, text: str) -> str:
 def examples(n_scenes: int, split: str = "train", seed: int = 0, closed_counts: bool = False,
              per_number: bool = False, copies: float = 0.0) -> list[wdata.Example]:
     """Complementary yes/no pairs (each question on a scene and on its twin one edit away), balanced
-    per question topic, plus short answers (:mod:`autoalign.world.data`).
+    per question topic, plus short answers (:mod:`autoalign.world.training.data`).
 
     With ``copies`` (round 14's experiment), that share of the scenes whose caption names something
     with "a" get as their twin the scene with a second copy of it (:func:`edits.copy_of_single`): the
     hard negative of "is there one red circle?", which a random twin seldom is."""
-    from autoalign.world.edits import copy_of_single, one_edit_away
+    from autoalign.world.training.edits import copy_of_single, one_edit_away
 
     rng = random.Random(seed)
     out: list[wdata.Example] = []
@@ -254,7 +254,7 @@ def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, n_scenes: int = N_SCE
     from transformers import PreTrainedTokenizerFast
 
     from autoalign.models.tiny_vlm import build_tokenizer
-    from autoalign.world.train import work_dir
+    from autoalign.world.training.train import work_dir
 
     pool = examples(n_scenes, seed=seed)
     logger.info("vlm: %d training examples from %d scenes", len(pool), n_scenes)
@@ -279,8 +279,8 @@ def refine(start: Path, out_dir: Path, seed: int = 0, plan: Plan = REFINE, n_sce
     """An experiment, not part of the committed recipe (README, round 12): the model saved in ``start``
     trained on at a lower learning rate, on more scenes, with the count-grounding heads, with
     ``closed_counts`` the count questions that option of the question generator writes, and with
-    ``per_number`` count questions balanced per number (:func:`autoalign.world.data.balance`).
-    Run it with ``python -m autoalign.benchmarks.vlm_refine``."""
+    ``per_number`` count questions balanced per number (:func:`autoalign.world.training.data.balance`).
+    Run it with ``python -m experiments.vlm_refine``."""
     import torch
     from transformers import LlavaForConditionalGeneration, LlavaProcessor
 
