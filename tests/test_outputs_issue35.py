@@ -20,23 +20,12 @@ from PIL import Image, PngImagePlugin
 
 import autoalign.doubles.scene  # noqa: F401 - registers the scene-double backends
 from autoalign.agents import runner
-from autoalign.cli import main
 from autoalign.config import load_config
 from autoalign.errors import InputError
 from autoalign.files import directory_lock, read_jsonl
 
 KEY = "sk-PLANTED-0123456789abcdef"
 URL_TOKEN = "tok-PLANTED-fedcba9876543210"
-
-
-def cli(capsys, *args: str) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def _secret_config(tmp_path: Path) -> Path:
@@ -65,22 +54,22 @@ def _leaks(root: Path) -> list[str]:
 # --------------------------------------------------------------------------- 1. secrets
 
 
-def test_a_planted_key_appears_in_no_output_of_run_batch_or_bench(tmp_path, capsys):
+def test_a_planted_key_appears_in_no_output_of_run_batch_or_bench(tmp_path, cli):
     secret = _secret_config(tmp_path)
     prompts = tmp_path / "prompts.txt"
     prompts.write_text("a red apple\ntwo blue cups\n")
     outputs = []
-    code, out, err = cli(capsys, "run", "a red apple", "--preset", "scene-double", "--config", str(secret),
+    code, out, err = cli("run", "a red apple", "--preset", "scene-double", "--config", str(secret),
                          "--out", str(tmp_path / "run"), "--json")
     assert code == 0, err
     outputs += [out, err]
-    code, out, err = cli(capsys, "batch", str(prompts), "--preset", "scene-double", "--config", str(secret),
+    code, out, err = cli("batch", str(prompts), "--preset", "scene-double", "--config", str(secret),
                          "--out", str(tmp_path / "batch"), "--no-progress")
     assert code == 0, err
     outputs += [out, err]
     suite = tmp_path / "suite.csv"
     suite.write_text("prompt\na red apple\n")
-    code, out, err = cli(capsys, "bench", "run", "--suite", str(suite), "--preset", "scene-double",
+    code, out, err = cli("bench", "run", "--suite", str(suite), "--preset", "scene-double",
                          "--config", str(secret), "--out", str(tmp_path / "bench"), "--no-progress")
     assert code == 0, err
     outputs += [out, err]
@@ -93,16 +82,16 @@ def test_a_planted_key_appears_in_no_output_of_run_batch_or_bench(tmp_path, caps
     assert llm["base_url"] == "https://me:REDACTED@llm.example/v1?api_key=REDACTED"
 
 
-def test_resuming_a_run_made_with_a_key_asks_for_the_config_again(tmp_path, capsys):
+def test_resuming_a_run_made_with_a_key_asks_for_the_config_again(tmp_path, cli):
     secret = _secret_config(tmp_path)
     out = tmp_path / "run"
     cfg = load_config("scene-double", secret)
     steps = runner.stream("a red apple", cfg, out)
     next(steps)
     steps.close()  # stopped after one step, as a kill would
-    code, _, err = cli(capsys, "run", "--resume", str(out))
+    code, _, err = cli("run", "--resume", str(out))
     assert code == 2 and "llm.options.api_key" in err and "--config" in err
-    code, _, err = cli(capsys, "run", "--resume", str(out), "--config", str(secret))
+    code, _, err = cli("run", "--resume", str(out), "--config", str(secret))
     assert code == 0, err
     assert _leaks(out) == []
 
@@ -146,7 +135,7 @@ def _bench_args(tmp_path: Path, out: Path) -> list[str]:
             "--max-rounds", "1", "--no-progress"]
 
 
-def test_bench_reports_are_written_before_the_directory_is_let_go(tmp_path, capsys, monkeypatch):
+def test_bench_reports_are_written_before_the_directory_is_let_go(tmp_path, monkeypatch, cli):
     """The trial's gap: a batch started between bench run's last prompt and its report took the directory."""
     import autoalign.benchmarks.report as report
 
@@ -167,12 +156,12 @@ def test_bench_reports_are_written_before_the_directory_is_let_go(tmp_path, caps
         return original(out)
 
     monkeypatch.setattr(report, "write_reports", write_reports)
-    code, _, err = cli(capsys, *_bench_args(tmp_path, tmp_path / "bench"))
+    code, _, err = cli(*_bench_args(tmp_path, tmp_path / "bench"))
     assert code == 0, err
     assert taken == ["refused"]
 
 
-def test_batch_reports_are_written_before_the_directory_is_let_go(tmp_path, capsys, monkeypatch):
+def test_batch_reports_are_written_before_the_directory_is_let_go(tmp_path, monkeypatch, cli):
     import autoalign.benchmarks.batch_report as batch_report
 
     taken: list[str] = []
@@ -194,25 +183,25 @@ def test_batch_reports_are_written_before_the_directory_is_let_go(tmp_path, caps
     monkeypatch.setattr(batch_report, "write_batch_reports", write_batch_reports)
     prompts = tmp_path / "p.txt"
     prompts.write_text("a red apple\n")
-    code, _, err = cli(capsys, "batch", str(prompts), "--out", str(tmp_path / "b"), "--preset", "scene-double",
+    code, _, err = cli("batch", str(prompts), "--out", str(tmp_path / "b"), "--preset", "scene-double",
                        "--candidates", "1", "--max-rounds", "1", "--no-progress")
     assert code == 0, err
     assert taken == ["refused"]
 
 
-def test_a_directory_refuses_the_other_command(tmp_path, capsys):
+def test_a_directory_refuses_the_other_command(tmp_path, cli):
     prompts = tmp_path / "p.txt"
     prompts.write_text("a red apple\n")
     bench, batch = tmp_path / "bench", tmp_path / "batch"
-    assert cli(capsys, *_bench_args(tmp_path, bench))[0] == 0
+    assert cli(*_bench_args(tmp_path, bench))[0] == 0
     before = sorted(p.name for p in bench.iterdir())
-    code, _, err = cli(capsys, "batch", str(prompts), "--out", str(bench), "--preset", "scene-double",
+    code, _, err = cli("batch", str(prompts), "--out", str(bench), "--preset", "scene-double",
                        "--candidates", "1", "--no-progress", "--no-report")
     assert code == 2 and "made by `autoalign bench" in err and len(err.strip().splitlines()) == 1
     assert sorted(p.name for p in bench.iterdir()) == before and not (bench / "ledger.sqlite").exists()
-    assert cli(capsys, "batch", str(prompts), "--out", str(batch), "--preset", "scene-double", "--candidates", "1",
+    assert cli("batch", str(prompts), "--out", str(batch), "--preset", "scene-double", "--candidates", "1",
                "--max-rounds", "1", "--no-progress", "--no-report")[0] == 0
-    code, _, err = cli(capsys, *_bench_args(tmp_path, batch))
+    code, _, err = cli(*_bench_args(tmp_path, batch))
     assert code == 2 and "made by `autoalign batch`" in err
     assert json.loads((batch / ".autoalign.json").read_text())["made_by"] == "batch"
 
@@ -220,16 +209,16 @@ def test_a_directory_refuses_the_other_command(tmp_path, capsys):
 # --------------------------------------------------------------------------- 5. changed rows
 
 
-def test_a_row_whose_prompt_changed_under_the_same_id_runs_again(tmp_path, capsys):
+def test_a_row_whose_prompt_changed_under_the_same_id_runs_again(tmp_path, cli):
     prompts = tmp_path / "p.csv"
     prompts.write_text("id,prompt\ncat,a red apple\ndog,two blue cups\n")
     out = tmp_path / "b"
     args = ("batch", str(prompts), "--out", str(out), "--preset", "scene-double", "--candidates", "1",
             "--max-rounds", "1", "--no-progress", "--no-report")
-    assert cli(capsys, *args)[0] == 0
+    assert cli(*args)[0] == 0
     old_image = (out / "images" / "cat.png").read_bytes()
     prompts.write_text("id,prompt\ncat,a green cube\ndog,two blue cups\n")
-    code, _, err = cli(capsys, *args)
+    code, _, err = cli(*args)
     assert code == 0, err
     said = " ".join(err.split())  # rich wraps long lines at the terminal's width
     assert "line 2: id 'cat' changed since it ran (prompt, seed or negative prompt); ran again" in said
@@ -244,7 +233,7 @@ def test_a_row_whose_prompt_changed_under_the_same_id_runs_again(tmp_path, capsy
 # --------------------------------------------------------------------------- 6. crash classes
 
 
-def test_deep_json_and_lone_surrogates_cost_one_row_each_not_the_batch(tmp_path, capsys):
+def test_deep_json_and_lone_surrogates_cost_one_row_each_not_the_batch(tmp_path, cli):
     prompts = tmp_path / "p.jsonl"
     deep = "[" * 100_000 + "]" * 100_000
     prompts.write_text(
@@ -255,7 +244,7 @@ def test_deep_json_and_lone_surrogates_cost_one_row_each_not_the_batch(tmp_path,
         '{"prompt": "two green cubes"}\n'
     )
     out = tmp_path / "b"
-    code, _, err = cli(capsys, "batch", str(prompts), "--out", str(out), "--preset", "scene-double", "--candidates", "1",
+    code, _, err = cli("batch", str(prompts), "--out", str(out), "--preset", "scene-double", "--candidates", "1",
                        "--max-rounds", "1", "--no-progress", "--no-report")
     assert code == 1 and "Traceback" not in err  # 1: bad rows were reported
     bad = {b["line"]: b["error"] for b in json.loads((out / "bad_rows.json").read_text())}
@@ -264,9 +253,9 @@ def test_deep_json_and_lone_surrogates_cost_one_row_each_not_the_batch(tmp_path,
     assert sorted(r["prompt"] for r in read_jsonl(out / "manifest.jsonl").values) == ["a red apple", "two green cubes"]
 
 
-def test_a_lone_surrogate_in_a_run_prompt_is_one_line_and_nothing_written(tmp_path, capsys):
+def test_a_lone_surrogate_in_a_run_prompt_is_one_line_and_nothing_written(tmp_path, cli):
     out = tmp_path / "run"
-    code, _, err = cli(capsys, "run", "a red \udcff apple", "--preset", "scene-double", "--out", str(out))
+    code, _, err = cli("run", "a red \udcff apple", "--preset", "scene-double", "--out", str(out))
     assert code == 2 and "not valid Unicode" in err and len(err.strip().splitlines()) == 1
     assert not out.exists()
 
@@ -275,16 +264,16 @@ def _disk_full(*args, **kwargs):
     raise OSError(errno.ENOSPC, "No space left on device", "summary.json")
 
 
-def test_a_full_disk_ends_a_run_in_one_line(tmp_path, capsys, monkeypatch):
+def test_a_full_disk_ends_a_run_in_one_line(tmp_path, monkeypatch, cli):
     monkeypatch.setattr("autoalign.agents.runner._finish", _disk_full)
-    code, _, err = cli(capsys, "run", "a red apple", "--preset", "scene-double", "--candidates", "1", "--max-rounds", "1",
+    code, _, err = cli("run", "a red apple", "--preset", "scene-double", "--candidates", "1", "--max-rounds", "1",
                        "--out", str(tmp_path / "run"))
     assert code == 2 and "Traceback" not in err
     assert [ln for ln in err.splitlines() if ln.startswith("error")] == [
         "error: cannot write (summary.json): the disk is full; free space or choose another --out, then rerun to resume"]
 
 
-def test_a_full_database_ends_a_batch_in_one_line_and_the_rerun_finishes(tmp_path, capsys, monkeypatch):
+def test_a_full_database_ends_a_batch_in_one_line_and_the_rerun_finishes(tmp_path, monkeypatch, cli):
     from autoalign.agents.ledger import Ledger
 
     prompts = tmp_path / "p.txt"
@@ -297,20 +286,20 @@ def test_a_full_database_ends_a_batch_in_one_line_and_the_rerun_finishes(tmp_pat
         raise sqlite3.OperationalError("database or disk is full")
 
     monkeypatch.setattr(Ledger, "finish", full)
-    code, _, err = cli(capsys, *args)
+    code, _, err = cli(*args)
     assert code == 2 and "the disk is full" in err and "Traceback" not in err
     monkeypatch.undo()
-    code, _, err = cli(capsys, *args)
+    code, _, err = cli(*args)
     assert code == 0, err
     assert [r["status"] for r in read_jsonl(out / "manifest.jsonl").values] == ["done", "done"]
 
 
-def test_a_full_disk_in_one_batch_item_stops_the_batch_with_the_item_kept_for_a_rerun(tmp_path, capsys, monkeypatch):
+def test_a_full_disk_in_one_batch_item_stops_the_batch_with_the_item_kept_for_a_rerun(tmp_path, monkeypatch, cli):
     prompts = tmp_path / "p.txt"
     prompts.write_text("a red apple\ntwo blue cups\n")
     out = tmp_path / "b"
     monkeypatch.setattr("autoalign.agents.batch.process_item", _disk_full)
-    code, _, err = cli(capsys, "batch", str(prompts), "--out", str(out), "--preset", "scene-double",
+    code, _, err = cli("batch", str(prompts), "--out", str(out), "--preset", "scene-double",
                        "--candidates", "1", "--no-progress", "--no-report")
     assert code == 2 and "the disk is full" in err and "Traceback" not in err
     from autoalign.agents.ledger import Ledger
@@ -338,7 +327,7 @@ class _Killed(BaseException):
     """Stands for a SIGKILL: nothing after it runs (not an Exception, so no handler catches it)."""
 
 
-def test_a_run_killed_between_config_and_checkpoint_resumes_by_its_directory(tmp_path, capsys, monkeypatch):
+def test_a_run_killed_between_config_and_checkpoint_resumes_by_its_directory(tmp_path, monkeypatch, cli):
     real = runner.sqlite_checkpointer
 
     def killed_after_the_checkpoint_exists(path):
@@ -348,10 +337,10 @@ def test_a_run_killed_between_config_and_checkpoint_resumes_by_its_directory(tmp
     monkeypatch.setattr(runner, "sqlite_checkpointer", killed_after_the_checkpoint_exists)
     out = tmp_path / "run"
     with pytest.raises(_Killed):
-        cli(capsys, "run", "a red apple", "--preset", "scene-double", "--candidates", "1", "--max-rounds", "1",
+        cli("run", "a red apple", "--preset", "scene-double", "--candidates", "1", "--max-rounds", "1",
             "--out", str(out))
     monkeypatch.undo()
-    code, _, err = cli(capsys, "run", "--resume", str(out))  # by its directory alone, no prompt
+    code, _, err = cli("run", "--resume", str(out))  # by its directory alone, no prompt
     assert code == 0, err
     assert json.loads((out / "summary.json").read_text())["prompt"] == "a red apple"
 
@@ -359,38 +348,38 @@ def test_a_run_killed_between_config_and_checkpoint_resumes_by_its_directory(tmp
 # --------------------------------------------------------------------------- 7. smaller
 
 
-def test_device_cuda_without_a_gpu_is_refused_before_anything_is_written(tmp_path, capsys, monkeypatch):
+def test_device_cuda_without_a_gpu_is_refused_before_anything_is_written(tmp_path, monkeypatch, cli):
     import torch
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     out = tmp_path / "run"
-    code, _, err = cli(capsys, "run", "a red apple", "--preset", "scene-double", "--device", "cuda", "--out", str(out))
+    code, _, err = cli("run", "a red apple", "--preset", "scene-double", "--device", "cuda", "--out", str(out))
     assert code == 2 and "no CUDA GPU" in err and not out.exists()
     prompts = tmp_path / "p.txt"
     prompts.write_text("a red apple\n")
-    code, _, err = cli(capsys, "batch", str(prompts), "--preset", "scene-double", "--device", "cuda:1",
+    code, _, err = cli("batch", str(prompts), "--preset", "scene-double", "--device", "cuda:1",
                        "--out", str(tmp_path / "b"), "--no-progress")
     assert code == 2 and "no CUDA GPU" in err and not (tmp_path / "b").exists()
 
 
 @pytest.mark.parametrize("text", ["", "\n\n", "# only a comment\n"])
-def test_an_empty_prompt_file_is_an_error(tmp_path, capsys, text):
+def test_an_empty_prompt_file_is_an_error(tmp_path, text, cli):
     prompts = tmp_path / "p.txt"
     prompts.write_text(text)
     out = tmp_path / "b"
-    code, _, err = cli(capsys, "batch", str(prompts), "--preset", "scene-double", "--out", str(out), "--no-progress")
+    code, _, err = cli("batch", str(prompts), "--preset", "scene-double", "--out", str(out), "--no-progress")
     assert code == 2 and "holds no usable prompt" in err and len(err.strip().splitlines()) == 1
     assert not out.exists()
 
 
-def test_ray_with_zero_workers_is_refused_before_ray_starts(tmp_path, capsys, monkeypatch):
+def test_ray_with_zero_workers_is_refused_before_ray_starts(tmp_path, monkeypatch, cli):
     import sys
 
     monkeypatch.setitem(sys.modules, "ray", None)  # importing Ray would fail: it must not be reached
     prompts = tmp_path / "p.txt"
     prompts.write_text("a red apple\n")
     out = tmp_path / "b"
-    code, _, err = cli(capsys, "batch", str(prompts), "--preset", "scene-double", "--out", str(out), "--engine", "ray",
+    code, _, err = cli("batch", str(prompts), "--preset", "scene-double", "--out", str(out), "--engine", "ray",
                        "--workers", "0", "--no-progress")
     assert code == 2 and "--workers must be a whole number from 1 to 64" in err and not out.exists()
 
@@ -408,11 +397,11 @@ def test_stale_temporaries_from_a_kill_are_cleaned_when_the_run_resumes(tmp_path
     assert not any(p.exists() for p in stale)
 
 
-def test_output_files_follow_the_umask(tmp_path, capsys):
+def test_output_files_follow_the_umask(tmp_path, cli):
     old = os.umask(0o022)
     try:
         out = tmp_path / "run"
-        code, _, err = cli(capsys, "run", "a red apple", "--preset", "scene-double", "--candidates", "1",
+        code, _, err = cli("run", "a red apple", "--preset", "scene-double", "--candidates", "1",
                            "--max-rounds", "1", "--out", str(out))
         assert code == 0, err
     finally:

@@ -42,6 +42,7 @@ from autoalign.models.generator import (
     RESERVED_CALL_ARGS,
     WEIGHT_OPTIONS,
     LoadedPipeline,
+    SharesWeights,
     blanked_flags,
     call_options,
     check_count,
@@ -85,7 +86,7 @@ def working_size(size: tuple[int, int], resolution: int, multiple: int = 8) -> t
     return min(fit(width), long_side), min(fit(height), long_side)
 
 
-class DiffusersEditor:
+class DiffusersEditor(SharesWeights):
     """Edits an image following a text instruction with an image-conditioned pipeline; weights load on first use."""
 
     role = "editor"
@@ -119,25 +120,6 @@ class DiffusersEditor:
         cls = pipeline_class(self.options, self.role)
         return load_pipeline(cls, self.model_id, self.role, self.device, self.options, self.spec.offload)
 
-    def with_spec(self, spec: RoleSpec) -> "DiffusersEditor":
-        """A view with ``spec``'s call-time settings sharing these weights (``spec`` differs only in those)."""
-        view = type(self)(spec, self.device)
-        view._weights = self._weights
-        return view
-
-    @property
-    def _call_lock(self):
-        return self._weights.call_lock
-
-    @property
-    def _pipe(self):
-        """The loaded pipeline, or None (shared with every view; a test may set a double here)."""
-        return self._weights._pipe
-
-    @_pipe.setter
-    def _pipe(self, pipe) -> None:
-        self._weights._pipe = pipe
-
     @property
     def pipe(self):
         """The loaded pipeline (loaded on first access, once; shared with every view)."""
@@ -146,10 +128,6 @@ class DiffusersEditor:
             if self._call_kwargs is None:
                 self._call_kwargs = call_options(pipe, self.options, self.role, OWN_OPTIONS, EDITOR_RESERVED)
         return pipe
-
-    def release(self) -> bool:
-        """Drop the loaded weights (sequential loading); they load again on next use. True if any were held."""
-        return self._weights.release()
 
     def _grid(self, pipe) -> int:
         """The multiple both image sides must be: the VAE's factor, doubled for 2x2-packed latents (FLUX, Qwen-Image)."""

@@ -296,7 +296,38 @@ class LoadedPipeline:
             return held
 
 
-class DiffusersGenerator:
+class SharesWeights:
+    """What a diffusers backend and its call-time views share: one :class:`LoadedPipeline` in ``_weights``.
+    The model cache keys a backend by its load-time options only; ``with_spec`` gives a view with other
+    call-time settings (guidance scales, steps) over the same weights."""
+
+    _weights: LoadedPipeline
+
+    def with_spec(self, spec: RoleSpec):
+        """A view with ``spec``'s call-time settings sharing these weights (``spec`` differs only in those)."""
+        view = type(self)(spec, self.device)
+        view._weights = self._weights
+        return view
+
+    @property
+    def _call_lock(self):
+        return self._weights.call_lock
+
+    @property
+    def _pipe(self):
+        """The loaded pipeline, or None (shared with every view; a test may set a double here)."""
+        return self._weights._pipe
+
+    @_pipe.setter
+    def _pipe(self, pipe) -> None:
+        self._weights._pipe = pipe
+
+    def release(self) -> bool:
+        """Drop the loaded weights (sequential loading); they load again on next use. True if any were held."""
+        return self._weights.release()
+
+
+class DiffusersGenerator(SharesWeights):
     """Text-to-image through any diffusers ``DiffusionPipeline``; weights load on first use."""
 
     role = "generator"
@@ -322,25 +353,6 @@ class DiffusersGenerator:
         cls = pipeline_class(self.options, self.role)
         return load_pipeline(cls, self.spec.model, self.role, self.device, self.options, self.spec.offload)
 
-    def with_spec(self, spec: RoleSpec) -> "DiffusersGenerator":
-        """A view with ``spec``'s call-time settings sharing these weights (``spec`` differs only in those)."""
-        view = type(self)(spec, self.device)
-        view._weights = self._weights
-        return view
-
-    @property
-    def _call_lock(self):
-        return self._weights.call_lock
-
-    @property
-    def _pipe(self):
-        """The loaded pipeline, or None (shared with every view; a test may set a double here)."""
-        return self._weights._pipe
-
-    @_pipe.setter
-    def _pipe(self, pipe) -> None:
-        self._weights._pipe = pipe
-
     @property
     def pipe(self):
         """The loaded pipeline (loaded on first access, once; shared with every view)."""
@@ -350,10 +362,6 @@ class DiffusersGenerator:
                 self._call_kwargs = call_options(pipe, self.options, self.role, OWN_OPTIONS)
                 self._negative_ignored = negative_prompt_ignored(pipe, self._call_kwargs)
         return pipe
-
-    def release(self) -> bool:
-        """Drop the loaded weights (sequential loading); they load again on next use. True if any were held."""
-        return self._weights.release()
 
     def _draw(self, prompt: str, seeds: list[int], negative_prompt: str | None) -> tuple[list[Image.Image], list[bool]]:
         import torch
