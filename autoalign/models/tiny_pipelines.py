@@ -194,15 +194,15 @@ def build_sd3(out_dir: Path) -> None:
     pipe.save_pretrained(out_dir, safe_serialization=True)
 
 
-def _flux_components(seed: int) -> dict:
-    from diffusers import FlowMatchEulerDiscreteScheduler, FluxTransformer2DModel
+def _flux_transformer(seed: int, in_channels: int, out_channels: int | None = None):
+    """A one-block FluxTransformer2DModel over the tiny text width (``out_channels`` None: as ``in_channels``)."""
+    from diffusers import FluxTransformer2DModel
 
-    tokenizer = _tiny_tokenizer()
-    t5_tok = t5_tokenizer()
     with _seeded(seed):
-        transformer = FluxTransformer2DModel(
+        return FluxTransformer2DModel(
             patch_size=1,
-            in_channels=16,  # 4 latent channels packed 2x2
+            in_channels=in_channels,
+            out_channels=out_channels,
             num_layers=1,
             num_single_layers=1,
             attention_head_dim=16,
@@ -211,6 +211,14 @@ def _flux_components(seed: int) -> dict:
             pooled_projection_dim=TEXT_WIDTH,
             axes_dims_rope=[4, 4, 8],
         ).eval()
+
+
+def _flux_components(seed: int) -> dict:
+    from diffusers import FlowMatchEulerDiscreteScheduler
+
+    tokenizer = _tiny_tokenizer()
+    t5_tok = t5_tokenizer()
+    transformer = _flux_transformer(seed, in_channels=16)  # 4 latent channels packed 2x2
     return dict(
         scheduler=FlowMatchEulerDiscreteScheduler(),
         vae=_flow_vae(seed + 1),
@@ -247,24 +255,12 @@ def build_sdxl_inpaint(out_dir: Path) -> None:
 def build_flux_fill(out_dir: Path) -> None:
     """A tiny FluxFillPipeline (the FLUX.1 Fill [dev] layout): the transformer reads the packed noise
     latents, the packed masked-image latents and the packed mask (vae_scale_factor**2 channels, 2x2-packed)."""
-    from diffusers import FluxFillPipeline, FluxTransformer2DModel
+    from diffusers import FluxFillPipeline
 
     parts = _flux_components(51)
     vae_scale = 2 ** (len(parts["vae"].config.block_out_channels) - 1)
     packed = parts["vae"].config.latent_channels * 4
-    with _seeded(55):
-        parts["transformer"] = FluxTransformer2DModel(
-            patch_size=1,
-            in_channels=2 * packed + vae_scale * vae_scale * 4,
-            out_channels=packed,
-            num_layers=1,
-            num_single_layers=1,
-            attention_head_dim=16,
-            num_attention_heads=2,
-            joint_attention_dim=TEXT_WIDTH,
-            pooled_projection_dim=TEXT_WIDTH,
-            axes_dims_rope=[4, 4, 8],
-        ).eval()
+    parts["transformer"] = _flux_transformer(55, in_channels=2 * packed + vae_scale * vae_scale * 4, out_channels=packed)
     FluxFillPipeline(**parts).save_pretrained(out_dir, safe_serialization=True)
 
 
