@@ -135,6 +135,23 @@ def _bench_args(tmp_path: Path, out: Path) -> list[str]:
             "--max-rounds", "1", "--no-progress"]
 
 
+def _another_command_tries(out: Path, command: str) -> str:
+    """Another command trying to take ``out`` at this moment, from another thread: "taken" or "refused"."""
+    result: list[str] = []
+
+    def other():
+        try:
+            with directory_lock(out, command):
+                result.append("taken")
+        except InputError:
+            result.append("refused")
+
+    t = threading.Thread(target=other)
+    t.start()
+    t.join()
+    return result[0]
+
+
 def test_bench_reports_are_written_before_the_directory_is_let_go(tmp_path, monkeypatch, cli):
     """The trial's gap: a batch started between bench run's last prompt and its report took the directory."""
     import autoalign.benchmarks.report as report
@@ -143,16 +160,7 @@ def test_bench_reports_are_written_before_the_directory_is_let_go(tmp_path, monk
     original = report.write_reports
 
     def write_reports(out):
-        def other():  # another command trying to take the directory at this moment
-            try:
-                with directory_lock(out, "batch"):
-                    taken.append("taken")
-            except InputError:
-                taken.append("refused")
-
-        t = threading.Thread(target=other)
-        t.start()
-        t.join()
+        taken.append(_another_command_tries(out, "batch"))
         return original(out)
 
     monkeypatch.setattr(report, "write_reports", write_reports)
@@ -168,16 +176,7 @@ def test_batch_reports_are_written_before_the_directory_is_let_go(tmp_path, monk
     original = batch_report.write_batch_reports
 
     def write_batch_reports(out, *args, **kwargs):
-        def other():
-            try:
-                with directory_lock(out, "bench run"):
-                    taken.append("taken")
-            except InputError:
-                taken.append("refused")
-
-        t = threading.Thread(target=other)
-        t.start()
-        t.join()
+        taken.append(_another_command_tries(out, "bench run"))
         return original(out, *args, **kwargs)
 
     monkeypatch.setattr(batch_report, "write_batch_reports", write_batch_reports)
