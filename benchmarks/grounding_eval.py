@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
-from autoalign.benchmarks.world_eval import wilson
+from autoalign.benchmarks.metrics import Metric, wilson
 from autoalign.world import oracle
 from autoalign.world.render import draw, scene_for
 from autoalign.world.scene import Scene, colors, shapes, spec_for
@@ -235,10 +235,8 @@ def layout_edits(models, config, split: str, n: int, seed: int = 11) -> dict[str
 
 
 def _cell(m: dict[str, Any]) -> str:
-    if m.get("value") is None:
-        return "n/a"
-    lo, hi = m["ci"]
-    return f"{m['value']:.3f} [{lo:.3f}, {hi:.3f}] (n={m['n']})"
+    """A figure as a table cell, in either JSON form (Metric's, as ``wilson`` writes it, or ``{"ci": [lo, hi]}``)."""
+    return "n/a" if m.get("value") is None else Metric.from_dict(m).fmt()
 
 
 PARTS = ("rendered", "generated", "layout", "vq2")

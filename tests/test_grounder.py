@@ -327,3 +327,14 @@ def test_what_needs_a_grounder_is_refused_without_one():
         load_config("tiny", overrides={"detection": {"detectors": ["layout"]}})
     assert load_config("tiny", overrides={"grounder": {"backend": "owlv2", "model": "tiny:owlv2"},
                                           "detection": {"detectors": ["layout"]}}).grounder.backend == "owlv2"
+
+
+def test_grounding_eval_cells_read_both_figure_forms():
+    """The report's cells read Wilson shares in Metric's JSON form and the bootstrap figures' ``ci`` form alike
+    (after the one-Metric change a Wilson share made the report raise KeyError 'ci')."""
+    from autoalign.benchmarks.grounding_eval import _cell
+    from autoalign.benchmarks.metrics import wilson
+
+    assert _cell(wilson(3, 4)) == "0.750 [0.301, 0.954] (n=4)"
+    assert _cell({"value": 0.5, "n": 10, "ci": [0.25, 0.75]}) == "0.500 [0.250, 0.750] (n=10)"
+    assert _cell(wilson(0, 0)) == "n/a"
