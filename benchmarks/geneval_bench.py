@@ -387,3 +387,20 @@ def markdown(result: dict[str, Any]) -> str:
         lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows]
         lines.append("")
     return "\n".join(lines)
+
+
+def results_doc(result: dict[str, Any], command: str) -> dict[str, Any]:
+    """The figures in the project's generic results shape (``docs/results/*.json``, rendered by
+    ``scripts/make_results.py``)."""
+    measures = ("GenEval's rules (objects, counts, colours, positions, colour attribution; Ghosh et al. 2023) on the "
+                "baseline (candidate 0), reranked (best of N) and corrected image of every prompt of a bench run, the "
+                "preset's grounder as the detector. Task scores: share of images right, Wilson 95 % interval; overall: "
+                "the mean of the tasks, 95 % interval by a bootstrap over prompts within each task; gains paired on "
+                "the same prompts.")
+    if result.get("oracle"):
+        measures += (" Shapes world: the verdicts against the oracle's (which also checks sizes and that nothing "
+                     "extra is drawn) on the images it reads, and against GenEval's rules with the oracle's reading as "
+                     "the detector (where these differ, the grounder and the oracle read the image differently).")
+    return {"title": f"GenEval's rules on the {result.get('suite')} suite ({result.get('grounder')})",
+            "command": command, "measures": measures,
+            "tables": [{"name": title, "columns": header, "rows": rows} for title, header, rows in tables(result)]}

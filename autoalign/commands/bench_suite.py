@@ -205,6 +205,8 @@ def geneval(
     config: Optional[Path] = config_option(),
     suite_file: Optional[Path] = typer.Option(None, "--suite-file", help="GenEval's evaluation_metadata.jsonl, when the "
                                               "run's own suite file has moved (geneval suite)."),
+    results: Optional[Path] = typer.Option(None, "--results", help="Also write the figures as a results JSON "
+                                           "(docs/results/NAME.json, the shape scripts/make_results.py renders)."),
     no_progress: bool = typer.Option(False, "--no-progress", help="No progress bar."),
 ) -> None:
     """GenEval's six task scores and overall (baseline, reranked, corrected) of a bench run, with the preset's grounder
@@ -229,6 +231,12 @@ def geneval(
         suite = load_suite("geneval", suite_file)
     result = geneval_bench.analyse_locked(bench_dir, cfg, suite=suite, progress=not no_progress)
     paths = write_reports(bench_dir)
+    if results is not None:
+        from autoalign.files import atomic_write_json
+
+        command = f"autoalign bench geneval {bench_dir}" + (f" --preset {preset}" if preset else "") + f" --results {results}"
+        atomic_write_json(results, geneval_bench.results_doc(result, command))
+        paths["results"] = results
     _print_geneval(result)
     Console().print(f"written: {bench_dir / geneval_bench.RESULT_FILE}, {bench_dir / geneval_bench.REPORT_FILE}, "
                     f"{', '.join(str(p) for p in paths.values())}")
