@@ -251,7 +251,7 @@ def oracle_figures(items: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "scorer passes, oracle fails": lambda r: r["scorer"] and not r["aligned"],
         "scorer fails, oracle passes": lambda r: r["aligned"] and not r["scorer"],
         "disagree: the grounder reads the image otherwise": lambda r: r["scorer"] != r["aligned"] and r["scorer"] != r["rules"],
-        "disagree: only what GenEval's form does not ask (sizes, extra objects)":
+        "disagree: GenEval's form (sizes, extra objects, its relation rule)":
             lambda r: r["scorer"] != r["aligned"] and r["scorer"] == r["rules"],
     }
     for name, fn in measures.items():
