@@ -304,3 +304,63 @@ def test_shared_geneval_metadata_all_load_in_geneval_form(shared_data):
     suite = load_suite("geneval", shared_data / "geneval" / "evaluation_metadata.jsonl")
     geneval_bench.check_suite_metadata(suite)
     assert sorted(suite.categories()) == sorted(["single_object", "two_object", "counting", "colors", "position", "color_attr"])
+
+
+class ClipDouble:
+    """TEST DOUBLE of the CLIP role: cosine 1 for texts naming the colour of the crop's centre pixel, else 0."""
+
+    NAMES = {(255, 0, 0): "red", (0, 0, 255): "blue", (153, 153, 153): "grey"}
+
+    def __init__(self):
+        self.seen = []
+
+    def cosine_texts(self, image, texts):
+        centre = image.getpixel((image.width // 2, image.height // 2))
+        corner = image.getpixel((0, 0))
+        self.seen.append((centre, corner))
+        name = self.NAMES.get(centre, "")
+        return [1.0 if f" {name}" in t else 0.0 for t in texts]
+
+
+def test_colours_come_from_clip_on_geneval_s_crop_with_the_mask_over_grey():
+    import numpy as np
+    from PIL import Image
+
+    from autoalign.benchmarks.geneval_rules import COLOR_TEMPLATES, clip_colour, crop, detect
+
+    image = Image.new("RGB", (40, 20), (0, 0, 255))  # blue everywhere ...
+    image.paste((255, 0, 0), (4, 4, 16, 16))  # ... but a red object
+    mask = np.zeros((20, 40), dtype=bool)
+    mask[6:14, 6:14] = True
+    box = Box((2.0, 2.0, 18.0, 18.0), 0.9, mask_array=mask)
+    cut = crop(image, box)
+    assert cut.size == (16, 16) and cut.getpixel((8, 8)) == (255, 0, 0) and cut.getpixel((0, 0)) == (153, 153, 153)
+    assert crop(image, Box(box.xyxy, 0.9)).getpixel((0, 0)) == (0, 0, 255)  # no mask: the plain crop
+    clip = ClipDouble()
+    assert clip_colour(clip, cut, "car") == "red" and len(COLOR_TEMPLATES) == 3
+
+    class OneBox:  # TEST DOUBLE grounder without colours(): CLIP reads them
+        def ground(self, images, phrases):
+            return [[Grounding(p, [box]) for p in phrases]]
+
+    meta = {"tag": "colors", "include": [{"class": "car", "count": 1, "color": "red"}]}
+    objects, colour_of = detect(OneBox(), image, meta, clip)
+    assert evaluate(objects, meta, colour_of)[0]
+    assert not evaluate(objects, {"tag": "colors", "include": [{"class": "car", "count": 1, "color": "blue"}]}, colour_of)[0]
+
+
+def test_an_audit_has_geneval_s_figures_for_its_two_stages(tmp_path):
+    lines = GENEVAL_LINES[:1]
+    suite = Suite("geneval", [SuiteItem("g0", lines[0]["prompt"], lines[0]["tag"], {"include": lines[0]["include"]})])
+    cfg = load_config("tiny", overrides={"grounder": {"backend": "owlv2", "model": "tiny:owlv2"}})
+    out = tmp_path / "audit"
+    bench_run(suite, cfg, out, correct=False, loop_runner=LevelLoopDouble({lines[0]["prompt"]: (10, 20)}),
+              evaluator=EvaluatorDouble(), progress=False)
+
+    class Models:
+        grounder = GrounderDouble({20: {"bench": [_b(0, 0, 9, 9)]}})
+        clip = None
+
+    result = geneval_bench.analyse(out, cfg, suite=suite, models=Models(), progress=False)
+    assert result["stages"] == ["baseline", "reranked"] and list(result["gains"]) == ["reranked - baseline"]
+    assert result["gains"]["reranked - baseline"]["value"] == 1.0
