@@ -290,8 +290,12 @@ def _region_edit(
     atomic_write_json(_abs(ctx, f"{folder}/plan.json"), plan.to_dict())
     atomic_save_image(_abs(ctx, f"{folder}/mask.png"), plan_mask(plan.ops, image.size))
     region_seed = edit_seed(seed, round_no, 900)
+    region_editor = ctx.models.region_editor
+    drawn = getattr(region_editor, "images", 0)
     with meter.call("region_editor"):
-        samples = ctx.models.region_editor.edit(image, plan.ops, ctx.config.loop.edit_samples, region_seed, prompt=state["prompt"])
+        samples = region_editor.edit(image, plan.ops, ctx.config.loop.edit_samples, region_seed, prompt=state["prompt"])
+    # the images its pipeline drew (drawings to paste included), for an honest best-of-M at equal images
+    meter.calls["region_editor_images"] = meter.calls.get("region_editor_images", 0) + getattr(region_editor, "images", 0) - drawn
     paths = [_save(ctx, s, f"{folder}/region_s{k}.png") for k, s in enumerate(samples)]
     text = "layout: " + "; ".join(f"{op.kind} {op.phrase}" for op in plan.ops)
     instruction = Instruction(text=text, writer=f"layout-plan:{plan.planner}", mismatches=[m.to_dict() for m in routed],

@@ -127,3 +127,53 @@ def test_two_objects_change_places_by_cut_and_paste():
     swapped = draw(Scene([Obj("circle", "red", "big", 14, 30), Obj("square", "blue", "big", 48, 30)]))
     assert np.array_equal(np.asarray(out), np.asarray(swapped))
     assert ed.calls == 0  # no pipeline call: a pure cut and paste
+
+
+def test_paste_options_are_checked():
+    with pytest.raises(ConfigError, match="change must be one of"):
+        editor("tiny:sd-inpaint", change="recolour")
+    with pytest.raises(ConfigError, match="paste_tries must be an integer from 1 to 16"):
+        editor("tiny:sd-inpaint", paste_tries=0)
+    with pytest.raises(ConfigError, match="paste_choose must be one of"):
+        editor("tiny:sd-inpaint", paste_choose="best")
+
+
+def test_a_pasted_change_draws_several_times_in_one_call_and_the_ranker_picks_the_drawing():
+    """``change = "paste"``: the old object is filled away, the phrase drawn ``paste_tries`` times in one
+    batched call, and the drawing the ranker (a test double standing in for the preset's CLIP) scores
+    highest is pasted into the box; nothing outside the box changes."""
+    from autoalign.world.render import draw
+    from autoalign.world.scene import Obj, Scene
+
+    ed = editor("world:generator", num_inference_steps=2, resolution=64, remove="fill", change="paste", add="paste",
+                paste_tries=3, paste_choose="clip", paste_strength=0.0, add_prompt="a {phrase}")
+    seen: list[tuple[int, str]] = []
+
+    def pick_the_last(images, text):  # test double: prefers the last drawing of each group
+        seen.append((len(images), text))
+        return list(range(len(images)))
+
+    ed.rank = pick_the_last
+    o = Obj("circle", "red", "big", 20, 30)
+    box = Box((o.x - 9, o.y - 9, o.x + 10, o.y + 10), 1.0, "red circle")
+    source = draw(Scene([o, Obj("square", "green", "small", 50, 50)]))
+    out = ed.edit(source, [LayoutOp("recolor", "blue circle", source=box, target=box)], n=2, seed=0)
+    assert ed.calls == 1  # 2 samples x 3 drawings in one pipeline call
+    assert seen and all(text == "a blue circle" for _, text in seen)
+    mask = np.asarray(box_mask(box.xyxy, source.size)) > 0
+    for im in out:
+        diff = np.abs(np.asarray(im, dtype=int) - np.asarray(source, dtype=int)).sum(-1)
+        assert not diff[~mask].any()
+    ed.rank = None
+    with pytest.raises(ConfigError, match="needs the preset's \\[clip\\] role"):
+        ed.edit(source, [LayoutOp("recolor", "blue circle", source=box, target=box)], n=1, seed=0)
+
+
+def test_the_model_cache_wires_the_presets_clip_as_the_ranker():
+    from autoalign.config import load_config
+    from autoalign.models.cache import Models
+
+    config = load_config("shapes")
+    assert config.region_editor.options.get("paste_choose") == "clip"
+    ed = Models(config).region_editor
+    assert callable(ed.rank)

@@ -58,3 +58,28 @@ def test_a_broken_relation_is_fixed_by_moving(world):
     plan, reading = _fix(world, scene, prompt)
     assert {op.kind for op in plan.ops} == {"move"}
     assert reading.readable and oracle.check(parse_caption(prompt), reading.scene).aligned
+
+
+def test_a_surplus_object_is_recoloured_into_the_missing_one():
+    """The README's main job on a rendered scene: "a blue square and two red squares" drawn as three red
+    squares. The grounded pass reports the count and, marked as half of it, the missing colour; the
+    policy routes both to the region editor; the plan recolours the weakest red square; one of the
+    region editor's samples reads exactly as the prompt (the loop's judge picks among its samples)."""
+    from autoalign.detection import grounded_pass
+    from autoalign.editing.policy import region_mismatches
+    from autoalign.models.cache import Models
+
+    config = load_config("shapes")
+    models = Models(config)
+    prompt = "a blue square and two red squares"
+    scene = Scene([Obj("square", "red", "big", 14, 16), Obj("square", "red", "big", 46, 16), Obj("square", "red", "big", 30, 48)])
+    image = draw(scene)
+    found = grounded_pass(image, prompt, models, config)
+    assert {m.aspect for m in found} == {"number", "attribute"}
+    assert all(m.evidence.get("surplus") for m in found if m.aspect == "attribute")
+    routed = region_mismatches(found, config)
+    plan = ops_for_mismatches(prompt, routed, image.size)
+    assert [(op.kind, op.phrase) for op in plan.ops] == [("recolor", "blue square")]
+    samples = models.region_editor.edit(image, plan.ops, n=4, seed=0, prompt=prompt)
+    readings = [oracle.read(s) for s in samples]
+    assert any(r.readable and oracle.check(parse_caption(prompt), r.scene).aligned for r in readings)
