@@ -7,10 +7,9 @@ Read from the run directory alone (the image files, ``trace.jsonl`` for scores, 
     round 1     [plan] [region_s0 0.80 kept] [i0_s0 0.55] [i0_s1 0.70]
     final       [final 0.70]
 
-A round with a layout plan (``rounds/rNN/plan.json``, issue 37) shows it as its first tile: the image
-the round started from with the plan's boxes drawn on it - what is removed or changed in orange, where
-an object goes in green, each with the operation's first letter (R remove, A add, M move, C recolour /
-reshape) - in place of the bare ``mask.png``.
+A round with a layout plan (issue 37) shows ``rounds/rNN/plan.png`` first - the image the round started
+from with the plan's boxes drawn on it (:func:`autoalign.models.region_editor.plan_picture`) - and leaves
+out the bare ``mask.png``.
 
 Small images (the tiny preset draws 64 px) are enlarged with nearest-neighbour, so pixels stay
 sharp; large ones are shrunk. The file is written atomically (:mod:`autoalign.files`).
@@ -39,9 +38,6 @@ _PAD = 6
 _BG = (250, 250, 250)
 _INK = (30, 30, 30)
 _MARK = (46, 157, 91)
-_SOURCE = (235, 140, 20)  # a plan's box that is removed / changed / moved from
-_TARGET = (40, 200, 90)  # where a plan puts an object
-_OP_LETTER = {"remove": "R", "add": "A", "move": "M", "recolor": "C", "reshape": "C"}
 
 
 def _scores_in(value: Any, found: dict[str, float]) -> None:
@@ -79,42 +75,6 @@ def _tile(path: Path, size: int) -> Image.Image:
         return im.resize(new, resample)
 
 
-def _round_inputs(result: RunResult | None) -> dict[int, str]:
-    """Round number -> the image that round started from (the best so far before it)."""
-    if result is None or result.first_best is None:
-        return {}
-    inputs, current = {}, result.first_best.path
-    for record in sorted(result.round_records, key=lambda r: r.round):
-        inputs[record.round] = current
-        current = record.best or current
-    return inputs
-
-
-def _plan_tile(run_dir: Path, plan_rel: str, input_rel: str, size: int) -> Image.Image:
-    """The round's input image at tile size with the plan's boxes drawn on it."""
-    import json
-
-    plan = json.loads((run_dir / plan_rel).read_text(encoding="utf-8"))
-    with Image.open(run_dir / input_rel) as im:
-        w, h = im.size
-    img = _tile(run_dir / input_rel, size)
-    scale = img.width / max(1, w)
-    draw = ImageDraw.Draw(img)
-    font = ImageFont.load_default()
-    for op in plan.get("ops") or []:
-        letter = _OP_LETTER.get(str(op.get("kind")), "?")
-        for key, colour in (("source", _SOURCE), ("target", _TARGET)):
-            box = op.get(key)
-            if not isinstance(box, dict) or not isinstance(box.get("xyxy"), list) or len(box["xyxy"]) != 4:
-                continue
-            if key == "target" and op.get("source") == box:
-                continue  # a recolour / reshape keeps its box: drawn once, as its source
-            x0, y0, x1, y1 = (max(0.0, min(float(v), float(lim))) * scale for v, lim in zip(box["xyxy"], (w, h, w, h)))
-            draw.rectangle((x0, y0, max(x0, x1 - 1), max(y0, y1 - 1)), outline=colour, width=2)
-            draw.text((x0 + 3, y0 + 1), letter, fill=colour, font=font)
-    return img
-
-
 def _rows(run_dir: Path, result: RunResult | None) -> list[tuple[str, list[tuple[str, str]]]]:
     """``(row label, [(relative image path, mark)])`` in the order of the run."""
     kept = {r.best for r in result.round_records if r.accepted} if result is not None else set()
@@ -124,16 +84,14 @@ def _rows(run_dir: Path, result: RunResult | None) -> list[tuple[str, list[tuple
     if cands:
         rows.append(("candidates", [(str(p.relative_to(run_dir)), "best" if str(p.relative_to(run_dir)) == first_best else "")
                                     for p in cands]))
-    inputs = _round_inputs(result)
     for folder in sorted(p for p in (run_dir / "rounds").glob("r*") if p.is_dir()):
         images = sorted(folder.glob("*.png"))
-        number = int(folder.name[1:]) if folder.name[1:].isdigit() else None
-        items = [(str(p.relative_to(run_dir)), "kept" if str(p.relative_to(run_dir)) in kept else "") for p in images]
-        if (folder / "plan.json").is_file() and number in inputs:  # the plan drawn on its input replaces the mask
-            items = [(str((folder / "plan.json").relative_to(run_dir)), "plan")] + [
-                it for it in items if Path(it[0]).name != "mask.png"]
-        if items:
-            rows.append((f"round {number}" if number is not None else folder.name, items))
+        if (folder / "plan.png") in images:  # the plan first; its mask is the same boxes, filled
+            images = [folder / "plan.png"] + [p for p in images if p.name not in ("plan.png", "mask.png")]
+        if images:
+            label = f"round {int(folder.name[1:])}" if folder.name[1:].isdigit() else folder.name
+            rows.append((label, [(str(p.relative_to(run_dir)), "kept" if str(p.relative_to(run_dir)) in kept else "")
+                                 for p in images]))
     if (run_dir / rundir.FINAL).is_file():
         rows.append(("final", [(rundir.FINAL, "")]))
     return rows
@@ -147,7 +105,6 @@ def write_contact_sheet(run_dir: str | Path, tile: int = TILE) -> Path | None:
     except (OSError, ValueError, KeyError, TypeError):
         result = None  # not finished (or unreadable): the images alone
     rows = _rows(run_dir, result)
-    inputs = _round_inputs(result)
     if not rows:
         return None
     scores = _read_scores(run_dir)
@@ -165,11 +122,8 @@ def write_contact_sheet(run_dir: str | Path, tile: int = TILE) -> Path | None:
         for c, (rel, mark) in enumerate(shown):
             left = _LABEL_W + _PAD + c * (tile + _PAD)
             try:
-                if mark == "plan":
-                    img = _plan_tile(run_dir, rel, inputs[int(label.split()[-1])], tile)
-                else:
-                    img = _tile(run_dir / rel, tile)
-            except (OSError, ValueError, KeyError, TypeError) as exc:
+                img = _tile(run_dir / rel, tile)
+            except (OSError, ValueError) as exc:
                 logger.warning("contact sheet: cannot read %s (%s)", rel, exc)
                 continue
             sheet.paste(img, (left + (tile - img.width) // 2, top + (tile - img.height) // 2))
@@ -177,8 +131,8 @@ def write_contact_sheet(run_dir: str | Path, tile: int = TILE) -> Path | None:
             name = Path(rel).stem
             caption = name + ("" if score is None else f"  {float(score):.3f}")
             draw.text((left, top + tile + 2), caption, fill=_INK, font=font)
-            if mark == "plan":
-                draw.text((left, top + tile + 14), "boxes: orange from, green to", fill=_INK, font=font)
+            if name == "plan" and label.startswith("round"):
+                draw.text((left, top + tile + 14), "orange: from  green: to", fill=_INK, font=font)
             elif mark and label != "final":
                 draw.text((left, top + tile + 14), mark, fill=_MARK, font=font)
                 draw.rectangle((left - 2, top - 2, left + tile + 1, top + tile + 1), outline=_MARK, width=2)

@@ -177,3 +177,25 @@ def test_the_model_cache_wires_the_presets_clip_as_the_ranker():
     assert config.region_editor.options.get("paste_choose") == "clip"
     ed = Models(config).region_editor
     assert callable(ed.rank)
+
+
+def test_the_plan_picture_draws_sources_and_targets_and_the_contact_sheet_shows_it_first(tmp_path):
+    from autoalign.agents.contact_sheet import _rows
+    from autoalign.models.region_editor import PLAN_SOURCE, PLAN_TARGET, plan_picture
+
+    image = Image.new("RGB", (64, 64), (50, 50, 50))
+    ops = [LayoutOp("remove", "red circle", source=Box((4, 4, 20, 20), 0.9)),
+           LayoutOp("add", "blue square", target=Box((40, 40, 60, 60), 1.0)),
+           LayoutOp("recolor", "blue circle", source=Box((30, 4, 50, 20), 0.9), target=Box((30, 4, 50, 20), 0.9))]
+    picture = plan_picture(image, ops)
+    assert picture.size == (256, 256)  # enlarged 4x, nearest-neighbour
+    arr = np.asarray(picture)
+    assert tuple(arr[16, 40]) == PLAN_SOURCE and tuple(arr[160, 200]) == PLAN_TARGET  # box edges (4x)
+    assert tuple(arr[100, 100]) == (50, 50, 50)  # the image itself elsewhere
+    assert not (arr == PLAN_TARGET).all(-1)[:90, 110:210].any()  # a recolour's box is drawn once, as its source
+    folder = tmp_path / "rounds" / "r01"
+    folder.mkdir(parents=True)
+    for name in ("mask.png", "plan.png", "region_s0.png", "i0_s0.png"):
+        image.save(folder / name)
+    [(label, items)] = _rows(tmp_path, None)
+    assert label == "round 1" and [p for p, _ in items] == ["rounds/r01/plan.png", "rounds/r01/i0_s0.png", "rounds/r01/region_s0.png"]

@@ -83,3 +83,38 @@ def test_a_surplus_object_is_recoloured_into_the_missing_one():
     samples = models.region_editor.edit(image, plan.ops, n=4, seed=0, prompt=prompt)
     readings = [oracle.read(s) for s in samples]
     assert any(r.readable and oracle.check(parse_caption(prompt), r.scene).aligned for r in readings)
+
+
+def test_detected_objects_are_each_found_once_with_their_most_specific_phrase():
+    from autoalign.detection.layout import LayoutDetector
+    from autoalign.models.cache import Models
+
+    config = load_config("shapes")
+    scene = Scene([Obj("circle", "red", "big", 14, 30), Obj("square", "blue", "big", 48, 30)])
+    found = LayoutDetector(Models(config), config).detected_objects(draw(scene), "a red circle to the left of a blue square")
+    assert sorted(b.label for b in found) == ["blue square", "red circle"]
+
+
+def test_the_llm_planner_switch_falls_back_to_the_rules_without_a_server(tmp_path, monkeypatch):
+    """``[region_editor] planner = "llm"`` in the loop: with no LLM server (tests are offline) the plan
+    comes from the rules, and plan.json says why; the run still ends, with the region edit tried."""
+    import json
+
+    from autoalign.api import align
+
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # nothing listens there
+    monkeypatch.setenv("AUTOALIGN_LLM_MODEL", "no-such-model")
+    result = align("a blue square and two red squares", "shapes", seed=0, out_dir=tmp_path / "run",
+                   config={"region_editor": {"planner": "llm"}, "llm": {"timeout": 2.0, "max_retries": 0}})
+    plans = sorted((tmp_path / "run" / "rounds").glob("r*/plan.json"))
+    assert plans, "no region edit was planned"
+    plan = json.loads(plans[0].read_text())
+    assert plan["planner"] == "rules" and "rules fallback" in plan["note"] and plan["ops"]
+    assert result.rounds >= 1
+
+
+def test_a_planner_other_than_the_triplets_needs_a_grounder():
+    from autoalign.config import ConfigError
+
+    with pytest.raises(ConfigError, match="planner = 'llm'.*need"):
+        load_config("shapes", overrides={"region_editor": {"planner": "llm"}, "grounder": None, "detection": {"grounded_pass": False}})

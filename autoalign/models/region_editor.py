@@ -58,6 +58,9 @@ Preset options::
     change = "inpaint"                  # "inpaint" | "paste" (remove the object, paste a new drawing)
     change_strength = 1.0               # recolour / reshape strength of change = "inpaint" (1: from noise)
     attributes = false                  # the loop's policy also sends attribute mismatches here
+    planner = "triplets"                # the loop's plan: "triplets" (from the layout detector's mismatches),
+                                        # "rules" or "llm" (SLD's LLM controller, the preset's [llm]; falls back
+                                        # to the rules) from every object the grounder finds
 """
 
 from __future__ import annotations
@@ -87,7 +90,7 @@ logger = logging.getLogger(__name__)
 
 OWN_OPTIONS: frozenset[str] = frozenset(
     {"resolution", "grow", "remove", "remove_prompt", "fill_strength", "add_prompt", "add", "move", "paste_strength",
-     "paste_threshold", "paste_tries", "paste_choose", "change", "change_strength", "attributes"}
+     "paste_threshold", "paste_tries", "paste_choose", "change", "change_strength", "attributes", "planner"}
 )
 RESERVED: frozenset[str] = RESERVED_CALL_ARGS | {"mask_image", "strength"}
 REMOVE_MODES = ("inpaint", "fill")
@@ -95,6 +98,7 @@ ADD_MODES = ("inpaint", "paste")
 MOVE_MODES = ("redraw", "paste")
 CHANGE_MODES = ("inpaint", "paste")
 CHOOSE_MODES = ("largest", "clip")
+PLANNERS = ("triplets", "rules", "llm")
 STAGES = ("remove", "change", "add")
 
 
@@ -145,6 +149,31 @@ def plan_mask(ops: list[LayoutOp], size: tuple[int, int], grow: float = 0.0) -> 
             if box is not None:
                 masks.append(box_mask(box.xyxy, size, grow))
     return union(masks, size)
+
+
+#: Outline colours of :func:`plan_picture`: what a plan removes, changes or moves away (source) and where it
+#: puts an object (target); the letter in a box's corner is the operation's.
+PLAN_SOURCE, PLAN_TARGET = (235, 140, 20), (40, 200, 90)
+PLAN_LETTER = {"remove": "R", "add": "A", "move": "M", "recolor": "C", "reshape": "C"}
+
+
+def plan_picture(image: Image.Image, ops: list[LayoutOp], min_side: int = 256) -> Image.Image:
+    """``image`` with the plan's boxes drawn on it (enlarged with nearest-neighbour to at least ``min_side``
+    pixels): sources in orange, targets in green, each with its operation's letter (R remove, A add, M move,
+    C recolour / reshape). The run directory keeps it as ``rounds/rNN/plan.png``; the contact sheet and the
+    studio show it."""
+    scale = max(1, -(-min_side // max(1, min(image.size))))
+    out = image.convert("RGB").resize((image.width * scale, image.height * scale), Image.Resampling.NEAREST)
+    draw = ImageDraw.Draw(out)
+    w, h = image.size
+    for op in ops:
+        for box, colour in ((op.source, PLAN_SOURCE), (op.target, PLAN_TARGET)):
+            if box is None or (box is op.target and op.source is not None and op.target.xyxy == op.source.xyxy):
+                continue  # a recolour / reshape keeps its box: drawn once, as its source
+            x0, y0, x1, y1 = (min(max(float(v), 0.0), float(lim)) * scale for v, lim in zip(box.xyxy, (w, h, w, h)))
+            draw.rectangle((x0, y0, max(x0, x1 - 1), max(y0, y1 - 1)), outline=colour, width=max(1, scale // 2))
+            draw.text((x0 + 3, y0 + 2), PLAN_LETTER.get(op.kind, "?"), fill=colour)
+    return out
 
 
 def nearest_fill(image: Image.Image, mask: Image.Image) -> Image.Image:
@@ -233,6 +262,9 @@ class InpaintRegionEditor:
         if self.change not in CHANGE_MODES:
             raise ConfigError(f"[region_editor] change must be one of {', '.join(CHANGE_MODES)} (got {self.change!r})")
         self.paste_strength = self._fraction("paste_strength", 0.5)
+        self.planner = o.get("planner", "triplets")
+        if self.planner not in PLANNERS:
+            raise ConfigError(f"[region_editor] planner must be one of {', '.join(PLANNERS)} (got {self.planner!r})")
         self.paste_choose = o.get("paste_choose", "largest")
         if self.paste_choose not in CHOOSE_MODES:
             raise ConfigError(f"[region_editor] paste_choose must be one of {', '.join(CHOOSE_MODES)} (got {self.paste_choose!r})")
