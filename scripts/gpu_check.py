@@ -239,23 +239,32 @@ def _tensors(value: Any):
 
 class NonFiniteWatch:
     """Forward hooks on each module and its direct children (a VAE's decoder, a UNet's blocks) that note
-    any floating output holding NaN or inf: where a black image comes from."""
+    any floating output holding NaN (``found``: where a black image comes from) or inf (``infinite``:
+    noted only, since some models mask logits with -inf by design, e.g. Grounding DINO's padded text)."""
 
     def __init__(self, modules: dict[str, Any]):
         self.modules = modules
         self.found: list[str] = []
+        self.infinite: list[str] = []
         self._handles: list[Any] = []
 
     def _hook(self, label: str):
         def hook(_module, _inputs, output):
-            if label in self.found:
-                return
             for t in _tensors(output):
-                if t.is_floating_point() and t.numel() and not bool(t.isfinite().all()):
+                if not t.is_floating_point() or not t.numel():
+                    continue
+                if label not in self.found and bool(t.isnan().any()):
                     self.found.append(label)
-                    return
+                if label not in self.infinite and bool(t.isinf().any()):
+                    self.infinite.append(label)
 
         return hook
+
+    def verdict(self, details: dict[str, Any]) -> None:
+        """Note any inf output in ``details``; raise CheckFailed naming the modules that output NaN."""
+        if self.infinite:
+            details["inf_outputs_noted"] = list(self.infinite)
+        require(not self.found, f"NaN output in {', '.join(self.found)}")
 
     def __enter__(self) -> "NonFiniteWatch":
         for name, module in self.modules.items():
@@ -399,7 +408,7 @@ def tiny_generator(name: str, options: dict[str, Any]):
                 images = gen.generate("a red cube on a table", n=2, seed=0)
             d["pipeline"] = type(gen.pipe).__name__
             check_images(d, images, (SMALL, SMALL), 2)
-            require(not watch.found, f"non-finite output in {', '.join(watch.found)}")
+            watch.verdict(d)
         finally:
             release(gen)
 
@@ -420,7 +429,7 @@ def tiny_editor(name: str, backend: str, options: dict[str, Any]):
                 images = editor.edit(_red_square(), "make it blue", n=2, seed=0)
             d["pipeline"] = type(editor.pipe).__name__
             check_images(d, images, (SMALL, SMALL), 2)
-            require(not watch.found, f"non-finite output in {', '.join(watch.found)}")
+            watch.verdict(d)
         finally:
             release(editor)
 
@@ -444,7 +453,7 @@ def tiny_region_editor(name: str, options: dict[str, Any]):
             d["pipeline_calls"] = editor.calls
             require(editor.calls > 0, "the region editor made no pipeline call (nothing was checked on the device)")
             check_images(d, images, (SMALL, SMALL), 2)
-            require(not watch.found, f"non-finite output in {', '.join(watch.found)}")
+            watch.verdict(d)
         finally:
             release(editor)
 
@@ -468,7 +477,7 @@ def tiny_grounder(name: str, class_name: str, backend: str):
                 finite_numbers(b.xyxy, 0.0, float(SMALL), "box coordinates")
                 finite_numbers([b.score], -1e6, 1e6, "box score")
             d["boxes"] = len(boxes)
-            require(not watch.found, f"non-finite output in {', '.join(watch.found)}")
+            watch.verdict(d)
         finally:
             release(grounder)
 
@@ -486,7 +495,7 @@ def tiny_clip(d: dict[str, Any], device: str, dtype: str) -> None:
             scores = scorer.cosine([_red_square(), _red_square()], "a red square")
         d["cosines"] = finite_numbers(scores, -1.0, 1.0, "cosine")
         require(len(scores) == 2, f"expected 2 cosines, got {len(scores)}")
-        require(not watch.found, f"non-finite output in {', '.join(watch.found)}")
+        watch.verdict(d)
     finally:
         release(scorer)
 
@@ -505,7 +514,7 @@ def tiny_vqa(name: str, class_name: str, backend: str):
                 probs = vqa.yes_prob([_red_square(), _red_square()], ["is there a cat?", "is it red?"])
             d["yes_prob"] = finite_numbers(probs, 0.0, 1.0, "P(yes)")
             require(len(probs) == 2, f"expected 2 answers, got {len(probs)}")
-            require(not watch.found, f"non-finite output in {', '.join(watch.found)}")
+            watch.verdict(d)
         finally:
             release(vqa)
 
@@ -523,7 +532,7 @@ TINY_CHECKS: list[tuple[str, str, Callable[..., None]]] = [
     ("qwen-image-edit", "editor", tiny_editor("qwen-image-edit", "diffusers-edit", {})),
     ("sd-inpaint", "region_editor", tiny_region_editor("sd-inpaint", {})),
     ("sdxl-inpaint", "region_editor", tiny_region_editor("sdxl-inpaint", {})),
-    ("flux-fill", "region_editor", tiny_region_editor("flux-fill", {"max_sequence_length": 32})),
+    ("flux-fill", "region_editor", tiny_region_editor("flux-fill", {"pipeline": "FluxFillPipeline", "max_sequence_length": 32})),
     ("owlv2", "grounder", tiny_grounder("owlv2", "Owlv2Grounder", "owlv2")),
     ("grounding-dino", "grounder", tiny_grounder("grounding-dino", "GroundingDinoGrounder", "grounding-dino")),
     ("segformer", "grounder", tiny_grounder("segformer", "SegformerGrounder", "segformer")),
@@ -612,7 +621,7 @@ class World:
                                        "images_per_second": round(self.batch / batched, 2)}
             check_images(d, [im for per in images for im in per], (64, 64), count)
             d.pop("images")  # 64+ entries of mean/std: too long for the report
-            require(not watch.found, f"non-finite output in {', '.join(watch.found)}")
+            watch.verdict(d)
             return images
         finally:
             release(gen)
@@ -693,7 +702,7 @@ class World:
                 "max_abs": round(float(np.max(np.abs(diffs))), 5), "same_images": "cpu float32 generator images"}
             d["best_caption_agreement"] = share(same_best, len(self.specs))
             d["criterion"] = f"max |CLIPScore difference| <= {max_diff}"
-            require(not watch.found, f"non-finite output in {', '.join(watch.found)}")
+            watch.verdict(d)
             require(float(np.max(np.abs(diffs))) <= max_diff,
                     f"CLIPScore differs from cpu float32 by up to {float(np.max(np.abs(diffs))):.4f} (> {max_diff})")
         finally:
@@ -728,7 +737,7 @@ class World:
             d["definition"] = ("per (image, phrase): same number of boxes and every box matched (greedy, best IoU "
                                "first) to one of the cpu float32 boxes at IoU >= 0.5")
             d["criterion"] = f"box agreement >= {min_agreement}"
-            require(not watch.found, f"non-finite output in {', '.join(watch.found)}")
+            watch.verdict(d)
             require(n > 0 and agree / n >= min_agreement, f"boxes agree with cpu float32 for only {agree}/{n} phrases")
         finally:
             release(dev, cpu)
@@ -768,7 +777,7 @@ class World:
             require(editor.calls > 0, "no recolour reached the inpainting pipeline")
             check_images(d, out, (64, 64), len(asked))
             d.pop("images")
-            require(not watch.found, f"non-finite output in {', '.join(watch.found)}")
+            watch.verdict(d)
             d["edits"] = len(out)
             changes = [float(np.abs(np.asarray(e, np.float32) - np.asarray(i, np.float32)).mean()) for e, i in zip(out, inputs)]
             d["pixel_mean_abs_change_vs_input_0_255"] = round(float(np.mean(changes)), 3)
@@ -843,7 +852,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stand-in", action="store_true",
                         help="run the device checks on the CPU in place of a GPU (to test this script without one; "
                              "their figures then say nothing about a GPU)")
-    parser.add_argument("--only", default="", help="run only checks whose name contains this text (others: skipped)")
+    parser.add_argument("--only", default="", help="run only the checks whose name contains one of these comma-separated texts (others: skipped)")
     args = parser.parse_args(argv)
 
     out = Path(args.out)
@@ -877,8 +886,10 @@ def main(argv: list[str] | None = None) -> int:
         ],
     })
 
+    only = [part for part in args.only.split(",") if part]
+
     def skip_for(name: str, needs_cuda: bool) -> str | None:
-        if args.only and args.only not in name:
+        if only and not any(part in name for part in only):
             return f"not selected (--only {args.only})"
         if needs_cuda and not cuda_ok:
             return f"needs CUDA: {why_no_cuda}"
@@ -906,8 +917,8 @@ def main(argv: list[str] | None = None) -> int:
         world = World(n_prompts, per_prompt, 8 if args.quick else 32)
         d["prompts"] = len(world.specs)
 
-    world_selected = not args.only or "world/" in args.only or any(
-        args.only in f"world/{part}" for part in ("setup", "generator/", "clip/", "grounder/", "region_editor/"))
+    world_selected = not only or any(part in name or name in part for part in only for name in (
+        "world/setup", "world/generator/", "world/clip/", "world/grounder/", "world/region_editor/"))
     rec.run("world/setup", world_setup, skip=None if world_selected else f"not selected (--only {args.only})")
     cpu_edits: list[Any] = []
 
@@ -940,8 +951,10 @@ def main(argv: list[str] | None = None) -> int:
             skip = skip_for(name, needs_cuda)
         rec.run(name, fn, skip=skip)
     if world is None:
+        rec.meta["imported_distributions"] = imported_distributions()
         rec.write()
         return summary(rec)
+    rec.meta["imported_distributions"] = imported_distributions()
     if world.cpu_images:
         try:
             save_sheet(world, out / "world_generator.png")
@@ -949,6 +962,24 @@ def main(argv: list[str] | None = None) -> int:
             print(f"could not save world_generator.png: {one_line(exc)}", flush=True)
     rec.write()
     return summary(rec)
+
+
+def imported_distributions() -> dict[str, str]:
+    """The installed distributions (name: version) whose top-level modules this run imported, and from where."""
+    from importlib import metadata
+
+    owners = metadata.packages_distributions()
+    out: dict[str, str] = {}
+    for top in sorted({name.split(".")[0] for name in list(sys.modules)}):
+        if top in sys.stdlib_module_names or top.startswith("_") or top not in owners:
+            continue
+        for dist in owners[top]:
+            try:
+                d = metadata.distribution(dist)
+                out[dist] = f"{d.version} ({Path(str(d.locate_file(''))).as_posix()})"
+            except metadata.PackageNotFoundError:
+                continue
+    return out
 
 
 def summary(rec: Recorder) -> int:

@@ -106,6 +106,19 @@ def test_non_finite_watch_names_the_module(gc):
     with gc.NonFiniteWatch({"vae": vae}) as watch:
         vae(torch.ones(2))
     assert watch.found == ["vae.decoder", "vae"]
+    with pytest.raises(gc.CheckFailed, match="NaN output in vae.decoder, vae"):
+        watch.verdict({})
+
+    class MaskedLogits(torch.nn.Module):  # -inf on padded positions by design (Grounding DINO): noted, not failed
+        def forward(self, x):
+            return x.masked_fill(x < 0, float("-inf"))
+
+    head = MaskedLogits()
+    with gc.NonFiniteWatch({"head": head}) as watch:
+        head(torch.tensor([1.0, -1.0]))
+    details: dict = {}
+    watch.verdict(details)
+    assert details == {"inf_outputs_noted": ["head"]}
     with gc.NonFiniteWatch({"vae": torch.nn.Identity()}) as watch:
         torch.nn.Identity()(torch.ones(2))
     assert watch.found == []
