@@ -66,6 +66,7 @@ def _noisy(size=(32, 32)) -> Image.Image:
     ("tiny:sd-inpaint", {}),
     ("tiny:sdxl-inpaint", {"pipeline": "StableDiffusionXLInpaintPipeline"}),
     ("tiny:flux-fill", {"pipeline": "FluxFillPipeline", "max_sequence_length": 32}),
+    ("tiny:flux-fill", {"max_sequence_length": 32}),  # no pipeline named: FluxFillPipeline from model_index.json
 ])
 def test_tiny_inpainting_pipelines_change_only_inside_the_masks(tiny, options):
     ed = editor(tiny, num_inference_steps=2, resolution=32, **options)

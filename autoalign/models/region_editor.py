@@ -299,7 +299,15 @@ class InpaintRegionEditor:
                 import diffusers
 
                 cls = pipeline_class(self.options, self.role, diffusers.AutoPipelineForInpainting)
-                pipe = load_pipeline(cls, self.model_id, self.role, self.device, self.options, self.spec.offload)
+                try:
+                    pipe = load_pipeline(cls, self.model_id, self.role, self.device, self.options, self.spec.offload)
+                except ValueError as exc:
+                    # AutoPipelineForInpainting maps SD / SDXL / Kandinsky... but not FluxFillPipeline (diffusers
+                    # 0.42): the class model_index.json names then loads through DiffusionPipeline
+                    if cls is not diffusers.AutoPipelineForInpainting or "can't find a pipeline linked to" not in str(exc):
+                        raise
+                    pipe = load_pipeline(diffusers.DiffusionPipeline, self.model_id, self.role, self.device, self.options,
+                                         self.spec.offload)
                 self._call_kwargs = call_options(pipe, self.options, self.role, OWN_OPTIONS, RESERVED)
                 self._pipe = pipe
             return self._pipe
