@@ -60,6 +60,13 @@ def _reads_as_noun(word: str, model: str) -> bool:
     return load_spacy(model)(f"the {word}")[-1].tag_.startswith("NN")
 
 
+@functools.lru_cache(maxsize=4096)
+def _reads_as_listed_noun(word: str, model: str) -> bool:
+    """Whether ``word`` reads as a noun alone ("the owl") and in a list of things ("an owl and a dog"): "the cute", "the
+    blurry" read as nouns alone, but "a cute and a dog" does not."""
+    return _reads_as_noun(word, model) and load_spacy(model)(f"{'an' if word[:1] in 'aeiou' else 'a'} {word} and a dog")[1].tag_.startswith("NN")
+
+
 @functools.lru_cache(maxsize=4)
 def load_spacy(name: str = DEFAULT_SPACY_MODEL):
     """The spaCy pipeline ``name``, loaded once per process."""

@@ -235,9 +235,38 @@ def _mend_body_side(doc, lex) -> None:
         side.pos_, side.tag_ = "ADJ", "JJ"
 
 
+def _mend_leading_noun(doc, model: str) -> None:
+    """ "monitor on table. bench on table.": a sentence read as an order ("monitor!") whose verb is its first word, with
+    nothing but a place phrase after it (no subject, object or auxiliary) and a word that reads as a noun on its own, is
+    a thing and its place."""
+    for sent in doc.sents:
+        tok = sent.root
+        if tok.tag_ != "VB" or tok.i != sent.start or tok.i + 1 >= sent.end or doc[tok.i + 1].dep_ != "prep":
+            continue
+        if any(c.dep_ not in ("prep", "punct") for c in tok.children) or not _reads_as_noun(tok.lower_, model):
+            continue
+        tok.pos_, tok.tag_ = "NOUN", "NN"
+        tok.lemma_ = tok.lower_
+
+
+def _mend_adjective_on_verb(doc) -> None:
+    """ "cute girl smiling while crying": a describing word hung on the verb after the thing it stands before (the thing
+    the verb's subject) describes the thing."""
+    for adj in doc:
+        verb = adj.head
+        if adj.dep_ != "amod" or adj.pos_ != "ADJ" or verb.pos_ != "VERB" or verb.i < adj.i:
+            continue
+        thing = next((t for t in doc[adj.i + 1 : verb.i] if t.pos_ in ("NOUN", "PROPN") and t.head.i == verb.i), None)
+        if thing is None or thing.dep_ not in ("nsubj", "nsubjpass") or any(t.pos_ not in ("ADJ", "NOUN", "PROPN", "PUNCT") for t in doc[adj.i + 1 : thing.i]):
+            continue
+        _rehang(adj, thing, "amod")
+
+
 def _mend_parse(doc, lex, model: str):
     """Mend the tagger's known slips in ``doc`` (each mend on its own: one that fails is logged and skipped)."""
     mends = (
+        ("leading nouns read as verbs", lambda: _mend_leading_noun(doc, model)),
+        ("describing words hung on a verb", lambda: _mend_adjective_on_verb(doc)),
         ("listed places", lambda: _mend_listed_place(doc, lex)),
         ("split names", lambda: _mend_split_name(doc, lex, model)),
         ("pronoun nouns", lambda: _mend_pronoun_noun(doc, lex)),

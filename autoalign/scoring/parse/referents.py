@@ -145,21 +145,22 @@ class _ReferentsReader(_ReaderState):
         before = [i for i in self.nouns if i < start and i not in self.depictions and i not in fellows]
         return self.doc[max(before)] if before else None
 
-
-    def _previous_subject(self, verb):
+    def _previous_subject(self, verb, pronouns: tuple[str, ...] = ("he", "she", "they")):
         """Who "he" / "she" / "they" as the subject of a sentence's main verb is in a paragraph: the thing the sentence
         before is about (its main verb's subject, or the thing a verbless sentence names first), when the number agrees
-        ("they": plural); None otherwise ("it" is left alone: "It is an overcast day")."""
+        ("they": plural); None otherwise ("it" is left alone unless ``pronouns`` names it: "It is an overcast day")."""
         own = verb
         while own.dep_ in ("conj", "xcomp", "advcl") and own.head.pos_ in ("VERB", "AUX") and own.head.i != own.i:
             own = own.head
-        pron = next((c for c in own.children if c.dep_ in ("nsubj", "nsubjpass") and c.lower_ in ("he", "she", "they")), None)
+        pron = next((c for c in own.children if c.dep_ in ("nsubj", "nsubjpass") and c.lower_ in pronouns), None)
         if pron is None or own.dep_ != "ROOT" or own.sent.start == 0:
             return None
         before = self.doc[own.sent.start - 1].sent
         root = before.root
         about = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass") and c.i in self.nouns), None)
-        if about is None:
+        if about is None and any(c.dep_ in ("nsubj", "nsubjpass") and c.lower_ == pron.lower_ for c in root.children):
+            about = self._previous_subject(root, (pron.lower_,))  # "... two birds. They are laying down. They are brown."
+        elif about is None:
             about = root if root.i in self.nouns else next((t for t in before if t.i in self.nouns), None)
         if about is None or self.nouns[about.i].plural != (pron.lower_ == "they"):
             return None

@@ -12,6 +12,7 @@ from autoalign.scoring.parse.tokens import (
     _conjuncts,
     _is_noun,
     _lemma,
+    _negated,
     _particle,
     _prep_relation,
     _reciprocal_end,
@@ -73,8 +74,8 @@ class _RelationsReader(_ReferentsReader):
             self._coloured_anchor_relations(anchor, words, obj)
             return
         anchor = self._place_anchor(tok, anchor)
-        if anchor is None:
-            return
+        if anchor is None or _negated(anchor):
+            return  # ("a cat not sitting on a mat": not asked)
         if _is_noun(anchor) and anchor.i in self.nouns:
             if tok.lower_ == "of":
                 if anchor.i in self.depictions:
@@ -222,6 +223,8 @@ class _RelationsReader(_ReferentsReader):
     # -- a verb's object: "holding an umbrella", "touching each other", "throwing it"
     def _reciprocal_verb_relations(self, tok) -> None:
         """ "two elephants touching each other": each one to the other (or the one thing to itself)."""
+        if _negated(tok.head):
+            return
         subject = self._verb_subject(tok.head)
         if subject is None:
             return
@@ -249,6 +252,8 @@ class _RelationsReader(_ReferentsReader):
     def _pronoun_object_relations(self, tok) -> None:
         """ "a child playing with a frisbee and throwing it": the thing named last before the pronoun."""
         verb, obj = tok.head, self._pronoun_object(tok)
+        if _negated(verb):
+            return
         subject = self._verb_subject(verb)
         if obj is None or subject is None:
             return
@@ -260,6 +265,8 @@ class _RelationsReader(_ReferentsReader):
     def _verb_object_relations(self, tok) -> None:
         """ "a man holding an umbrella": each subject to each object of the verb."""
         verb = tok.head
+        if _negated(verb):
+            return  # "the arms are not touching the head"
         subject = self._verb_subject(verb)
         if subject is None:
             where = verb.dep_ == "relcl" and any(c.lower_ == "where" for c in verb.children)

@@ -81,6 +81,8 @@ class _ThingsReader(_FramesReader):
                 continue  # ("a street corner", "a picture frame" are things)
             if lem in nt["pronoun"] and not _compounds(tok):
                 continue  # "one behind the other": the thing is named elsewhere
+            if any(c.dep_ == "det" and c.lower_ == "no" for c in tok.children):
+                continue  # "a street with no cars": no cars to ask about
             if self._misread_verb(tok):
                 continue
             self._verb_modifier(tok)

@@ -191,6 +191,15 @@ def _prep_relation(prep, lex) -> tuple[str, Any] | None:
     return words, pobj
 
 
+def _negated(tok) -> bool:
+    """Whether the prompt says ``tok`` is not so: "not joined", "is not clear", "not sitting on ..." (a ``neg`` on the word,
+    or on the "be" / linking verb whose describing word it is). A negated fact is not asked (its question would expect
+    "yes")."""
+    if any(c.dep_ == "neg" for c in tok.children):
+        return True
+    return tok.dep_ in ("acomp", "attr", "oprd") and any(c.dep_ == "neg" for c in tok.head.children)
+
+
 def _next(tok):
     """The token right after ``tok``, or None at the end of the text."""
     return tok.doc[tok.i + 1] if tok.i + 1 < len(tok.doc) else None
