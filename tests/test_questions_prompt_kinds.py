@@ -154,3 +154,30 @@ def test_weighted_parts_of_a_user_prompt_are_parts_not_words():
     qs = _questions("black paper:: zodiac tarot::2 moon hanging over a mountain::2 white streaks::3")
     assert {"is the moon hanging over the mountain?", "are the streaks white?"} <= set(qs)
     assert not any("::" in q for q in qs)
+
+
+def test_a_place_put_before_what_we_can_see_is_the_place_of_each_thing_seen():
+    qs = _questions("In the picture I can see a vehicle. In the background I can see a table, a box and tools.")
+    assert {"is the table in the background?", "is the box in the background?", "are the tools in the background?"} <= set(qs)
+
+
+def test_a_relative_clause_is_about_its_thing_not_the_things_listed_after_it():
+    qs = _questions("I can see a table which has some objects on it, a box and tools.")
+    assert "does the table have the objects?" in qs
+    assert not any(q.startswith(("does the box have", "do the tools have")) for q in qs)
+
+
+def test_him_and_her_with_nobody_in_their_sentence_are_who_the_sentence_before_is_about():
+    qs = _questions("A woman is walking on the sidewalk. She is holding a black phone. There are people in the background behind her.")
+    assert "are the people behind the woman?" in qs
+    assert "is the background behind the woman?" not in qs  # a backdrop is never placed itself
+
+
+def test_someone_is_a_person_in_the_picture():
+    assert {"is there a person?", "is the person stretching?"} <= set(_questions("Someone is stretching."))
+
+
+def test_a_frame_read_as_a_verb_is_the_frame():
+    qs = _questions("Studio shot of words 'hello' made from hotdogs")
+    assert "is this a studio shot?" in qs
+    assert not any("studio shoot" in q or q == "is there studio?" for q in qs)

@@ -45,6 +45,7 @@ def lexicon() -> dict[str, Any]:
     data["material_adjectives"] = {k: v for k, v in words["material_adjectives"].items() if not k.startswith("_")}
     data["chain_prepositions"] = {k: set(v) for k, v in words["chain_prepositions"].items() if not k.startswith("_")}
     data["seeing_verbs"] = set(words["seeing_verbs"]["words"])
+    data["backdrops"] = set(words["backdrops"]["words"])
     data["body_parts"] = set(words["body_parts"]["words"])
     data["pose_states"] = set(words["pose_states"]["words"])
     data["style_tag_words"] = set(words["style_tags"]["words"])

@@ -133,8 +133,12 @@ def _mend_text_verb(doc, text_nouns: set[str]) -> None:
 
 def _mend_pronoun_noun(doc, lex) -> None:
     """ "the yellow bookshelf" with "bookshelf" tagged as a personal pronoun: a pronoun takes no article and no
-    describing word, so a "pronoun" with an article of its own is a noun (not "the other", "the one": ``pronoun``)."""
+    describing word, so a "pronoun" with an article of its own is a noun (not "the other", "the one": ``pronoun``).
+    "Someone" / "somebody" as a subject or object is a person in the picture (asked "is there a person?")."""
     for tok in doc:
+        if tok.pos_ == "PRON" and tok.lower_ in ("someone", "somebody") and tok.dep_ in ("nsubj", "nsubjpass", "dobj", "pobj"):
+            tok.pos_, tok.tag_, tok.lemma_ = "NOUN", "NN", tok.lower_  # "Someone is stretching": a person in the picture
+            continue
         if tok.pos_ != "PRON" or tok.tag_ != "PRP" or not tok.is_alpha or _in(tok, lex["not_things"]["pronoun"]):
             continue
         if not any(c.dep_ == "det" and c.lower_ in ("a", "an", "the") and c.i < tok.i for c in tok.children):
@@ -262,11 +266,29 @@ def _mend_adjective_on_verb(doc) -> None:
         _rehang(adj, thing, "amod")
 
 
+def _mend_frame_verb(doc, lex) -> None:
+    """ "Studio shot of words made from hotdogs": a frame noun ("shot") read as a verb whose subject is the noun right
+    before it and that is followed by "of" is the frame, that noun its compound ("a studio shot")."""
+    for tok in doc:
+        if tok.pos_ != "VERB" or tok.lower_ not in lex["frame_nouns"] or tok.i < 1 or tok.i + 1 >= len(doc):
+            continue
+        before, after = doc[tok.i - 1], doc[tok.i + 1]
+        if before.head.i != tok.i or before.dep_ != "nsubj" or before.pos_ != "NOUN" or after.lower_ != "of" or after.head.i != tok.i:
+            continue
+        if any(c.dep_ in ("aux", "auxpass", "dobj") for c in tok.children):
+            continue  # "a man is shot of ..." / "shot a deer" are verbs
+        if tok.head.i != tok.i:
+            continue
+        tok.pos_, tok.tag_, tok.lemma_ = "NOUN", "NN", tok.lower_
+        _rehang(before, tok, "compound")
+
+
 def _mend_parse(doc, lex, model: str):
     """Mend the tagger's known slips in ``doc`` (each mend on its own: one that fails is logged and skipped)."""
     mends = (
         ("leading nouns read as verbs", lambda: _mend_leading_noun(doc, model)),
         ("describing words hung on a verb", lambda: _mend_adjective_on_verb(doc)),
+        ("frames read as verbs", lambda: _mend_frame_verb(doc, lex)),
         ("listed places", lambda: _mend_listed_place(doc, lex)),
         ("split names", lambda: _mend_split_name(doc, lex, model)),
         ("pronoun nouns", lambda: _mend_pronoun_noun(doc, lex)),

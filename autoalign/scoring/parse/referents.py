@@ -109,6 +109,17 @@ class _ReferentsReader(_ReaderState):
         subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass") and c.i in self.nouns), None)
         return subject
 
+    def _earlier_person(self, pron):
+        """Who "him" / "her" is when its own sentence names nobody acting: the thing the sentence before is about (its
+        main verb's subject, through "he" / "she" there: :meth:`_previous_subject`), singular; None otherwise."""
+        if pron.sent.start == 0:
+            return None
+        root = self.doc[pron.sent.start - 1].sent.root
+        about = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass") and c.i in self.nouns), None)
+        if about is None:
+            about = self._previous_subject(root, ("he", "she"))
+        return about if about is not None and not self.nouns[about.i].plural else None
+
     def _pronoun_object(self, pron):
         """What "it" / "them" as a verb's object stands for: the last thing named before it in its sentence that is
         not the verb's own subject, singular for "it", plural for "them", and the object of an earlier verb of the same

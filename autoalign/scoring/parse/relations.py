@@ -76,6 +76,13 @@ class _RelationsReader(_ReferentsReader):
         anchor = self._place_anchor(tok, anchor)
         if anchor is None or _negated(anchor):
             return  # ("a cat not sitting on a mat": not asked)
+        if _is_noun(anchor) and anchor.i in self.nouns and self.nouns[anchor.i].lemma in lex["backdrops"] and tok.lower_ != "of":
+            # "people in the background behind her": the place is of what is in the backdrop (read before: the same
+            # sentence, earlier words)
+            subjects = [self.doc[r.subject] for r in self.relations if r.obj == anchor.i and r.kind == "prep"]
+            if subjects:
+                self._record_place(tok, subjects, words, obj, "prep", "", "", mutual, stands_for)
+            return
         if _is_noun(anchor) and anchor.i in self.nouns:
             if tok.lower_ == "of":
                 if anchor.i in self.depictions:
@@ -104,7 +111,9 @@ class _RelationsReader(_ReferentsReader):
                 return self._verb_subject(anchor)
             return self._antecedent(anchor, tok.lower_ in ("on", "in", "inside", "onto", "into"))
         if obj.lower_ in ("him", "her", "himself", "herself"):
-            return self._main_subject(obj)  # "a man eating a hot dog with people around him": the man
+            # "a man eating a hot dog with people around him": the man; "She is holding a phone. There are people behind
+            # her.": who the sentence before is about
+            return self._main_subject(obj) or self._earlier_person(obj)
         return obj
 
     def _coloured_anchor_relations(self, anchor, words: str, obj) -> None:
@@ -161,7 +170,8 @@ class _RelationsReader(_ReferentsReader):
         lex = self.lex
         if _lemma(anchor) in lex["seeing_verbs"] and any(c.dep_ == "nsubj" and c.pos_ == "PRON" for c in anchor.children):
             # "in this image we can see fruits on the surface": the seer is not in the picture; the seen things are there
-            seen = next((c for c in anchor.children if c.dep_ == "dobj" and c.i in self.nouns and c.i < tok.i), None)
+            # (a place put first, "In the background I can see a fence and the sky", is the place of what is seen after it)
+            seen = next((c for c in anchor.children if c.dep_ == "dobj" and c.i in self.nouns and (c.i < tok.i or tok.i < anchor.i)), None)
             return (self._group(seen), words, "prep", "", "") if seen is not None else None
         if anchor.lemma_ == "be" and tok.i < anchor.i and not any(c.dep_ in ("nsubj", "nsubjpass") for c in anchor.children):
             # "Beside the zebra is a small tree": a place put first, the thing after "is"
@@ -172,7 +182,7 @@ class _RelationsReader(_ReferentsReader):
             subject = _subject_of(anchor)  # "a toilet with seashells sitting on top of it": the seashells
         if subject is None:
             return None
-        subjects = self._group(subject)
+        subjects = self._acting(subject, anchor)
         dobj = next((c for c in anchor.children if c.dep_ == "dobj" and c.i in self.nouns), None)
         if dobj is None:  # "placing it in the oven": the thing "it" stands for
             dobj = next((self._pronoun_object(c) for c in anchor.children if c.dep_ == "dobj" and c.lower_ in ("it", "them")), None)
@@ -276,7 +286,7 @@ class _RelationsReader(_ReferentsReader):
             return
         vwords, finite = _verb_words(verb)
         words = " ".join(w for w in (vwords, _particle(verb)) if w)
-        for s in self._group(subject):
+        for s in self._acting(subject, verb):
             for o in _conjuncts(tok):
                 # "eating a slice of pizza", "playing a game of tennis": the thing after "of" (not a purpose:
                 # "an app for ordering types of milk")
@@ -387,6 +397,14 @@ class _RelationsReader(_ReferentsReader):
                 continue  # "a bathroom with a sink and a mirror above it": the mirror's place is the sink, not the bathroom's
             if holder.i in self.nouns and holder.i != r.obj:
                 self._relation(holder.i, r.word, r.obj, "prep", "", "")
+
+    def _acting(self, subject, verb) -> list[Any]:
+        """The things a verb is about: all of a list ("a cat and a dog playing"), but a relative clause or participle on a
+        thing only that thing and those listed before it ("a table which has objects on it, a box and tools": the table)."""
+        group = self._group(subject)
+        if verb.dep_ in ("relcl", "acl") and verb.head.i == subject.i:
+            group = [g for g in group if g.i <= subject.i] or [subject]
+        return group
 
     def _each_of_other(self, things: list[Any], words: str, kind: str, tag: str, finite: str) -> None:
         """ "X and Y ... each other": a relation of each thing to every other one, named."""

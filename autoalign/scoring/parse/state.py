@@ -61,6 +61,8 @@ class _ReaderState:
         """Record a relation; ``subject == obj`` only for "each other", whose end index is ``mutual`` (the span reaches it)."""
         if subject not in self.nouns or obj not in self.nouns or subject == obj and mutual is None or subject in also:
             return
+        if self.nouns[subject].lemma in self.lex["backdrops"]:
+            return  # ("people in the background behind her": the people are behind her, the background is not)
         if any(r.subject == subject and r.obj == obj and r.word == word for r in self.relations):
             return
         s, o = self.nouns[subject], self.nouns[obj]

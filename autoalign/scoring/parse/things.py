@@ -154,6 +154,8 @@ class _ThingsReader(_FramesReader):
         if tok.pos_ not in ("NOUN", "PROPN") and is_plural(tok.text):  # "geese" tagged as an adjective
             plural, lemma = True, singular(tok.text)
         phrase = _phrase(tok)
+        if tok.lower_ in ("someone", "somebody"):  # (a pronoun mended into a thing): asked as "is the person stretching?"
+            phrase, lemma = "person", "person"
         tail_of_head = _name_tail(tok.head) if tok.head.i != tok.i else None
         first_word = tok.head if tail_of_head is not None and tail_of_head.i == tok.i else None
         if first_word is not None:  # "a teddy bear" read as "teddy" with a clause "bear": one name
@@ -203,6 +205,8 @@ class _ThingsReader(_FramesReader):
         noun.bare = not noun.plural and not (first.pos_ in ("DET", "NUM") or first.tag_ == "PRP$") and not _determined(tok, parts)
         if tok.dep_ == "npadvmod" and tok.head.dep_ == "amod":  # "a snow covered mountain": the article is the mountain's
             noun.bare = not noun.plural and not any(c.dep_ in ("det", "poss", "nummod") for c in tok.children)
+        if lemma == "person" and tok.lower_ != "person":
+            noun.bare = False  # "someone": "is there a person?"
         for c in parts:  # "wood table", "denim jacket": a material written as a compound
             if _in(c, self.lex["attribute_kinds"]["material"]) or c.lower_ in self.lex["colors"]:
                 self.add_attr(noun, c.lower_, _kind(c, self.lex), c.i)
