@@ -181,3 +181,20 @@ def test_a_frame_read_as_a_verb_is_the_frame():
     qs = _questions("Studio shot of words 'hello' made from hotdogs")
     assert "is this a studio shot?" in qs
     assert not any("studio shoot" in q or q == "is there studio?" for q in qs)
+
+
+def test_a_pose_word_read_as_a_present_verb_is_not_made_an_ing_form():
+    qs = _questions("knees bent forward, torso is straight up")
+    assert "are the knees bent?" in qs and not any("benting" in q for q in qs)
+
+
+def test_a_run_of_tags_without_and_is_no_list_of_places():
+    qs = _questions("Rubber latex maid at the store, chic hat, groceries in the air, Kodak, Fuji film, redshift, IMAX, photoreal")
+    assert not any(word in q for q in qs if " in the " in q for word in ("Kodak", "IMAX", "Fuji"))
+    assert {"is the pear in the bowl?", "are the bananas in the bowl?"} <= set(_questions("a pear, an orange, and two bananas in a bowl"))
+
+
+def test_in_the_shape_of_is_a_place_word_not_a_thing():
+    qs = _questions("Grape vines in the shape of a heart")
+    assert "is there a shape?" not in qs
+    assert "are the Grape vines in the shape of the heart?" in qs

@@ -240,17 +240,23 @@ def _mend_body_side(doc, lex) -> None:
 
 
 def _mend_leading_noun(doc, model: str) -> None:
-    """ "monitor on table. bench on table.": a sentence read as an order ("monitor!") whose verb is its first word, with
+    """ "monitor on table. bench on table.": a sentence read as an order ("monitor!") whose verb is its first word (or
+    comes right after the nouns of its name: "Grape vines in the shape of ...", read as "grape" and a verb "vines"), with
     nothing but a place phrase after it (no subject, object or auxiliary) and a word that reads as a noun on its own, is
     a thing and its place."""
     for sent in doc.sents:
         tok = sent.root
-        if tok.tag_ != "VB" or tok.i != sent.start or tok.i + 1 >= sent.end or doc[tok.i + 1].dep_ != "prep":
+        names = [c for c in tok.children if c.dep_ == "compound" and c.pos_ == "NOUN"]  # "Grape vines in the shape of ..."
+        first = min([tok.i] + [c.i for c in names])
+        if tok.tag_ not in ("VB", "VBZ") or first != sent.start or tok.i - first != len(names) or tok.i + 1 >= sent.end:
             continue
-        if any(c.dep_ not in ("prep", "punct") for c in tok.children) or not _reads_as_noun(tok.lower_, model):
+        if doc[tok.i + 1].dep_ != "prep" or any(c.dep_ not in ("prep", "punct", "compound") for c in tok.children):
             continue
-        tok.pos_, tok.tag_ = "NOUN", "NN"
-        tok.lemma_ = tok.lower_
+        plural = tok.tag_ == "VBZ"
+        if not _reads_as_noun(singular(tok.lower_) if plural else tok.lower_, model):
+            continue
+        tok.pos_, tok.tag_ = "NOUN", "NNS" if plural else "NN"
+        tok.lemma_ = singular(tok.lower_) if plural else tok.lower_
 
 
 def _mend_adjective_on_verb(doc) -> None:

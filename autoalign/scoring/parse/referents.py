@@ -23,7 +23,10 @@ class _ReferentsReader(_ReaderState):
         first = tok
         while first.dep_ in ("conj", "appos") and _is_noun(first.head):
             first = first.head
-        return [t for t in _conjuncts(first) if t.i in self.nouns] or [tok]
+        group = [t for t in _conjuncts(first) if t.i in self.nouns]
+        if tok.i in self.nouns and not any(t.i == tok.i for t in group):
+            return [tok]  # (a run of tags is no list: the thing alone)
+        return group or [tok]
 
     def _placed(self, tok) -> bool:
         """Whether a thing has a place phrase of its own ("a cup on a table")."""

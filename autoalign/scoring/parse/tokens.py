@@ -118,6 +118,8 @@ def _past_read_as_participle(verb) -> bool:
 
 def _verb_words(verb) -> tuple[str, str]:
     """(the verb as a question says it after "is the X", finite lemma or "") for a verb token."""
+    if verb.lower_ in lexicon()["pose_states"] and verb.tag_ in ("VBD", "VBP", "VBN"):
+        return verb.lower_, ""  # "knees bent forward" read as a present "bent": a pose ("are the knees bent?"), not "benting"
     if verb.tag_ in ("VBG", "VBN") and not _past_read_as_participle(verb):
         return verb.lower_, ""
     lemma = _finite_lemma(verb)
@@ -131,12 +133,17 @@ def _particle(verb) -> str:
 
 
 def _conjuncts(tok) -> list[Any]:
-    """``tok`` and the nouns coordinated with it ("a pear, orange, and two bananas")."""
+    """``tok`` and the nouns coordinated with it ("a pear, orange, and two bananas"). A list of three or more with no
+    "and" / "or" anywhere is a user prompt's run of tags ("groceries in the air, Kodak, Fuji film, IMAX"), not a list of
+    things: ``tok`` alone."""
     out, stack = [], [tok]
     while stack:
         t = stack.pop()
         out.append(t)
         stack.extend(c for c in t.children if c.dep_ in ("conj", "appos") and _is_noun(c))
+    listed = [t for t in out if t.dep_ == "conj" and t.i != tok.i]
+    if len(listed) > 1 and not any(t.dep_ == "cc" for t in tok.doc[tok.i : max(t.i for t in out)]):
+        out = [t for t in out if t not in listed]
     return sorted(out, key=lambda t: t.i)
 
 
