@@ -198,3 +198,27 @@ def test_in_the_shape_of_is_a_place_word_not_a_thing():
     qs = _questions("Grape vines in the shape of a heart")
     assert "is there a shape?" not in qs
     assert "are the Grape vines in the shape of the heart?" in qs
+
+
+def test_a_pose_word_read_as_a_base_verb_is_asked_as_a_pose():
+    qs = _questions("arms are down and bent up at the elbows")
+    assert "are the arms bent up at the elbows?" in qs and not any(q.startswith("do the arms bent") for q in qs)
+
+
+def test_a_matte_painting_is_the_frame_and_part_by_is_an_artist():
+    qs = _questions("a painting of a huangshan, a matte painting by marc simonetti, deviantart")
+    assert "is this a matte painting?" in qs and "is the matte painting?" not in qs and "is there a matte?" not in qs
+    qs = _questions("clown girl, painted by francis bacon, part by gerhard richter, part by takato yamamoto")
+    assert {"is the image in the style of gerhard richter?", "is the image in the style of takato yamamoto?"} <= set(qs)
+    assert "is there part?" not in qs
+
+
+def test_by_the_place_is_no_artist():
+    qs = _questions("a man painting by the river")
+    assert not any("style of" in q for q in qs) and "is there a river?" in qs
+
+
+def test_a_set_of_n_after_the_things_counts_them():
+    qs = _questions("blue peacock birds set of two 11 quot")
+    assert "are there two peacock birds?" in qs
+    assert not any("set of" in q for q in qs)

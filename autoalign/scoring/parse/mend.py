@@ -289,12 +289,40 @@ def _mend_frame_verb(doc, lex) -> None:
         _rehang(before, tok, "compound")
 
 
+def _mend_frame_participle(doc, lex) -> None:
+    """ "a matte painting by marc simonetti": a frame word in "-ing" ("painting", "drawing") read as a verb on a describing
+    word before it (a texture, material or colour: "matte", "oil", "pastel") and followed by "by" / "of" or nothing is the
+    frame, that word its modifier (not "is the matte painting?")."""
+    kinds = lex["attribute_kinds"]
+    describing = kinds["texture"] | kinds["material"] | lex["colors"] | {"oil", "acrylic", "pastel", "ink", "pencil", "charcoal"}
+    for tok in doc:
+        if tok.pos_ != "VERB" or tok.tag_ != "VBG" or tok.lower_ not in lex["frame_nouns"] or tok.dep_ != "acl" or tok.i < 1:
+            continue
+        word, after = doc[tok.i - 1], _next(tok)
+        if tok.head.i != word.i or word.lower_ not in describing or any(c.dep_ in ("dobj", "aux") for c in tok.children):
+            continue
+        if after is not None and not (after.is_punct or after.lower_ in ("by", "of")):
+            continue
+        head, dep = (word.head, word.dep_) if word.head.i != word.i else (None, "ROOT")
+        for c in list(word.children):
+            if c.i != tok.i:
+                _rehang(c, tok, c.dep_)
+        if head is None:
+            _rehang(tok, tok, "ROOT")
+        else:
+            _rehang(tok, head, dep)
+        _rehang(word, tok, "amod")
+        word.pos_, word.tag_ = "ADJ", "JJ"
+        tok.pos_, tok.tag_, tok.lemma_ = "NOUN", "NN", tok.lower_
+
+
 def _mend_parse(doc, lex, model: str):
     """Mend the tagger's known slips in ``doc`` (each mend on its own: one that fails is logged and skipped)."""
     mends = (
         ("leading nouns read as verbs", lambda: _mend_leading_noun(doc, model)),
         ("describing words hung on a verb", lambda: _mend_adjective_on_verb(doc)),
         ("frames read as verbs", lambda: _mend_frame_verb(doc, lex)),
+        ("frames read as participles", lambda: _mend_frame_participle(doc, lex)),
         ("listed places", lambda: _mend_listed_place(doc, lex)),
         ("split names", lambda: _mend_split_name(doc, lex, model)),
         ("pronoun nouns", lambda: _mend_pronoun_noun(doc, lex)),

@@ -73,6 +73,8 @@ class _RelationsReader(_ReferentsReader):
         if anchor.lower_ in lex["colors"] and anchor.dep_ == "pobj" and anchor.i not in self.nouns:
             self._coloured_anchor_relations(anchor, words, obj)
             return
+        if tok.lower_ == "of" and anchor.pos_ == "VERB" and _lemma(anchor) in self.not_things["quantity"]:
+            return  # "peacock birds set of two 11 quot": a count of the birds (read with them), not a relation
         anchor = self._place_anchor(tok, anchor)
         if anchor is None or _negated(anchor):
             return  # ("a cat not sitting on a mat": not asked)

@@ -118,7 +118,7 @@ def _past_read_as_participle(verb) -> bool:
 
 def _verb_words(verb) -> tuple[str, str]:
     """(the verb as a question says it after "is the X", finite lemma or "") for a verb token."""
-    if verb.lower_ in lexicon()["pose_states"] and verb.tag_ in ("VBD", "VBP", "VBN"):
+    if verb.lower_ in lexicon()["pose_states"] and verb.tag_ in ("VB", "VBD", "VBP", "VBN"):
         return verb.lower_, ""  # "knees bent forward" read as a present "bent": a pose ("are the knees bent?"), not "benting"
     if verb.tag_ in ("VBG", "VBN") and not _past_read_as_participle(verb):
         return verb.lower_, ""
