@@ -222,3 +222,16 @@ def test_a_set_of_n_after_the_things_counts_them():
     qs = _questions("blue peacock birds set of two 11 quot")
     assert "are there two peacock birds?" in qs
     assert not any("set of" in q for q in qs)
+
+
+def test_a_sculpture_is_a_thing_in_the_picture_not_its_medium():
+    qs = _questions("a marble sculpture of a horse")
+    assert {"is there a marble sculpture?", "is the sculpture made of marble?"} <= set(qs)
+    assert "is this a sculpture?" not in qs
+
+
+def test_a_number_hyphened_to_a_word_is_one_word():
+    qs = _questions("Minimal sculpture of letter W, 3-D render, isometric perspective")
+    assert "is this a 3-d render?" in qs and "is this a d render?" not in qs
+    assert "are there two 3-seater sofas?" in _questions("two 3-seater sofas")
+    assert "is there perspective?" not in qs

@@ -9,12 +9,12 @@ from autoalign.scoring.parse.tokens import _in, _lemma, _next
 
 
 def _join_hyphens(doc):
-    """Make "wrap-around" and "yin-yang" one word each (the parse of the word's head is kept)."""
+    """Make "wrap-around", "yin-yang" and "3-D" one word each (the parse of the word's head is kept)."""
     spans = [
         doc[t.i - 1 : t.i + 2]
         for t in doc
         if t.text == "-" and 0 < t.i < len(doc) - 1 and not doc[t.i - 1].whitespace_ and not t.whitespace_
-        and doc[t.i - 1].is_alpha and doc[t.i + 1].is_alpha
+        and (doc[t.i - 1].is_alpha or doc[t.i - 1].is_digit) and doc[t.i + 1].is_alpha  # ("3-D", "8-bit", "3-seater")
     ]
     if spans:
         from spacy.util import filter_spans
