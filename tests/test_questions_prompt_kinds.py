@@ -235,3 +235,8 @@ def test_a_number_hyphened_to_a_word_is_one_word():
     assert "is this a 3-d render?" in qs and "is this a d render?" not in qs
     assert "are there two 3-seater sofas?" in _questions("two 3-seater sofas")
     assert "is there perspective?" not in qs
+
+
+def test_a_light_verb_or_a_shown_time_is_no_state():
+    assert "is the monkey doing?" not in _questions("monkey doing linkbuilding for a website with banana")
+    assert "is the time saying?" not in _questions("the time on the phone says 12:42.")

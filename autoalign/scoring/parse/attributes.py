@@ -145,6 +145,8 @@ class _AttributesReader(_ReferentsReader):
                 continue  # "a clock that reads 12:43": what it shows, not an action
             if _copula(verb):
                 continue  # "looks sad": the look is the attribute (read above), not "is the child looking?"
+            if _lemma(verb) in self.lex["light_verbs"]:
+                continue  # "a monkey doing linkbuilding": not "is the monkey doing?"
             if verb.tag_ in ("VBG", "VBN") or verb.dep_ in ("ROOT", "conj", "relcl", "acl", "advcl"):
                 self.add_attr(noun, vwords, "state", verb.i)
 

@@ -294,7 +294,7 @@ def _name_tail(tok):
 
 def _shows_number(verb) -> bool:
     """A verb whose object is a number or a time ("reads 12:43", "says 3:15"): what a thing shows, not an action."""
-    objs = [c for c in verb.children if c.dep_ == "dobj"]
+    objs = [c for c in verb.children if c.dep_ in ("dobj", "npadvmod") and c.i > verb.i]  # ("says 12:42", read as an adverb)
     return bool(objs) and all(c.pos_ == "NUM" or c.like_num for c in objs)
 
 
