@@ -240,3 +240,13 @@ def test_a_number_hyphened_to_a_word_is_one_word():
 def test_a_light_verb_or_a_shown_time_is_no_state():
     assert "is the monkey doing?" not in _questions("monkey doing linkbuilding for a website with banana")
     assert "is the time saying?" not in _questions("the time on the phone says 12:42.")
+
+
+def test_a_thing_shown_on_someones_own_part_is_there_not_the_one_acting():
+    qs = _questions("A young male child showing off a sleeve tattoo on his arm.")
+    assert "is the child on the arm?" not in qs and "is the sleeve on the arm?" in qs
+
+
+def test_an_adjective_with_an_article_after_a_preposition_is_a_thing():
+    qs = _questions("Modern humans interacting with a woolly mammoth outside in the snow")
+    assert {"is there a mammoth?", "are the humans interacting with the mammoth?"} <= set(qs)

@@ -202,6 +202,9 @@ class _RelationsReader(_ReferentsReader):
         if dobj is not None and dobj.i < tok.i and _lemma(anchor) in lex["placing_verbs"]:
             # "a flag that has a symbol on it", "holding a cup in his hand": the object is there
             return [dobj], words, "prep", "", ""
+        if dobj is not None and dobj.i < tok.i and any(c.dep_ == "poss" and c.tag_ == "PRP$" for c in obj.children):
+            # "showing off a tattoo on his arm": what is on someone's own part is the object, not the one acting
+            return [dobj], words, "prep", "", ""
         if dobj is not None and dobj.i < tok.i and words in lex["chain_prepositions"]["located"]:
             # "two men sharing a meal next to a food truck": the men are next to it (the verb and its
             # object are asked on their own; "sharing next to" leaves the object out); "playing a guitar in a

@@ -26,9 +26,10 @@ def _is_noun(tok) -> bool:
         and tok.dep_ == "pobj"
         and not tok.like_num
         and tok.lower_ not in lexicon()["colors"]
-        and all(c.dep_ in ("det", "amod", "compound", "poss", "nummod", "prep", "punct") for c in tok.children)
+        and all(c.dep_ in ("det", "amod", "compound", "poss", "nummod", "prep", "punct", "advmod") for c in tok.children)
+        and (not any(c.dep_ == "advmod" for c in tok.children) or any(c.dep_ == "det" and c.lower_ in ("a", "an") for c in tok.children))
     ):
-        return True
+        return True  # ("with a woolly mammoth outside": "mammoth" read as an adjective, an article makes it a thing)
     # "a white country home" with "home" tagged as an adverb: an article and a compound make it a noun;
     # "with a tattoo on ..." with "tattoo" tagged as an adverb: an adverb takes no article
     return (
