@@ -250,3 +250,13 @@ def test_a_thing_shown_on_someones_own_part_is_there_not_the_one_acting():
 def test_an_adjective_with_an_article_after_a_preposition_is_a_thing():
     qs = _questions("Modern humans interacting with a woolly mammoth outside in the snow")
     assert {"is there a mammoth?", "are the humans interacting with the mammoth?"} <= set(qs)
+
+
+def test_there_are_things_in_a_place():
+    qs = _questions("There are large waves in the water behind the man.")
+    assert {"are the waves in the water?", "are the waves behind the man?"} <= set(qs)
+
+
+def test_inside_of_is_a_place_and_a_participle_on_a_list_is_each_things():
+    qs = _questions("There is peas and onions chopped up inside of the bowl.")
+    assert {"are the peas chopped up inside of the bowl?", "are the onions chopped up inside of the bowl?"} <= set(qs)

@@ -179,6 +179,10 @@ class _RelationsReader(_ReferentsReader):
             # "Beside the zebra is a small tree": a place put first, the thing after "is"
             there = next((c for c in anchor.children if c.dep_ in ("attr", "acomp") and c.i > anchor.i and c.i in self.nouns), None)
             return (self._group(there), words, "prep", "", "") if there is not None else None
+        if anchor.lemma_ == "be" and any(c.dep_ == "expl" for c in anchor.children):
+            # "There are large waves in the water": the things that "are" are there
+            there = next((c for c in anchor.children if c.dep_ in ("attr", "nsubj") and c.i in self.nouns and c.i < tok.i), None)
+            return (self._group(there), words, "prep", "", "") if there is not None else None
         subject = self._verb_subject(anchor)
         if subject is not None and subject.i == obj.i and _subject_of(anchor) is not None:
             subject = _subject_of(anchor)  # "a toilet with seashells sitting on top of it": the seashells
@@ -405,10 +409,11 @@ class _RelationsReader(_ReferentsReader):
 
     def _acting(self, subject, verb) -> list[Any]:
         """The things a verb is about: all of a list ("a cat and a dog playing"), but a relative clause or participle on a
-        thing only that thing and those listed before it ("a table which has objects on it, a box and tools": the table)."""
+        thing only the things listed before it ("a table which has objects on it, a box and tools": the table; "peas and
+        onions chopped up inside of the bowl": both)."""
         group = self._group(subject)
         if verb.dep_ in ("relcl", "acl") and verb.head.i == subject.i:
-            group = [g for g in group if g.i <= subject.i] or [subject]
+            group = [g for g in group if g.i < verb.i] or [subject]
         return group
 
     def _each_of_other(self, things: list[Any], words: str, kind: str, tag: str, finite: str) -> None:

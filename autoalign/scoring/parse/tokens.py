@@ -176,6 +176,11 @@ def _prep_relation(prep, lex) -> tuple[str, Any] | None:
     if pobj is None:
         pcomp = next((c for c in prep.children if c.dep_ == "pcomp" and c.pos_ == "ADP"), None)  # "from behind X"
         pobj = next((c for c in pcomp.children if c.dep_ == "pobj"), None) if pcomp is not None else None
+        of = next((c for c in prep.children if c.dep_ == "prep" and c.lower_ == "of"), None)
+        if pobj is None and of is not None and prep.lower_ in lex["compound_prep_nouns"]:  # "inside of the bowl"
+            pobj = next((c for c in of.children if c.dep_ == "pobj"), None)
+            if pobj is not None:
+                return f"{prep.lower_} of", pobj
         if pobj is None:
             return None
     if _lemma(pobj) in lex["not_things"]["quantity"] and prep.lower_ not in ("in", "into", "inside", "within", "among", "of"):
