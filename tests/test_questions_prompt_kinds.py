@@ -260,3 +260,9 @@ def test_there_are_things_in_a_place():
 def test_inside_of_is_a_place_and_a_participle_on_a_list_is_each_things():
     qs = _questions("There is peas and onions chopped up inside of the bowl.")
     assert {"are the peas chopped up inside of the bowl?", "are the onions chopped up inside of the bowl?"} <= set(qs)
+
+
+def test_a_thing_with_something_inside_holds_it():
+    assert "is the cat inside the box?" in _questions("a box with a cat inside, on a table")
+    assert "is the fish inside the fish tank?" in _questions("a photo of a fish tank with a fish inside")
+    assert "is the liquid in the test tube?" in _questions("a test tube with a drop of liquid in it")

@@ -46,6 +46,7 @@ def lexicon() -> dict[str, Any]:
     data["chain_prepositions"] = {k: set(v) for k, v in words["chain_prepositions"].items() if not k.startswith("_")}
     data["seeing_verbs"] = set(words["seeing_verbs"]["words"])
     data["backdrops"] = set(words["backdrops"]["words"])
+    data["place_adverbs"] = set(words["place_adverbs"]["words"])
     data["light_verbs"] = set(words["light_verbs"]["words"])
     data["body_parts"] = set(words["body_parts"]["words"])
     data["pose_states"] = set(words["pose_states"]["words"])

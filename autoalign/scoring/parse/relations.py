@@ -33,7 +33,8 @@ class _RelationsReader(_ReferentsReader):
         for tok in self.doc:
             with salvage(f"the relations of {tok.text!r}", self.doc.text):
                 self._relations_from(tok)
-        for step in (self._repaired_relations, self._second_attachments, self._object_places, self._with_places, self._chained_places):
+        for step in (self._repaired_relations, self._second_attachments, self._object_places, self._with_places, self._chained_places,
+                     self._placed_with):
             with salvage(step.__name__.strip("_").replace("_", " "), self.doc.text):
                 step()
 
@@ -415,6 +416,19 @@ class _RelationsReader(_ReferentsReader):
         if verb.dep_ in ("relcl", "acl") and verb.head.i == subject.i:
             group = [g for g in group if g.i < verb.i] or [subject]
         return group
+
+    def _placed_with(self) -> None:
+        """ "a fish tank with a fish inside", "a box with a cat inside": a place adverb (``place_adverbs``) right after the
+        thing something is "with" puts that thing there (is the fish inside the tank?)."""
+        for adv in self.doc:
+            if adv.pos_ != "ADV" or adv.lower_ not in self.lex["place_adverbs"] or adv.i < 1:
+                continue
+            held = self.doc[adv.i - 1]
+            if held.i not in self.nouns or held.dep_ != "pobj" or held.head.lower_ != "with":
+                continue
+            holder = self._place_anchor(held.head, held.head.head)  # ("a photo of a fish tank with a fish inside": the tank)
+            if holder is not None and holder.i in self.nouns:
+                self._relation(held.i, adv.lower_, holder.i, "prep", "", "")
 
     def _each_of_other(self, things: list[Any], words: str, kind: str, tag: str, finite: str) -> None:
         """ "X and Y ... each other": a relation of each thing to every other one, named."""
