@@ -266,3 +266,9 @@ def test_a_thing_with_something_inside_holds_it():
     assert "is the cat inside the box?" in _questions("a box with a cat inside, on a table")
     assert "is the fish inside the fish tank?" in _questions("a photo of a fish tank with a fish inside")
     assert "is the liquid in the test tube?" in _questions("a test tube with a drop of liquid in it")
+
+
+def test_who_wears_something_somewhere_is_there_too():
+    qs = _questions("A man wears a fur coat in a sauna")
+    assert {"is the man in the sauna?", "is the fur coat in the sauna?"} <= set(qs)
+    assert "is the man on the head?" not in _questions("a man wearing a hat on his head")

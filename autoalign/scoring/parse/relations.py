@@ -205,8 +205,10 @@ class _RelationsReader(_ReferentsReader):
         if any(c.dep_ == "dobj" and _reciprocal_end(c) for c in anchor.children):
             return subjects, words, "prep", "", ""  # "two dogs facing each other on a rug": on the rug
         if dobj is not None and dobj.i < tok.i and _lemma(anchor) in lex["placing_verbs"]:
-            # "a flag that has a symbol on it", "holding a cup in his hand": the object is there
-            return [dobj], words, "prep", "", ""
+            # "a flag that has a symbol on it", "holding a cup in his hand": the object is there; "wears a fur coat in a
+            # sauna": the one wearing it too
+            wearing = _lemma(anchor) in lex["worn_colours"]["verbs"]
+            return ([*subjects, dobj] if wearing else [dobj]), words, "prep", "", ""
         if dobj is not None and dobj.i < tok.i and any(c.dep_ == "poss" and c.tag_ == "PRP$" for c in obj.children):
             # "showing off a tattoo on his arm": what is on someone's own part is the object, not the one acting
             return [dobj], words, "prep", "", ""
@@ -377,7 +379,8 @@ class _RelationsReader(_ReferentsReader):
         doc = self.doc
         for r, obj in self._located_relations():
             verb = obj.head
-            if obj.dep_ != "dobj" or verb.pos_ != "VERB" or _lemma(verb) in self.lex["placing_verbs"]:
+            wearing = _lemma(verb) in self.lex["worn_colours"]["verbs"]  # "a man wears a fur coat in a sauna": he is there too
+            if obj.dep_ != "dobj" or verb.pos_ != "VERB" or _lemma(verb) in self.lex["placing_verbs"] and not wearing:
                 continue
             if any(c.dep_ == "poss" for c in doc[r.obj].children) or doc[r.obj].pos_ == "PRON" or self.nouns[r.obj].bare:
                 continue  # (nor a bare medium: "painting a landscape on canvas")
