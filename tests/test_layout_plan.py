@@ -230,3 +230,24 @@ def test_a_relation_triplet_becomes_a_move():
 def test_triplets_without_evidence_give_no_operation():
     plan = ops_for_mismatches("a red circle", [Mismatch("number", "a red circle", "two", 0.9, "clip-probe")], SIZE)
     assert plan.ops == []
+
+
+def test_a_surplus_object_takes_the_missing_colour_instead_of_being_deleted():
+    # "a blue square and two red squares" drawn as three red squares: recolour the weakest red one blue
+    boxes = [Box((3, 9, 22, 28), 0.97, "red square"), Box((28, 4, 47, 23), 0.98, "red square"),
+             Box((23, 38, 42, 56), 0.99, "red square")]
+    number = Mismatch("number", "two red squares", "three red squares", 0.98, "layout",
+                      {"noun": "red squares", "expected": 2, "found": 3, "boxes": _ev(*boxes)})
+    colour = Mismatch("attribute", "blue", "red", 0.98, "layout",
+                      {"noun": "square", "expected": "blue", "found": "red", "boxes": _ev(*boxes), "surplus": True})
+    plan = ops_for_mismatches("a blue square and two red squares", [number, colour], SIZE)
+    assert [(op.kind, op.phrase) for op in plan.ops] == [("recolor", "blue square")]
+    assert plan.ops[0].source.xyxy == boxes[0].xyxy  # the weakest of the three
+    # without the mark (an ordinary colour triplet, attributes not routed) the surplus square is deleted
+    plain = Mismatch("attribute", "blue", "red", 0.98, "layout", {k: v for k, v in colour.evidence.items() if k != "surplus"})
+    assert [op.kind for op in ops_for_mismatches("a blue square and two red squares", [number, plain], SIZE).ops] == ["remove"]
+    # two colours missing, one surplus: one recolour, the other colour stays for the instruction editor
+    green = Mismatch("attribute", "green", "red", 0.9, "layout",
+                     {"noun": "square", "expected": "green", "found": "red", "boxes": _ev(*boxes), "surplus": True})
+    two = ops_for_mismatches("a blue square, a green square and two red squares", [number, colour, green], SIZE)
+    assert [(op.kind, op.phrase) for op in two.ops] == [("recolor", "blue square")]
