@@ -752,6 +752,8 @@ class World:
         from autoalign.world import oracle, scene
 
         editor = InpaintRegionEditor(self.config.region_editor, _device_spec(device, dtype))
+        if editor.paste_choose == "clip":  # what the model cache wires in; the same cpu float32 CLIP on every device
+            editor.rank = lambda images, text: self.cpu_clip().cosine(images, text)
         try:
             modules = torch_modules(editor.pipe)
             d["placement"] = placement(modules, device, dtype)
