@@ -232,6 +232,21 @@ def test_triplets_without_evidence_give_no_operation():
     assert plan.ops == []
 
 
+def test_the_planner_places_by_the_rule_that_checks_it():
+    """One relation rule: the planner's ``relation_holds`` is GenEval's (:func:`autoalign.grounding.relative_position`)
+    plus its margin. Two big boxes 9 px apart on x were 'left of' for the old planner rule (centres apart by the
+    margin, more along than across) while the check (GenEval: less 0.1 x both widths) sees no relation."""
+    from autoalign.grounding import relative_position
+
+    a, b = (0, 0, 40, 40), (9, 0, 49, 40)
+    assert relative_position(a, b) == set()
+    assert not relation_holds(a, "to the left of", b, 5.0)
+    far = (30, 0, 70, 40)
+    assert relative_position(a, far) == {"left"} and relation_holds(a, "to the left of", far, 5.0)
+    assert not relation_holds(a, "to the left of", far, 31.0)  # the margin still counts along the axis
+    assert relation_holds(far, "right of", a, 0.0) and not relation_holds(far, "above", a, 0.0)
+
+
 def test_a_surplus_object_takes_the_missing_colour_instead_of_being_deleted():
     # "a blue square and two red squares" drawn as three red squares: recolour the weakest red one blue
     boxes = [Box((3, 9, 22, 28), 0.97, "red square"), Box((28, 4, 47, 23), 0.98, "red square"),

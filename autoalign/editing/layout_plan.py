@@ -39,6 +39,7 @@ from functools import lru_cache
 from typing import Any
 
 from autoalign import prompts
+from autoalign.grounding import relation_holds as geneval_relation
 from autoalign.inflect import singular
 from autoalign.types import Box, LayoutOp, LayoutPlan
 
@@ -126,14 +127,12 @@ def _overlap(a, b, gap: float) -> bool:
 
 
 def relation_holds(a, rel: str, b, margin: float) -> bool:
-    """Whether box ``a`` stands in ``rel`` to box ``b``: centres apart by ``margin`` along the relation's
-    axis, and more along it than across it (GenEval reads relations from box centres the same way)."""
+    """Whether box ``a`` stands in ``rel`` (the prompt's words, "to the left of") to box ``b``: GenEval's rule,
+    the one the checks use (:func:`autoalign.grounding.relation_holds`), with the centres ``margin`` apart along
+    the relation's axis."""
     dx, dy = words()["relations"][rel]
-    ax, ay = (a[0] + a[2]) / 2, (a[1] + a[3]) / 2
-    bx, by = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
-    along = (ax - bx) * dx + (ay - by) * dy
-    across = abs((ax - bx) * dy) + abs((ay - by) * dx)
-    return along >= margin and along > across
+    direction = {(-1, 0): "left", (1, 0): "right", (0, -1): "above", (0, 1): "below"}[(dx, dy)]
+    return geneval_relation(a, direction, b, margin=margin)
 
 
 def free_box(
