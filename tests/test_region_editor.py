@@ -194,6 +194,9 @@ def test_the_plan_picture_draws_sources_and_targets_and_the_contact_sheet_shows_
     assert tuple(arr[16, 40]) == PLAN_SOURCE and tuple(arr[160, 200]) == PLAN_TARGET  # box edges (4x)
     assert tuple(arr[100, 100]) == (50, 50, 50)  # the image itself elsewhere
     assert not (arr == PLAN_TARGET).all(-1)[:90, 110:210].any()  # a recolour's box is drawn once, as its source
+    same = Box((30, 4, 50, 20), 0.9)  # the planner gives a recolour one Box object as source and target
+    arr = np.asarray(plan_picture(image, [LayoutOp("recolor", "blue circle", source=same, target=same)]))
+    assert (arr == PLAN_SOURCE).all(-1)[16, 120:200].all() and not (arr == PLAN_TARGET).all(-1).any()
     folder = tmp_path / "rounds" / "r01"
     folder.mkdir(parents=True)
     for name in ("mask.png", "plan.png", "region_s0.png", "i0_s0.png"):

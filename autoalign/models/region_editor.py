@@ -167,11 +167,12 @@ def plan_picture(image: Image.Image, ops: list[LayoutOp], min_side: int = 256) -
     draw = ImageDraw.Draw(out)
     w, h = image.size
     for op in ops:
-        for box, colour in ((op.source, PLAN_SOURCE), (op.target, PLAN_TARGET)):
-            if box is None or (box is op.target and op.source is not None and op.target.xyxy == op.source.xyxy):
-                continue  # a recolour / reshape keeps its box: drawn once, as its source
+        same_box = op.source is not None and op.target is not None and tuple(op.source.xyxy) == tuple(op.target.xyxy)
+        for box, colour in ((op.source, PLAN_SOURCE), (None if same_box else op.target, PLAN_TARGET)):
+            if box is None:
+                continue  # no box, or a recolour / reshape's target: its own box, drawn once as its source
             x0, y0, x1, y1 = (min(max(float(v), 0.0), float(lim)) * scale for v, lim in zip(box.xyxy, (w, h, w, h)))
-            draw.rectangle((x0, y0, max(x0, x1 - 1), max(y0, y1 - 1)), outline=colour, width=max(1, scale // 2))
+            draw.rectangle((x0, y0, max(x0, x1 - 1), max(y0, y1 - 1)), outline=colour, width=max(2, scale * 3 // 4))
             draw.text((x0 + 3, y0 + 2), PLAN_LETTER.get(op.kind, "?"), fill=colour)
     return out
 
