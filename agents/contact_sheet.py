@@ -4,8 +4,12 @@ Read from the run directory alone (the image files, ``trace.jsonl`` for scores, 
 :class:`~autoalign.types.RunResult`, for the final choice), so it works for any finished run, resumed or not::
 
     candidates  [cand_00 0.41] [cand_01 0.62 best]
-    round 1     [i0_s0 0.55] [i0_s1 0.70 kept]
+    round 1     [plan] [region_s0 0.80 kept] [i0_s0 0.55] [i0_s1 0.70]
     final       [final 0.70]
+
+A round with a layout plan (issue 37) shows ``rounds/rNN/plan.png`` first - the image the round started
+from with the plan's boxes drawn on it (:func:`autoalign.models.region_editor.plan_picture`) - and leaves
+out the bare ``mask.png``.
 
 Small images (the tiny preset draws 64 px) are enlarged with nearest-neighbour, so pixels stay
 sharp; large ones are shrunk. The file is written atomically (:mod:`autoalign.files`).
@@ -82,6 +86,8 @@ def _rows(run_dir: Path, result: RunResult | None) -> list[tuple[str, list[tuple
                                     for p in cands]))
     for folder in sorted(p for p in (run_dir / "rounds").glob("r*") if p.is_dir()):
         images = sorted(folder.glob("*.png"))
+        if (folder / "plan.png") in images:  # the plan first; its mask is the same boxes, filled
+            images = [folder / "plan.png"] + [p for p in images if p.name not in ("plan.png", "mask.png")]
         if images:
             label = f"round {int(folder.name[1:])}" if folder.name[1:].isdigit() else folder.name
             rows.append((label, [(str(p.relative_to(run_dir)), "kept" if str(p.relative_to(run_dir)) in kept else "")
@@ -125,7 +131,9 @@ def write_contact_sheet(run_dir: str | Path, tile: int = TILE) -> Path | None:
             name = Path(rel).stem
             caption = name + ("" if score is None else f"  {float(score):.3f}")
             draw.text((left, top + tile + 2), caption, fill=_INK, font=font)
-            if mark and label != "final":
+            if name == "plan" and label.startswith("round"):
+                draw.text((left, top + tile + 14), "orange: from  green: to", fill=_INK, font=font)
+            elif mark and label != "final":
                 draw.text((left, top + tile + 14), mark, fill=_MARK, font=font)
                 draw.rectangle((left - 2, top - 2, left + tile + 1, top + tile + 1), outline=_MARK, width=2)
         if len(items) > MAX_PER_ROW:

@@ -34,7 +34,7 @@ from PIL import Image
 
 from autoalign.agents.state import LoopContext, LoopState
 from autoalign.editing import policy
-from autoalign.errors import InputError
+from autoalign.errors import AutoAlignError, InputError
 from autoalign.scoring.rerank import keys_for, rank
 from autoalign.types import STOP_REASONS, Attempt, Candidate, EditSample, Instruction, Mismatch, Round, ScoreCard
 
@@ -276,22 +276,42 @@ def _region_edit(
     its mask (``mask.png``) and the samples are kept in the run directory, and judged like any edit."""
     from autoalign.editing.layout_plan import ops_for_mismatches
     from autoalign.files import atomic_save_image, atomic_write_json
-    from autoalign.models.region_editor import plan_mask
+    from autoalign.models.region_editor import plan_mask, plan_picture
 
     if ctx.config.region_editor is None:
         return None, None
     routed = policy.region_mismatches(before_mm, ctx.config)
     if not routed:
         return None, None
-    plan = ops_for_mismatches(state["prompt"], routed, image.size, policy.region_aspects(ctx.config))
+    planner = ctx.config.region_editor.options.get("planner", "triplets")
+    if planner == "triplets":
+        plan = ops_for_mismatches(state["prompt"], routed, image.size, policy.region_aspects(ctx.config))
+    else:  # the rules or the LLM (SLD's controller) plan from every object the grounder finds
+        from autoalign.detection.layout import LayoutDetector
+        from autoalign.editing.layout_plan import make_planner
+
+        with meter.call("grounder"):
+            detected = LayoutDetector(ctx.models, ctx.config).detected_objects(image, state["prompt"])
+        try:
+            chosen = make_planner(planner, ctx.models)
+        except AutoAlignError as exc:  # e.g. no LLM model named: the rules plan, and the plan says why
+            logger.warning("layout plan: the %s planner is not available (%s); the rules plan instead", planner, exc)
+            chosen = make_planner("rules")
+        with meter.call(f"planner:{chosen.name}"):
+            plan = chosen.plan(state["prompt"], detected, image.size)
     if not plan.ops:
         return None, None
     folder = f"rounds/r{round_no:02d}"
     atomic_write_json(_abs(ctx, f"{folder}/plan.json"), plan.to_dict())
     atomic_save_image(_abs(ctx, f"{folder}/mask.png"), plan_mask(plan.ops, image.size))
+    atomic_save_image(_abs(ctx, f"{folder}/plan.png"), plan_picture(image, plan.ops))
     region_seed = edit_seed(seed, round_no, 900)
+    region_editor = ctx.models.region_editor
+    drawn = getattr(region_editor, "images", 0)
     with meter.call("region_editor"):
-        samples = ctx.models.region_editor.edit(image, plan.ops, ctx.config.loop.edit_samples, region_seed, prompt=state["prompt"])
+        samples = region_editor.edit(image, plan.ops, ctx.config.loop.edit_samples, region_seed, prompt=state["prompt"])
+    # the images its pipeline drew (drawings to paste included), for an honest best-of-M at equal images
+    meter.calls["region_editor_images"] = meter.calls.get("region_editor_images", 0) + getattr(region_editor, "images", 0) - drawn
     paths = [_save(ctx, s, f"{folder}/region_s{k}.png") for k, s in enumerate(samples)]
     text = "layout: " + "; ".join(f"{op.kind} {op.phrase}" for op in plan.ops)
     instruction = Instruction(text=text, writer=f"layout-plan:{plan.planner}", mismatches=[m.to_dict() for m in routed],

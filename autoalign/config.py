@@ -195,6 +195,8 @@ class Config:
             uses = [name for name, on in (("detection.grounded_pass", self.detection.grounded_pass),
                                           ("scoring.grounded_answers", self.scoring.grounded_answers),
                                           ("the layout detector", "layout" in self.detection.detectors)) if on]
+            if self.region_editor is not None and self.region_editor.options.get("planner", "triplets") != "triplets":
+                uses.append(f"[region_editor] planner = {self.region_editor.options['planner']!r}")
             if uses:
                 raise ConfigError(f"{', '.join(uses)} need(s) a [grounder] role (backend owlv2, grounding-dino or segformer)")
         for flag in ("random_weights", "test_double"):

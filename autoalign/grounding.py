@@ -7,12 +7,14 @@ GenEval-style scorer.
   generator's parse (:func:`autoalign.scoring.parse.parse_prompt`);
 * :func:`relative_position` - where one box stands from another, GenEval's rule: the centre offset less
   ``POSITION_THRESHOLD`` x the two boxes' sizes on each axis, normalised by the offset's length; a direction
-  holds beyond 0.5.
+  holds beyond 0.5 (``relation_holds``: one direction, with an optional margin; the layout planner's
+  placements use it, so a plan is made by the rule that checks it).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Sequence
 
 from autoalign.inflect import singular
 from autoalign.types import Box
@@ -94,13 +96,20 @@ def read_layout(prompt: str) -> Layout:
     return Layout(objects, relations)
 
 
-def relative_position(a: Box, b: Box, threshold: float = POSITION_THRESHOLD) -> set[str]:
-    """Where box ``a`` stands from box ``b`` (GenEval's rule on box centres and sizes): a set of left/right/above/below."""
-    (ax, ay), (bx, by) = a.center, b.center
-    aw, ah = a.xyxy[2] - a.xyxy[0], a.xyxy[3] - a.xyxy[1]
-    bw, bh = b.xyxy[2] - b.xyxy[0], b.xyxy[3] - b.xyxy[1]
-    off = (ax - bx, ay - by)
-    revised = [max(abs(o) - threshold * (da + db), 0.0) * (1 if o > 0 else -1) for o, da, db in ((off[0], aw, bw), (off[1], ah, bh))]
+def _xyxy(box: Box | Sequence[float]) -> tuple[float, float, float, float]:
+    x0, y0, x1, y1 = box.xyxy if isinstance(box, Box) else box
+    return float(x0), float(y0), float(x1), float(y1)
+
+
+def relative_position(a: Box | Sequence[float], b: Box | Sequence[float], threshold: float = POSITION_THRESHOLD) -> set[str]:
+    """Where box ``a`` stands from box ``b`` (GenEval's rule on box centres and sizes): a set of left/right/above/below.
+
+    ``a`` and ``b`` are :class:`Box` es or ``(x0, y0, x1, y1)`` tuples."""
+    ax0, ay0, ax1, ay1 = _xyxy(a)
+    bx0, by0, bx1, by1 = _xyxy(b)
+    off = ((ax0 + ax1) / 2 - (bx0 + bx1) / 2, (ay0 + ay1) / 2 - (by0 + by1) / 2)
+    sizes = ((ax1 - ax0) + (bx1 - bx0), (ay1 - ay0) + (by1 - by0))
+    revised = [max(abs(o) - threshold * d, 0.0) * (1 if o > 0 else -1) for o, d in zip(off, sizes)]
     if all(abs(r) < 1e-3 for r in revised):
         return set()
     norm = (off[0] ** 2 + off[1] ** 2) ** 0.5
@@ -115,3 +124,19 @@ def relative_position(a: Box, b: Box, threshold: float = POSITION_THRESHOLD) -> 
     if dy > 0.5:
         out.add("below")
     return out
+
+
+def relation_holds(a: Box | Sequence[float], direction: str, b: Box | Sequence[float], *,
+                   threshold: float = POSITION_THRESHOLD, margin: float = 0.0) -> bool:
+    """Whether ``a`` stands ``direction`` (left / right / above / below) of ``b`` by GenEval's rule
+    (:func:`relative_position`), with the centres at least ``margin`` pixels apart along the direction's axis
+    (a planner asks for a margin so that a placed box still holds after a small drift; the checks use 0)."""
+    if direction not in SAY:
+        raise ValueError(f"unknown direction {direction!r}; one of {', '.join(SAY)}")
+    if direction not in relative_position(a, b, threshold):
+        return False
+    ax0, ay0, ax1, ay1 = _xyxy(a)
+    bx0, by0, bx1, by1 = _xyxy(b)
+    along = {"left": (bx0 + bx1 - ax0 - ax1) / 2, "right": (ax0 + ax1 - bx0 - bx1) / 2,
+             "above": (by0 + by1 - ay0 - ay1) / 2, "below": (ay0 + ay1 - by0 - by1) / 2}[direction]
+    return along >= margin

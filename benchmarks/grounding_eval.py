@@ -11,7 +11,9 @@
   grounder's count of each (colour, shape) kind the caption names or the oracle sees is compared with
   the oracle's.
 
-Writes ``docs/results/grounder.json`` (the generic results shape) with ``--out``.
+Writes ``docs/results/grounder.json`` (the generic results shape) with ``--out``. GenEval's rules on a bench
+run's images, against the oracle on the ``shapes`` suite: ``autoalign bench geneval DIR``
+(:mod:`autoalign.benchmarks.geneval_bench`).
 """
 
 from __future__ import annotations
@@ -270,40 +272,6 @@ def paired_final(bench_a: Path, bench_b: Path, n_boot: int = 2000) -> dict[str, 
             "a better": sum(d > 0 for d in diff), "a worse": sum(d < 0 for d in diff)}
 
 
-def suite_geneval(grounder, bench_dir: Path) -> dict[str, Any]:
-    """GenEval-style verdicts (grounder as detector) against the oracle on a ``shapes`` bench run's images
-    (``autoalign bench run --suite shapes --out DIR``): every stage's image the oracle reads."""
-    import json as _json
-
-    from PIL import Image
-
-    from autoalign.benchmarks.geneval_rules import detect as geneval_detect
-    from autoalign.benchmarks.geneval_rules import evaluate as geneval_evaluate
-    from autoalign.benchmarks.geneval_rules import spec_metadata
-    from autoalign.world.scene import parse_caption
-
-    agree: dict[str, list[bool]] = {}
-    for line in (Path(bench_dir) / "results.jsonl").read_text(encoding="utf-8").splitlines():
-        row = _json.loads(line)
-        spec = parse_caption(row["prompt"])
-        if spec is None:
-            continue
-        spec = type(spec)(spec.groups, spec.relation, row.get("category", ""))
-        for stage, data in row.get("stages", {}).items():
-            with Image.open(Path(bench_dir) / data["image"]) as im:
-                image = im.convert("RGB")
-            reading = oracle.read(image)
-            if not reading.readable:
-                continue
-            meta = spec_metadata(spec)
-            objects, colour_of = geneval_detect(grounder, image, meta)
-            agree.setdefault(stage, []).append(geneval_evaluate(objects, meta, colour_of)[0] == oracle.check(spec, reading.scene).aligned)
-    out = {f"GenEval-style verdict agrees with the oracle, {stage} images": wilson(sum(v), len(v)) for stage, v in agree.items()}
-    every = [x for v in agree.values() for x in v]
-    out["GenEval-style verdict agrees with the oracle, all stages"] = wilson(sum(every), len(every))
-    return out
-
-
 def vq2_grounded(config, split: str, n: int) -> dict[str, Any]:
     """VQ2 ROC AUC, own image against one edit away (world eval's pairs), with closed counts, the VLM's answers
     alone and with count / place questions answered by the grounder (``scoring.grounded_answers``)."""
@@ -341,7 +309,7 @@ def generated_splits(splits: Sequence[str]) -> list[str]:
 
 
 def run(n: int = 300, n_generated: int = 300, splits: Sequence[str] = ("test", "compositional"),
-        parts: Sequence[str] = PARTS, bench: Path | None = None) -> dict[str, Any]:
+        parts: Sequence[str] = PARTS) -> dict[str, Any]:
     from autoalign.config import load_config
     from autoalign.models.cache import Models
 
@@ -362,8 +330,6 @@ def run(n: int = 300, n_generated: int = 300, splits: Sequence[str] = ("test", "
     if n_generated and "generated" in parts:
         for split in generated_splits(splits):
             out["generated"][split] = generated(grounder, models.generator, split, n_generated)
-    if bench is not None:
-        out["suite"] = {"shapes bench": suite_geneval(grounder, bench)}
     out["seconds"] = time.time() - start
     return out
 
@@ -376,9 +342,6 @@ def results_doc(result: dict[str, Any], command: str) -> dict[str, Any]:
     for split, table in result["generated"].items():
         for key, m in table.items():
             rows.append([f"generated {split}", key, _cell(m) if isinstance(m, dict) else m])
-    for split, table in result.get("suite", {}).items():
-        for key, m in table.items():
-            rows.append([split, key, _cell(m)])
     for part in ("layout", "vq2"):
         for split, table in result.get(part, {}).items():
             for key, m in table.items():
@@ -407,7 +370,6 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--split", action="append", choices=("val", "test", "compositional"),
                         help="only these splits (repeatable; default: test and compositional, generated images: test; "
                              "val to choose settings on)")
-    parser.add_argument("--bench", type=Path, default=None, help="a shapes bench run's directory: GenEval verdicts vs the oracle on its images")
     parser.add_argument("--compare", type=Path, nargs=2, default=None, metavar=("A", "B"),
                         help="two shapes bench runs of the same prompts: the oracle on their final images, paired (prints JSON)")
     parser.add_argument("--out", type=Path, default=None, help="write the results JSON here (docs/results/grounder.json)")
@@ -417,9 +379,9 @@ def main(argv: list[str] | None = None) -> None:
         return
     parts = tuple(args.only or PARTS)
     splits = tuple(args.split or ("test", "compositional"))
-    result = run(args.n, args.generated, splits=splits, parts=parts, bench=args.bench)
+    result = run(args.n, args.generated, splits=splits, parts=parts)
     command = (f"{COMMAND} --n {args.n} --generated {args.generated}" + "".join(f" --only {p}" for p in args.only or [])
-               + "".join(f" --split {s}" for s in args.split or []) + (f" --bench {args.bench}" if args.bench else "")
+               + "".join(f" --split {s}" for s in args.split or [])
                + (f" --out {args.out}" if args.out else ""))
     doc = results_doc(result, command)
     for row in doc["tables"][0]["rows"]:

@@ -28,6 +28,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from autoalign.benchmarks.bench_runner import META_FILE, RESULTS_FILE, latest_results
+from autoalign.benchmarks.geneval_bench import read_result as geneval_result
+from autoalign.benchmarks.geneval_bench import tables as geneval_tables
 from autoalign.benchmarks.metrics import (
     SCORE_KEYS,
     Metric,
@@ -108,6 +110,9 @@ def write_reports(out_dir: str | Path) -> dict[str, Path]:
     meta, records = load_bench(out)
     summary = build_summary(meta, records)
     metrics = summary.pop("_metrics_objects")
+    geneval = geneval_result(out, meta.get("config_hash"))
+    if geneval is not None:  # GenEval's rules on this run's images (geneval and shapes suites)
+        summary["geneval"] = geneval
     paths = {
         "summary.json": out / "summary.json",
         "summary.md": out / "summary.md",
@@ -171,6 +176,8 @@ def tables(summary: dict[str, Any], metrics: dict[str, Any]) -> list[tuple[str, 
         [[k, proc[k].fmt(2)] for k in ("rounds", "edits_accepted", "edits_rejected", "wall_time_s", "model_calls")]
         + [[f"stop: {reason}", str(count)] for reason, count in proc["stop_reasons"].items()],
     ))
+    if summary.get("geneval"):
+        out.extend(geneval_tables(summary["geneval"]))
     return out
 
 

@@ -90,14 +90,19 @@ def analyse_item(record: BenchRecord, out: Path, models: Any, config: Any, max_c
     rounds = [oracle_view(p, spec)["aligned"] for p in _round_images(result, run_dir)]
     calls = result.model_calls
     n_loop = len(list((run_dir / "candidates").glob("cand_*.png")))
-    edited = sum(len(a.samples) for r in result.round_records for a in r.attempts)
+    attempts = [a for r in result.round_records for a in r.attempts]
+    # a region edit's pipeline may draw more images than it returns (the drawings it pastes from): the
+    # larger of its samples and its drawn images counts, so best-of-M gets as many images as the edits drew
+    region_samples = sum(len(a.samples) for a in attempts if a.origin == "region")
+    region_drawn = int((calls or {}).get("region_editor_images", 0))
+    edited = sum(len(a.samples) for a in attempts if a.origin != "region") + max(region_samples, region_drawn)
     budget = min(max_candidates, n_loop + edited)
     cands = _candidates(record, run_dir, models, config, max(8, budget))
     data = {
         "id": record.id, "category": record.category, "seed": record.seed,
         "stages": stages,
         "rounds_aligned": rounds,
-        "loop_calls": {"generator_images": n_loop, "editor_images": edited, "raw": calls},
+        "loop_calls": {"generator_images": n_loop, "editor_images": edited, "images": n_loop + edited, "raw": calls},
         "budget": budget,
         "candidates": cands,
         "judge_aligned": _judge_says_aligned(result),
@@ -216,6 +221,9 @@ def figures(items: Sequence[dict[str, Any]], judge: str = "vq2") -> dict[str, An
         f"best-of-M by {judge}": rate_metric("best-of-M", bom, higher_is_better=True).to_dict(),
         "edits - best-of-M": paired_gain("edits - best-of-M", [float(x) for x in bom], [float(x) for x in edits]).to_dict(),
         "mean M": mean_metric("M", [it["budget"] for it in items], higher_is_better=None).to_dict(),
+        # what the loop drew, uncapped (M is capped at MAX_CANDIDATES): when it is above M, best-of-M had fewer images
+        "mean images the loop drew": mean_metric(
+            "loop images", [it["loop_calls"].get("images", it["budget"]) for it in items], higher_is_better=None).to_dict(),
     }
     cats = sorted({it["category"] for it in items})
     out["full alignment per category"] = {

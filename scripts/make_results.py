@@ -169,6 +169,46 @@ def render_shapes_bench(data: dict[str, Any], source: str) -> list[str]:
     return lines
 
 
+def _gpu_figures(details: dict[str, Any]) -> str:
+    """The few figures of one gpu_check check worth a table cell."""
+    out = []
+    against = details.get("against_cpu_float32") or details
+    for key, label in (("oracle_verdict_agreement", "oracle verdict = cpu"), ("box_agreement", "boxes = cpu"),
+                       ("oracle_objects_identical", "oracle reads the same objects as cpu"),
+                       ("oracle_shows_caption_device", "caption right (device)"), ("oracle_shows_caption_cpu", "(cpu)"),
+                       ("oracle_sees_asked_colour_and_shape", "oracle sees the asked colour and shape"),
+                       ("best_caption_agreement", "best caption = cpu")):
+        v = against.get(key) if isinstance(against, dict) else None
+        v = v if v is not None else details.get(key)
+        if isinstance(v, dict) and "share" in v:
+            ci = v.get("ci95") or ["", ""]
+            out.append(f"{label} {v['share']:.3f} [{ci[0]}, {ci[1]}] (n={v.get('n')})")
+    diff = against.get("clipscore_diff_device_minus_cpu") if isinstance(against, dict) else None
+    for key, label in (("mean_abs", "CLIPScore mean |diff|"), ("max_abs", "max |diff|")):
+        if isinstance(diff, dict) and key in diff:
+            out.append(f"{label} {diff[key]}")
+    for key in ("throughput", "throughput_batched"):
+        t = details.get(key)
+        if isinstance(t, dict) and "images_per_second" in t:
+            out.append(f"{t['images_per_second']} images/s ({t.get('images_per_call')} a call)")
+    return "; ".join(out)
+
+
+def render_gpu_check(data: dict[str, Any], source: str) -> list[str]:
+    """``scripts/gpu_check.py``'s gpu_check.json: the device, then one row per check that ran."""
+    if not isinstance(data.get("checks"), list):
+        raise ResultsError(f"{source}: no 'checks' (expected the gpu_check.json of scripts/gpu_check.py)")
+    env = next((c.get("details", {}) for c in data["checks"] if c.get("name") == "env"), {})
+    versions = env.get("versions", {})
+    lines = [f"Device: {env.get('device_name', data.get('device'))}, torch {versions.get('torch', '?')} (CUDA "
+             f"{env.get('torch_cuda', '?')}), diffusers {versions.get('diffusers', '?')}, transformers "
+             f"{versions.get('transformers', '?')}; bf16 native: {env.get('bf16_native')}. Checks: "
+             + ", ".join(f"{v} {k}" for k, v in (data.get("counts") or {}).items()) + ".", ""]
+    rows = [[c.get("name", ""), c.get("status", ""), (c.get("error") or "")[:160], _gpu_figures(c.get("details") or {})]
+            for c in data["checks"] if c.get("status") != "skipped" and c.get("name") != "env"]
+    return lines + table(["check", "status", "error", "figures"], rows) + [""]
+
+
 def _recall(r: dict[str, Any]) -> str:
     """A recall as the DSG command writes it (rounded to 3 places, with n), with its Wilson interval."""
     n = r["n"]
@@ -213,6 +253,7 @@ RENDERERS: dict[str, Callable[[dict[str, Any], str], list[str]]] = {
     "world_eval": render_world_eval,
     "shapes_bench": render_shapes_bench,
     "dsg_questions": render_dsg_questions,
+    "gpu_check": render_gpu_check,
 }
 
 

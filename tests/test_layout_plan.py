@@ -230,3 +230,39 @@ def test_a_relation_triplet_becomes_a_move():
 def test_triplets_without_evidence_give_no_operation():
     plan = ops_for_mismatches("a red circle", [Mismatch("number", "a red circle", "two", 0.9, "clip-probe")], SIZE)
     assert plan.ops == []
+
+
+def test_the_planner_places_by_the_rule_that_checks_it():
+    """One relation rule: the planner's ``relation_holds`` is GenEval's (:func:`autoalign.grounding.relative_position`)
+    plus its margin. Two big boxes 9 px apart on x were 'left of' for the old planner rule (centres apart by the
+    margin, more along than across) while the check (GenEval: less 0.1 x both widths) sees no relation."""
+    from autoalign.grounding import relative_position
+
+    a, b = (0, 0, 40, 40), (9, 0, 49, 40)
+    assert relative_position(a, b) == set()
+    assert not relation_holds(a, "to the left of", b, 5.0)
+    far = (30, 0, 70, 40)
+    assert relative_position(a, far) == {"left"} and relation_holds(a, "to the left of", far, 5.0)
+    assert not relation_holds(a, "to the left of", far, 31.0)  # the margin still counts along the axis
+    assert relation_holds(far, "right of", a, 0.0) and not relation_holds(far, "above", a, 0.0)
+
+
+def test_a_surplus_object_takes_the_missing_colour_instead_of_being_deleted():
+    # "a blue square and two red squares" drawn as three red squares: recolour the weakest red one blue
+    boxes = [Box((3, 9, 22, 28), 0.97, "red square"), Box((28, 4, 47, 23), 0.98, "red square"),
+             Box((23, 38, 42, 56), 0.99, "red square")]
+    number = Mismatch("number", "two red squares", "three red squares", 0.98, "layout",
+                      {"noun": "red squares", "expected": 2, "found": 3, "boxes": _ev(*boxes)})
+    colour = Mismatch("attribute", "blue", "red", 0.98, "layout",
+                      {"noun": "square", "expected": "blue", "found": "red", "boxes": _ev(*boxes), "surplus": True})
+    plan = ops_for_mismatches("a blue square and two red squares", [number, colour], SIZE)
+    assert [(op.kind, op.phrase) for op in plan.ops] == [("recolor", "blue square")]
+    assert plan.ops[0].source.xyxy == boxes[0].xyxy  # the weakest of the three
+    # without the mark (an ordinary colour triplet, attributes not routed) the surplus square is deleted
+    plain = Mismatch("attribute", "blue", "red", 0.98, "layout", {k: v for k, v in colour.evidence.items() if k != "surplus"})
+    assert [op.kind for op in ops_for_mismatches("a blue square and two red squares", [number, plain], SIZE).ops] == ["remove"]
+    # two colours missing, one surplus: one recolour, the other colour stays for the instruction editor
+    green = Mismatch("attribute", "green", "red", 0.9, "layout",
+                     {"noun": "square", "expected": "green", "found": "red", "boxes": _ev(*boxes), "surplus": True})
+    two = ops_for_mismatches("a blue square, a green square and two red squares", [number, colour, green], SIZE)
+    assert [(op.kind, op.phrase) for op in two.ops] == [("recolor", "blue square")]

@@ -66,6 +66,7 @@ def _noisy(size=(32, 32)) -> Image.Image:
     ("tiny:sd-inpaint", {}),
     ("tiny:sdxl-inpaint", {"pipeline": "StableDiffusionXLInpaintPipeline"}),
     ("tiny:flux-fill", {"pipeline": "FluxFillPipeline", "max_sequence_length": 32}),
+    ("tiny:flux-fill", {"max_sequence_length": 32}),  # no pipeline named: FluxFillPipeline from model_index.json
 ])
 def test_tiny_inpainting_pipelines_change_only_inside_the_masks(tiny, options):
     ed = editor(tiny, num_inference_steps=2, resolution=32, **options)
@@ -127,3 +128,75 @@ def test_two_objects_change_places_by_cut_and_paste():
     swapped = draw(Scene([Obj("circle", "red", "big", 14, 30), Obj("square", "blue", "big", 48, 30)]))
     assert np.array_equal(np.asarray(out), np.asarray(swapped))
     assert ed.calls == 0  # no pipeline call: a pure cut and paste
+
+
+def test_paste_options_are_checked():
+    with pytest.raises(ConfigError, match="change must be one of"):
+        editor("tiny:sd-inpaint", change="recolour")
+    with pytest.raises(ConfigError, match="paste_tries must be an integer from 1 to 16"):
+        editor("tiny:sd-inpaint", paste_tries=0)
+    with pytest.raises(ConfigError, match="paste_choose must be one of"):
+        editor("tiny:sd-inpaint", paste_choose="best")
+
+
+def test_a_pasted_change_draws_several_times_in_one_call_and_the_ranker_picks_the_drawing():
+    """``change = "paste"``: the old object is filled away, the phrase drawn ``paste_tries`` times in one
+    batched call, and the drawing the ranker (a test double standing in for the preset's CLIP) scores
+    highest is pasted into the box; nothing outside the box changes."""
+    from autoalign.world.render import draw
+    from autoalign.world.scene import Obj, Scene
+
+    ed = editor("world:generator", num_inference_steps=2, resolution=64, remove="fill", change="paste", add="paste",
+                paste_tries=3, paste_choose="clip", paste_strength=0.0, add_prompt="a {phrase}")
+    seen: list[tuple[int, str]] = []
+
+    def pick_the_last(images, text):  # test double: prefers the last drawing of each group
+        seen.append((len(images), text))
+        return list(range(len(images)))
+
+    ed.rank = pick_the_last
+    o = Obj("circle", "red", "big", 20, 30)
+    box = Box((o.x - 9, o.y - 9, o.x + 10, o.y + 10), 1.0, "red circle")
+    source = draw(Scene([o, Obj("square", "green", "small", 50, 50)]))
+    out = ed.edit(source, [LayoutOp("recolor", "blue circle", source=box, target=box)], n=2, seed=0)
+    assert ed.calls == 1  # 2 samples x 3 drawings in one pipeline call
+    assert seen and all(text == "a blue circle" for _, text in seen)
+    mask = np.asarray(box_mask(box.xyxy, source.size)) > 0
+    for im in out:
+        diff = np.abs(np.asarray(im, dtype=int) - np.asarray(source, dtype=int)).sum(-1)
+        assert not diff[~mask].any()
+    ed.rank = None
+    with pytest.raises(ConfigError, match="needs the preset's \\[clip\\] role"):
+        ed.edit(source, [LayoutOp("recolor", "blue circle", source=box, target=box)], n=1, seed=0)
+
+
+def test_the_model_cache_wires_the_presets_clip_as_the_ranker():
+    from autoalign.config import load_config
+    from autoalign.models.cache import Models
+
+    config = load_config("shapes")
+    assert config.region_editor.options.get("paste_choose") == "clip"
+    ed = Models(config).region_editor
+    assert callable(ed.rank)
+
+
+def test_the_plan_picture_draws_sources_and_targets_and_the_contact_sheet_shows_it_first(tmp_path):
+    from autoalign.agents.contact_sheet import _rows
+    from autoalign.models.region_editor import PLAN_SOURCE, PLAN_TARGET, plan_picture
+
+    image = Image.new("RGB", (64, 64), (50, 50, 50))
+    ops = [LayoutOp("remove", "red circle", source=Box((4, 4, 20, 20), 0.9)),
+           LayoutOp("add", "blue square", target=Box((40, 40, 60, 60), 1.0)),
+           LayoutOp("recolor", "blue circle", source=Box((30, 4, 50, 20), 0.9), target=Box((30, 4, 50, 20), 0.9))]
+    picture = plan_picture(image, ops)
+    assert picture.size == (256, 256)  # enlarged 4x, nearest-neighbour
+    arr = np.asarray(picture)
+    assert tuple(arr[16, 40]) == PLAN_SOURCE and tuple(arr[160, 200]) == PLAN_TARGET  # box edges (4x)
+    assert tuple(arr[100, 100]) == (50, 50, 50)  # the image itself elsewhere
+    assert not (arr == PLAN_TARGET).all(-1)[:90, 110:210].any()  # a recolour's box is drawn once, as its source
+    folder = tmp_path / "rounds" / "r01"
+    folder.mkdir(parents=True)
+    for name in ("mask.png", "plan.png", "region_s0.png", "i0_s0.png"):
+        image.save(folder / name)
+    [(label, items)] = _rows(tmp_path, None)
+    assert label == "round 1" and [p for p, _ in items] == ["rounds/r01/plan.png", "rounds/r01/i0_s0.png", "rounds/r01/region_s0.png"]

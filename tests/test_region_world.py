@@ -58,3 +58,63 @@ def test_a_broken_relation_is_fixed_by_moving(world):
     plan, reading = _fix(world, scene, prompt)
     assert {op.kind for op in plan.ops} == {"move"}
     assert reading.readable and oracle.check(parse_caption(prompt), reading.scene).aligned
+
+
+def test_a_surplus_object_is_recoloured_into_the_missing_one():
+    """The README's main job on a rendered scene: "a blue square and two red squares" drawn as three red
+    squares. The grounded pass reports the count and, marked as half of it, the missing colour; the
+    policy routes both to the region editor; the plan recolours the weakest red square; one of the
+    region editor's samples reads exactly as the prompt (the loop's judge picks among its samples)."""
+    from autoalign.detection import grounded_pass
+    from autoalign.editing.policy import region_mismatches
+    from autoalign.models.cache import Models
+
+    config = load_config("shapes")
+    models = Models(config)
+    prompt = "a blue square and two red squares"
+    scene = Scene([Obj("square", "red", "big", 14, 16), Obj("square", "red", "big", 46, 16), Obj("square", "red", "big", 30, 48)])
+    image = draw(scene)
+    found = grounded_pass(image, prompt, models, config)
+    assert {m.aspect for m in found} == {"number", "attribute"}
+    assert all(m.evidence.get("surplus") for m in found if m.aspect == "attribute")
+    routed = region_mismatches(found, config)
+    plan = ops_for_mismatches(prompt, routed, image.size)
+    assert [(op.kind, op.phrase) for op in plan.ops] == [("recolor", "blue square")]
+    samples = models.region_editor.edit(image, plan.ops, n=4, seed=0, prompt=prompt)
+    readings = [oracle.read(s) for s in samples]
+    assert any(r.readable and oracle.check(parse_caption(prompt), r.scene).aligned for r in readings)
+
+
+def test_detected_objects_are_each_found_once_with_their_most_specific_phrase():
+    from autoalign.detection.layout import LayoutDetector
+    from autoalign.models.cache import Models
+
+    config = load_config("shapes")
+    scene = Scene([Obj("circle", "red", "big", 14, 30), Obj("square", "blue", "big", 48, 30)])
+    found = LayoutDetector(Models(config), config).detected_objects(draw(scene), "a red circle to the left of a blue square")
+    assert sorted(b.label for b in found) == ["blue square", "red circle"]
+
+
+def test_the_llm_planner_switch_falls_back_to_the_rules_without_a_server(tmp_path, monkeypatch):
+    """``[region_editor] planner = "llm"`` in the loop: with no LLM server (tests are offline) the plan
+    comes from the rules, and plan.json says why; the run still ends, with the region edit tried."""
+    import json
+
+    from autoalign.api import align
+
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # nothing listens there
+    monkeypatch.setenv("AUTOALIGN_LLM_MODEL", "no-such-model")
+    result = align("a blue square and two red squares", "shapes", seed=0, out_dir=tmp_path / "run",
+                   config={"region_editor": {"planner": "llm"}, "llm": {"timeout": 2.0, "max_retries": 0}})
+    plans = sorted((tmp_path / "run" / "rounds").glob("r*/plan.json"))
+    assert plans, "no region edit was planned"
+    plan = json.loads(plans[0].read_text())
+    assert plan["planner"] == "rules" and "rules fallback" in plan["note"] and plan["ops"]
+    assert result.rounds >= 1
+
+
+def test_a_planner_other_than_the_triplets_needs_a_grounder():
+    from autoalign.config import ConfigError
+
+    with pytest.raises(ConfigError, match="planner = 'llm'.*need"):
+        load_config("shapes", overrides={"region_editor": {"planner": "llm"}, "grounder": None, "detection": {"grounded_pass": False}})

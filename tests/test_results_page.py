@@ -112,3 +112,22 @@ def test_the_renderers_read_the_shapes_the_commands_write():
     text = "\n".join(module.render_shapes_bench(bench, "b.json"))
     assert "| corrected - baseline | 0.200 [0.100, 0.300] (n=10) | 0.0027 |" in text
     assert module._recall({"recall": 0.667, "n": 9}).startswith("0.667 (6/9) [0.354, 0.879]")
+
+
+def test_the_gpu_check_renderer_reads_what_scripts_gpu_check_writes():
+    module = _module()
+    report = {"device": "cuda", "counts": {"passed": 2, "failed": 1, "skipped": 1}, "checks": [
+        {"name": "env", "status": "passed", "details": {"device_name": "GPU X", "versions": {"torch": "2.11.0"}, "bf16_native": True}},
+        {"name": "world/generator/cuda-bfloat16", "status": "passed", "error": None, "details": {
+            "against_cpu_float32": {"oracle_verdict_agreement": {"k": 50, "n": 64, "share": 0.781, "ci95": [0.666, 0.865]},
+                                    "clipscore_diff_device_minus_cpu": {"mean_abs": 0.36, "max_abs": 1.8}},
+            "throughput_batched": {"images_per_call": 32, "images_per_second": 99.6}}},
+        {"name": "world/grounder/cuda-float16", "status": "failed", "error": "TypeError: numpy", "details": {}},
+        {"name": "tiny/x", "status": "skipped", "error": None, "details": {}}]}
+    text = "\n".join(module.render_gpu_check(report, "g.json"))
+    assert "Device: GPU X, torch 2.11.0" in text and "2 passed, 1 failed, 1 skipped" in text
+    assert ("oracle verdict = cpu 0.781 [0.666, 0.865] (n=64); CLIPScore mean \\|diff\\| 0.36; max \\|diff\\| 1.8; "
+            "99.6 images/s (32 a call)") in text  # a table cell's | escaped
+    assert "| world/grounder/cuda-float16 | failed | TypeError: numpy |  |" in text and "tiny/x" not in text
+    with pytest.raises(module.ResultsError, match="no 'checks'"):
+        module.render_gpu_check({"device": "cuda"}, "g.json")

@@ -192,3 +192,23 @@ def test_a_regeneration_attempt_is_captioned_as_one_and_counts_as_the_latest_cha
     caption = dict(view.gallery())[str(tmp_path / "rounds/r01/regen_0.png")]
     assert "#1 regenerate r1 · seed 1500" in caption and caption.endswith("kept")
     assert view.latest_edit() == str(tmp_path / "rounds/r01/regen_0.png")
+
+
+def test_a_region_edit_shows_its_plan_picture_first_and_counts_as_the_latest_edit(tmp_path):
+    """A region edit (issue 37) keeps ``rounds/r01/plan.png``: the studio lists it before the samples,
+    captioned as a plan (no score, not a pick), and the region sample the scorer chose is the latest edit."""
+    (tmp_path / "rounds" / "r01").mkdir(parents=True)
+    (tmp_path / "rounds" / "r01" / "plan.png").write_bytes(b"png")
+    view = RunView(prompt="a blue square and two red squares", run_dir=str(tmp_path))
+    view.apply(step("score", candidates=[cand("candidates/cand_00.png", 1.07)], best=cand("candidates/cand_00.png", 1.07)))
+    region = attempt([("rounds/r01/region_s0.png", 2.3), ("rounds/r01/region_s1.png", 2.1)], "rounds/r01/region_s0.png",
+                     2.3, True, "", origin="region", text="layout: recolor blue square")
+    region["instruction"]["note"] = "rounds/r01/plan.json"
+    record = {"round": 1, "mismatches": [], "accepted": True, "best": "rounds/r01/region_s0.png", "best_overall": 2.3,
+              "attempts": [region]}
+    view.apply(step("edit", round=1, rounds=[record]))
+    paths = [Path(p).relative_to(tmp_path).as_posix() for p, _ in view.gallery()]
+    assert paths == ["candidates/cand_00.png", "rounds/r01/plan.png", "rounds/r01/region_s0.png", "rounds/r01/region_s1.png"]
+    plan_caption = view.gallery()[1][1]
+    assert "layout plan r1" in plan_caption and "overall" not in plan_caption
+    assert Path(view.latest_edit()).name == "region_s0.png"

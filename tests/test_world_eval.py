@@ -99,6 +99,10 @@ def test_bench_run_on_shapes_reads_every_stage_with_the_oracle(tmp_path):
     oracle_pick = data["ablation: rerank judge (first N candidates)"]["oracle"]["value"]
     assert oracle_pick >= data["ablation: rerank judge (first N candidates)"]["vq2"]["value"]  # an upper bound
     assert (out / "oracle.md").read_text().startswith("# The shapes suite")
+    geneval = json.loads((out / "geneval.json").read_text())  # GenEval's rules, the world's grounder as detector
+    assert geneval["suite"] == "shapes" and geneval["n"] == 3 and geneval["stages"] == ["baseline", "reranked", "corrected"]
+    assert geneval["scores"]["corrected"]["overall"]["n"] == 3
+    assert "GenEval scorer = the oracle's verdict" in geneval["oracle"]
 
 
 @pytest.mark.slow

@@ -43,7 +43,7 @@ class ShownImage:
 
     path: str  # absolute when the run directory is known
     seed: int
-    origin: str  # generate | upload | edit | regenerate
+    origin: str  # generate | upload | edit | regenerate | region | plan (a region edit's boxes, not an image to pick)
     round: int
     score: dict[str, Any] = field(default_factory=dict)  # ScoreCard.to_dict(), or only {"overall": x}
     verdict: str = ""  # the judge's word on an edit: "kept" / "rejected: reason"
@@ -127,8 +127,15 @@ class RunView:
                           score=dict(cand.score))
 
     def _samples(self, attempt: Attempt, round_no: int) -> list[ShownImage]:
-        """The edited samples of an attempt; the scorer's pick carries its full card and the verdict."""
+        """The edited samples of an attempt; the scorer's pick carries its full card and the verdict. A
+        region edit's plan picture (``rounds/rNN/plan.png``: its boxes on the image it started from)
+        comes first."""
         shown = []
+        plan = attempt.instruction.note if attempt.origin == "region" else ""
+        if plan.endswith("plan.json") and self.run_dir:
+            picture = self._abs(plan[: -len("json")] + "png")
+            if Path(picture).is_file():
+                shown.append(ShownImage(path=picture, seed=attempt.seed, origin="plan", round=round_no))
         for sample in attempt.samples:
             image = ShownImage(path=self._abs(sample.path), seed=attempt.seed, origin=attempt.origin,
                                round=round_no, score={"overall": sample.overall})
@@ -181,6 +188,10 @@ class RunView:
         """``(image path, caption)`` per candidate, the caption giving its scores; best marked ★."""
         items = []
         for i, cand in enumerate(self.candidates):
+            if cand.origin == "plan":
+                items.append((cand.path, f"#{i + 1} layout plan r{cand.round} · boxes: orange = remove / change / move "
+                                         "from, green = add / move to"))
+                continue
             parts = [f"#{i + 1} {cand.origin} r{cand.round}", f"seed {cand.seed}", f"overall {_fmt(cand.overall)}"]
             for name in ("vq2", "vnli", "clip"):
                 if cand.score.get(name) is not None:
@@ -244,7 +255,7 @@ class RunView:
 
     def latest_edit(self) -> str | None:
         """The most recent edit: the scorer's pick of the last attempt when known."""
-        edits = [c for c in self.candidates if c.origin in ("edit", "regenerate")]
+        edits = [c for c in self.candidates if c.origin in ("edit", "regenerate", "region")]
         pool = [c for c in edits if c.chosen] or edits
         return pool[-1].path if pool else None
 

@@ -5,6 +5,9 @@
 * ``bench audit ...``: the same without edit rounds: the text-to-image model's hallucination profile.
 * ``bench compare DIR_A DIR_B``: paired differences B − A on shared prompts, with CIs and tests.
 * ``bench report DIR``: re-render summary.json / summary.md / report.html from results.jsonl.
+* ``bench geneval DIR``: GenEval's rules (the preset's grounder as detector) on a ``geneval`` or ``shapes``
+  bench run's images, again; on ``shapes``, compared with the oracle. ``bench run`` on these suites does it
+  at its end (when the preset has a grounder; ``--suite geneval`` needs one).
 """
 
 from __future__ import annotations
@@ -35,15 +38,26 @@ def _bench(
     from autoalign.memory_check import check_memory
 
     cfg = load_config(preset, config, overrides)
+    the_suite = load_suite(suite, suite_file)
+    geneval = the_suite.name == "geneval" or (the_suite.name == "shapes" and correct and cfg.grounder is not None)
+    if the_suite.name == "geneval":  # before anything runs or is written: one line
+        from autoalign.benchmarks.geneval_bench import check_suite_metadata, needs_grounder
+
+        needs_grounder(cfg, "geneval")
+        check_suite_metadata(the_suite)
     check_memory(cfg)
     quiet_model_bars()
-    the_suite = load_suite(suite, suite_file)
     cats = [c for c in categories.split(",")] if categories else None
     paths: dict = {}
     oracle: dict = {}
 
     def write_reports(_records: list) -> None:
-        """The reports (and the shapes oracle), written while the bench still holds ``out``: no gap."""
+        """The reports (GenEval's rules, the shapes oracle), written while the bench still holds ``out``: no gap."""
+        if geneval:  # first, so that the bench report shows GenEval's table
+            from autoalign.benchmarks import geneval_bench
+
+            oracle["geneval"] = geneval_bench.analyse_locked(out, cfg, suite=the_suite, progress=not no_progress)
+            paths["geneval"] = out / geneval_bench.REPORT_FILE
         paths.update(write_reports_of(out))
         if correct and the_suite.name == "shapes":  # the oracle reads every stage image and the ablations
             from autoalign.benchmarks import shapes_bench
@@ -54,6 +68,8 @@ def _bench(
     records = bench_run(the_suite, cfg, out, limit=limit, categories=cats, seeds=seeds, correct=correct,
                         progress=not no_progress, then=write_reports)
     _print_summary(out, correct)
+    if "geneval" in oracle:
+        _print_geneval(oracle["geneval"])
     if "result" in oracle:
         _print_oracle(oracle["result"])
     Console().print(f"reports: {', '.join(str(p) for p in paths.values())}")
@@ -64,6 +80,18 @@ def _bench(
             "rerun the same command to retry them"
         )
         raise typer.Exit(1)
+
+
+def _print_geneval(result: dict) -> None:
+    from autoalign.benchmarks.geneval_bench import tables
+
+    for title, header, rows in tables(result):
+        table = Table(title=title)
+        for col in header:
+            table.add_column(col)
+        for row in rows:
+            table.add_row(*row)
+        Console().print(table)
 
 
 def _print_oracle(result: dict) -> None:
@@ -168,6 +196,50 @@ def compare(
         table.add_row(*row)
     Console().print(table)
     Console().print(f"written: {', '.join(str(p) for p in paths.values())}")
+
+
+@bench_app.command("geneval")
+def geneval(
+    bench_dir: Path = typer.Argument(..., help="A bench directory of the geneval or shapes suite (holds results.jsonl)."),
+    preset: Optional[str] = typer.Option(None, "--preset", "-p", help="Whose grounder (and CLIP) score; default: the run's preset."),
+    config: Optional[Path] = config_option(),
+    suite_file: Optional[Path] = typer.Option(None, "--suite-file", help="GenEval's evaluation_metadata.jsonl, when the "
+                                              "run's own suite file has moved (geneval suite)."),
+    results: Optional[Path] = typer.Option(None, "--results", help="Also write the figures as a results JSON "
+                                           "(docs/results/NAME.json, the shape scripts/make_results.py renders)."),
+    no_progress: bool = typer.Option(False, "--no-progress", help="No progress bar."),
+) -> None:
+    """GenEval's six task scores and overall (baseline, reranked, corrected) of a bench run, with the preset's grounder
+    as the detector; on the shapes suite also its agreement with the oracle. Writes geneval.json / geneval.md there and
+    refreshes the bench report."""
+    import json
+
+    from autoalign.benchmarks import geneval_bench
+    from autoalign.benchmarks.report import write_reports
+    from autoalign.config import load_config
+    from autoalign.errors import InputError
+
+    meta_file = bench_dir / "bench.json"
+    if not (bench_dir / "results.jsonl").is_file() or not meta_file.is_file():
+        raise InputError(f"{bench_dir}: not a bench directory (no results.jsonl / bench.json); pass the --out of a `bench run`")
+    cfg = load_config(preset or json.loads(meta_file.read_text(encoding="utf-8")).get("preset") or "shapes", config)
+    quiet_model_bars()
+    suite = None
+    if suite_file is not None:
+        from autoalign.benchmarks.suites import load_suite
+
+        suite = load_suite("geneval", suite_file)
+    result = geneval_bench.analyse_locked(bench_dir, cfg, suite=suite, progress=not no_progress)
+    paths = write_reports(bench_dir)
+    if results is not None:
+        from autoalign.files import atomic_write_json
+
+        command = f"autoalign bench geneval {bench_dir}" + (f" --preset {preset}" if preset else "") + f" --results {results}"
+        atomic_write_json(results, geneval_bench.results_doc(result, command))
+        paths["results"] = results
+    _print_geneval(result)
+    Console().print(f"written: {bench_dir / geneval_bench.RESULT_FILE}, {bench_dir / geneval_bench.REPORT_FILE}, "
+                    f"{', '.join(str(p) for p in paths.values())}")
 
 
 @bench_app.command("report")

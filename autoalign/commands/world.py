@@ -26,11 +26,12 @@ app.add_typer(world_app, name="world")
 
 @world_app.command("train")
 def train_command(
-    only: Optional[list[str]] = typer.Option(None, "--only", help="Train only this model (repeatable): clip, clip-plain, clip-swap, vlm, vae, generator, editor, grounder."),
+    only: Optional[list[str]] = typer.Option(None, "--only", help="Train only this model (repeatable): clip, clip-plain, clip-swap, vlm, vae, generator, editor, grounder, inpaint."),
     out: Optional[Path] = typer.Option(None, "--out", help="Where to write the weights (default: the package's autoalign/world/weights)."),
     seed: int = typer.Option(0, "--seed", help="Seed of every recipe."),
     fresh: bool = typer.Option(False, "--fresh", help="Ignore saved checkpoints and start over."),
     steps: Optional[int] = typer.Option(None, "--steps", help="Override each recipe's number of steps (smoke tests)."),
+    device: str = typer.Option("cpu", "--device", help="Torch device to train on (cuda: only recipes that support it, e.g. inpaint)."),
 ) -> None:
     """Train the world's models (seeded, resumable) and write their weights."""
     from autoalign.world import WEIGHTS_DIR
@@ -46,7 +47,7 @@ def train_command(
     console = Console(stderr=True)
     for name in names:
         start = time.time()
-        stats = recipes.train(name, out_dir, seed=seed, resume=not fresh, steps=steps)
+        stats = recipes.train(name, out_dir, seed=seed, resume=not fresh, steps=steps, device=device)
         console.print(f"[bold]{name}[/bold]: {json.dumps(stats)} ({time.time() - start:.0f} s) -> {out_dir / name}")
 
 

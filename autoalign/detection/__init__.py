@@ -69,6 +69,30 @@ def grounded_pass(image: Image.Image, prompt: str, models: "Models", config: "Co
     wrong counts and wrong relations. Any of them keeps the loop from calling the image aligned
     (:func:`autoalign.editing.policy.is_aligned` sees a mismatch) and becomes something to fix."""
     detector = registry.get("detector", "layout")(models, config)
-    found = [m for m in detector.detect(image, prompt, None) if m.aspect in PASS_ASPECTS]
+    everything = detector.detect(image, prompt, None)
+    found = [m for m in everything if m.aspect in PASS_ASPECTS]
+    found += surplus_colours(everything)
     logger.debug("grounded pass: %d mismatch(es)", len(found))
     return found
+
+
+def _noun(text: str) -> str:
+    from autoalign.inflect import singular
+
+    words = str(text or "").lower().split()
+    return singular(words[-1]) if words else ""
+
+
+def surplus_colours(mismatches: list[Mismatch]) -> list[Mismatch]:
+    """The layout detector's colour mismatches that are half of a count: "a blue square and two red
+    squares" drawn as three red squares is a blue square missing *and* a red one too many, and the fix is
+    to recolour the surplus one, not to delete it and draw another. Such an attribute triplet joins the
+    pass's own, marked ``evidence["surplus"] = True`` (the region editor's policy routes it)."""
+    surplus = {_noun(m.evidence.get("noun")) for m in mismatches if m.aspect == "number"
+               and isinstance(m.evidence.get("found"), int) and isinstance(m.evidence.get("expected"), int)
+               and m.evidence["found"] > m.evidence["expected"]}
+    out = []
+    for m in mismatches:
+        if m.aspect == "attribute" and m.evidence.get("boxes") and _noun(m.evidence.get("noun")) in surplus:
+            out.append(Mismatch(m.aspect, m.phrase, m.correction, m.confidence, m.source, {**m.evidence, "surplus": True}))
+    return out

@@ -101,6 +101,18 @@ class LayoutDetector:
         found = grounder.ground([image], queries)[0]
         return {g.phrase: g.boxes for g in found}
 
+    def detected_objects(self, image: Image.Image, prompt: str) -> list[Box]:
+        """Every object found for the prompt's phrases, once each, labelled with the most specific phrase
+        that found it ("red circle" over "circle"): the input of the rule and LLM layout planners."""
+        found = self.ground_layout(image, read_layout(prompt))
+        best: dict[tuple[float, ...], Box] = {}
+        for phrase, boxes in sorted(found.items(), key=lambda kv: -len(kv[0].split())):
+            for b in boxes:
+                key = tuple(round(v, 1) for v in b.xyxy)
+                if key not in best:
+                    best[key] = Box(b.xyxy, b.score, label=phrase)
+        return sorted(best.values(), key=lambda b: -b.score)
+
     def detect(self, image: Image.Image, prompt: str, card: ScoreCard | None) -> list[Mismatch]:
         layout = read_layout(prompt)
         if not layout.objects:

@@ -39,6 +39,7 @@ from functools import lru_cache
 from typing import Any
 
 from autoalign import prompts
+from autoalign.grounding import relation_holds as geneval_relation
 from autoalign.inflect import singular
 from autoalign.types import Box, LayoutOp, LayoutPlan
 
@@ -126,14 +127,12 @@ def _overlap(a, b, gap: float) -> bool:
 
 
 def relation_holds(a, rel: str, b, margin: float) -> bool:
-    """Whether box ``a`` stands in ``rel`` to box ``b``: centres apart by ``margin`` along the relation's
-    axis, and more along it than across it (GenEval reads relations from box centres the same way)."""
+    """Whether box ``a`` stands in ``rel`` (the prompt's words, "to the left of") to box ``b``: GenEval's rule,
+    the one the checks use (:func:`autoalign.grounding.relation_holds`), with the centres ``margin`` apart along
+    the relation's axis."""
     dx, dy = words()["relations"][rel]
-    ax, ay = (a[0] + a[2]) / 2, (a[1] + a[3]) / 2
-    bx, by = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
-    along = (ax - bx) * dx + (ay - by) * dy
-    across = abs((ax - bx) * dy) + abs((ay - by) * dx)
-    return along >= margin and along > across
+    direction = {(-1, 0): "left", (1, 0): "right", (0, -1): "above", (0, 1): "below"}[(dx, dy)]
+    return geneval_relation(a, direction, b, margin=margin)
 
 
 def free_box(
@@ -484,6 +483,15 @@ def _object_phrase(text: str) -> str:
     return " ".join(singular(t) if i == len(toks) - 1 else t for i, t in enumerate(toks))
 
 
+def _surplus(m: Any) -> list[Box]:
+    """A ``number`` triplet's boxes beyond the count it expects, weakest first (none when not too many)."""
+    ev = m.evidence or {}
+    if m.aspect != "number" or not isinstance(ev.get("expected"), int):
+        return []
+    found = _evidence_boxes(m)
+    return sorted(found, key=lambda b: b.score)[: max(0, len(found) - int(ev["expected"]))]
+
+
 def ops_for_mismatches(prompt: str, mismatches: list[Any], size: tuple[int, int],
                        aspects: tuple[str, ...] = REGION_ASPECTS) -> LayoutPlan:
     """The operations that answer the ``layout`` detector's triplets (their ``evidence["boxes"]``):
@@ -492,6 +500,8 @@ def ops_for_mismatches(prompt: str, mismatches: list[Any], size: tuple[int, int]
       added in a free region (clear of every evidence box) where the prompt's relations hold;
     * ``number``: ``found`` above ``expected`` removes the weakest boxes, below adds the missing ones;
     * ``attribute`` (when asked for): the boxes are recoloured to the expected colour;
+    * ``attribute`` marked ``evidence["surplus"]`` (the grounded pass): the weakest surplus box of a
+      ``number`` triplet of the same noun is recoloured to the expected colour instead of removed;
     * ``relation``: the evidence's two boxes (subject, object) are re-planned by the rules (a move).
 
     Triplets without the evidence a step needs are skipped (the instruction editor still has them)."""
@@ -509,10 +519,23 @@ def ops_for_mismatches(prompt: str, mismatches: list[Any], size: tuple[int, int]
         if box is not None:
             ops.append(LayoutOp("add", phrase, target=Box(box, 1.0, label=phrase), reason=reason))
 
+    recolour: dict[tuple[float, ...], str] = {}  # surplus box -> the colour it takes instead of being removed
     for m in mismatches:
-        if m.aspect not in aspects:
-            continue
         ev = m.evidence or {}
+        if m.aspect == "attribute" and ev.get("surplus") is True and ev.get("expected") and ev.get("noun"):
+            noun = singular(str(ev["noun"]).split()[-1])
+            for n in mismatches:
+                spare = _surplus(n)
+                if spare and singular((_tokens(str(n.evidence.get("noun"))) or [""])[-1]) == noun:
+                    free = [b for b in spare if tuple(b.xyxy) not in recolour]
+                    if free:
+                        recolour[tuple(free[0].xyxy)] = f"{ev['expected']} {noun}"
+                        break
+
+    for m in mismatches:
+        ev = m.evidence or {}
+        if m.aspect not in aspects and not (m.aspect == "attribute" and ev.get("surplus") is True):
+            continue
         found = _evidence_boxes(m)
         if m.aspect == "entity" and ev.get("action") == "remove":
             ops += [LayoutOp("remove", b.label or m.correction, source=b, reason=f"{m.phrase}: {m.correction}") for b in found]
@@ -522,11 +545,17 @@ def ops_for_mismatches(prompt: str, mismatches: list[Any], size: tuple[int, int]
         elif m.aspect == "number" and isinstance(ev.get("expected"), int):
             expected, have = int(ev["expected"]), len(found)
             if have > expected:
-                for b in sorted(found, key=lambda b: b.score)[: have - expected]:
-                    ops.append(LayoutOp("remove", b.label or _object_phrase(m.phrase), source=b,
-                                        reason=f"{have} where the prompt asks {expected}"))
+                for b in _surplus(m):
+                    if tuple(b.xyxy) in recolour:
+                        ops.append(LayoutOp("recolor", recolour[tuple(b.xyxy)], source=b, target=b,
+                                            reason=f"{have} where the prompt asks {expected}, and no {recolour[tuple(b.xyxy)]}"))
+                    else:
+                        ops.append(LayoutOp("remove", b.label or _object_phrase(m.phrase), source=b,
+                                            reason=f"{have} where the prompt asks {expected}"))
             for _ in range(max(0, expected - have)):
                 add(_object_phrase(m.phrase), f"{have} where the prompt asks {expected}")
+        elif m.aspect == "attribute" and ev.get("surplus") is True:
+            continue  # carried out by the number triplet's surplus boxes above
         elif m.aspect == "attribute" and ev.get("expected") and ev.get("noun"):
             phrase = f"{ev['expected']} {ev['noun']}"
             ops += [LayoutOp("recolor", phrase, source=b, target=b, reason=f"{m.correction} where the prompt says {m.phrase}")

@@ -225,11 +225,13 @@ def region_aspects(config: Any) -> tuple[str, ...]:
 
 def region_mismatches(mismatches: list[Mismatch], config: Any) -> list[Mismatch]:
     """The mismatches the loop sends to the region editor: those of :func:`region_aspects` that carry
-    evidence boxes or ask for an addition (the rest go to the instruction editor)."""
+    evidence boxes or ask for an addition (the rest go to the instruction editor), and a colour that is
+    half of a count (``evidence["surplus"]``: a surplus object of that noun is recoloured)."""
     aspects = region_aspects(config)
     out = []
     for m in mismatches:
         ev = m.evidence or {}
-        if m.aspect in aspects and (ev.get("boxes") or ev.get("action") == "add"):
+        surplus = m.aspect == "attribute" and ev.get("surplus") is True and bool(aspects)
+        if (m.aspect in aspects or surplus) and (ev.get("boxes") or ev.get("action") == "add"):
             out.append(m)
     return out

@@ -246,4 +246,7 @@ class Models:
             from autoalign.config import ConfigError
 
             raise ConfigError(f"preset {self.config.name!r} has no [region_editor] table (layout edits need one)")
-        return self._get("region_editor")
+        editor = self._get("region_editor")
+        if getattr(editor, "paste_choose", None) == "clip" and editor.rank is None:
+            editor.rank = lambda images, text: self.clip.cosine(images, text)  # the preset's CLIP picks the drawing
+        return editor

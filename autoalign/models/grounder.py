@@ -260,7 +260,8 @@ class SegformerGrounder(TransformersGrounder):
             logits = model(pixel_values=pixels).logits.float()
         out = []
         for i, im in enumerate(images):
-            lg = F.interpolate(logits[i:i + 1], size=(im.height, im.width), mode="bilinear", align_corners=False)[0]
+            # upsampled where the model ran, read on the host (numpy and scipy post-processing below)
+            lg = F.interpolate(logits[i:i + 1], size=(im.height, im.width), mode="bilinear", align_corners=False)[0].cpu()
             instances = self._instances(lg, model.config)
             out.append([self._finish(p, self._match(p, instances, model.config)) for p in phrases])
         return out

@@ -18,13 +18,17 @@ Each :class:`~autoalign.types.LayoutOp` becomes masked edits (SLD's operations):
   inpainted into the target box (``add = "inpaint"``); or (``add = "paste"``, SLD's addition) the
   pipeline first draws the phrase alone on a whole canvas, the object is cut out of that drawing (the
   largest region that differs from the drawing's border colour by more than ``paste_threshold``:
-  a stand-in for a segmenter that works on plain backgrounds only), pasted into the target box, and
-  redrawn there at ``paste_strength``;
+  a stand-in for a segmenter that works on plain backgrounds only; with ``paste_tries`` > 1 the phrase is
+  drawn that many times in one batched call and the drawing whose object is largest - or, with
+  ``paste_choose = "clip"``, the one the preset's CLIP matches best with the text - is used), pasted
+  into the target box, and redrawn there at ``paste_strength``;
 * ``move``: ``remove`` at the source, then ``add`` at the target; or (``move = "paste"``, cut and
   paste) the source box's pixels are pasted into the target box before the source is filled, then
   redrawn at ``paste_strength`` (0: no pipeline call);
 * ``recolor`` / ``reshape``: the source box is inpainted with the new phrase, from noise
-  (``change_strength = 1``) or from the object as it is (SDEdit, ``change_strength`` < 1).
+  (``change_strength = 1``) or from the object as it is (SDEdit, ``change_strength`` < 1)
+  (``change = "inpaint"``); or (``change = "paste"``) the old object is removed as ``remove`` says and the
+  new phrase is drawn alone and pasted into its box, as an ``add = "paste"`` addition.
 
 All removals go first (so a move may land where another object was), then recolours, then additions.
 Whatever the pipeline does, every pixel outside the masks is copied back from the input, so nothing
@@ -49,15 +53,21 @@ Preset options::
     move = "redraw"                     # "redraw" (remove + add) | "paste" (cut and paste)
     paste_strength = 0.5                # redraw strength over a pasted object (0: none)
     paste_threshold = 60                # colour distance from the border colour that marks the drawn object
-    change_strength = 1.0               # recolour / reshape strength (1: from noise)
+    paste_tries = 1                     # drawings per pasted object (one batched call)
+    paste_choose = "largest"            # which drawing: "largest" object, or "clip" (the preset's CLIP, drawing vs text)
+    change = "inpaint"                  # "inpaint" | "paste" (remove the object, paste a new drawing)
+    change_strength = 1.0               # recolour / reshape strength of change = "inpaint" (1: from noise)
     attributes = false                  # the loop's policy also sends attribute mismatches here
+    planner = "triplets"                # the loop's plan: "triplets" (from the layout detector's mismatches),
+                                        # "rules" or "llm" (SLD's LLM controller, the preset's [llm]; falls back
+                                        # to the rules) from every object the grounder finds
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 from PIL import Image, ImageDraw
@@ -80,12 +90,15 @@ logger = logging.getLogger(__name__)
 
 OWN_OPTIONS: frozenset[str] = frozenset(
     {"resolution", "grow", "remove", "remove_prompt", "fill_strength", "add_prompt", "add", "move", "paste_strength",
-     "paste_threshold", "change_strength", "attributes"}
+     "paste_threshold", "paste_tries", "paste_choose", "change", "change_strength", "attributes", "planner"}
 )
 RESERVED: frozenset[str] = RESERVED_CALL_ARGS | {"mask_image", "strength"}
 REMOVE_MODES = ("inpaint", "fill")
 ADD_MODES = ("inpaint", "paste")
 MOVE_MODES = ("redraw", "paste")
+CHANGE_MODES = ("inpaint", "paste")
+CHOOSE_MODES = ("largest", "clip")
+PLANNERS = ("triplets", "rules", "llm")
 STAGES = ("remove", "change", "add")
 
 
@@ -136,6 +149,31 @@ def plan_mask(ops: list[LayoutOp], size: tuple[int, int], grow: float = 0.0) -> 
             if box is not None:
                 masks.append(box_mask(box.xyxy, size, grow))
     return union(masks, size)
+
+
+#: Outline colours of :func:`plan_picture`: what a plan removes, changes or moves away (source) and where it
+#: puts an object (target); the letter in a box's corner is the operation's.
+PLAN_SOURCE, PLAN_TARGET = (235, 140, 20), (40, 200, 90)
+PLAN_LETTER = {"remove": "R", "add": "A", "move": "M", "recolor": "C", "reshape": "C"}
+
+
+def plan_picture(image: Image.Image, ops: list[LayoutOp], min_side: int = 256) -> Image.Image:
+    """``image`` with the plan's boxes drawn on it (enlarged with nearest-neighbour to at least ``min_side``
+    pixels): sources in orange, targets in green, each with its operation's letter (R remove, A add, M move,
+    C recolour / reshape). The run directory keeps it as ``rounds/rNN/plan.png``; the contact sheet and the
+    studio show it."""
+    scale = max(1, -(-min_side // max(1, min(image.size))))
+    out = image.convert("RGB").resize((image.width * scale, image.height * scale), Image.Resampling.NEAREST)
+    draw = ImageDraw.Draw(out)
+    w, h = image.size
+    for op in ops:
+        for box, colour in ((op.source, PLAN_SOURCE), (op.target, PLAN_TARGET)):
+            if box is None or (box is op.target and op.source is not None and op.target.xyxy == op.source.xyxy):
+                continue  # a recolour / reshape keeps its box: drawn once, as its source
+            x0, y0, x1, y1 = (min(max(float(v), 0.0), float(lim)) * scale for v, lim in zip(box.xyxy, (w, h, w, h)))
+            draw.rectangle((x0, y0, max(x0, x1 - 1), max(y0, y1 - 1)), outline=colour, width=max(1, scale // 2))
+            draw.text((x0 + 3, y0 + 2), PLAN_LETTER.get(op.kind, "?"), fill=colour)
+    return out
 
 
 def nearest_fill(image: Image.Image, mask: Image.Image) -> Image.Image:
@@ -220,7 +258,21 @@ class InpaintRegionEditor:
         self.move = o.get("move", "redraw")
         if self.move not in MOVE_MODES:
             raise ConfigError(f"[region_editor] move must be one of {', '.join(MOVE_MODES)} (got {self.move!r})")
+        self.change = o.get("change", "inpaint")
+        if self.change not in CHANGE_MODES:
+            raise ConfigError(f"[region_editor] change must be one of {', '.join(CHANGE_MODES)} (got {self.change!r})")
         self.paste_strength = self._fraction("paste_strength", 0.5)
+        self.planner = o.get("planner", "triplets")
+        if self.planner not in PLANNERS:
+            raise ConfigError(f"[region_editor] planner must be one of {', '.join(PLANNERS)} (got {self.planner!r})")
+        self.paste_choose = o.get("paste_choose", "largest")
+        if self.paste_choose not in CHOOSE_MODES:
+            raise ConfigError(f"[region_editor] paste_choose must be one of {', '.join(CHOOSE_MODES)} (got {self.paste_choose!r})")
+        #: ``rank(images, text) -> scores`` for ``paste_choose = "clip"`` (set by the model cache from the preset's CLIP)
+        self.rank: Callable[[list[Image.Image], str], list[float]] | None = None
+        self.paste_tries = o.get("paste_tries", 1)
+        if isinstance(self.paste_tries, bool) or not isinstance(self.paste_tries, int) or not 1 <= self.paste_tries <= 16:
+            raise ConfigError(f"[region_editor] paste_tries must be an integer from 1 to 16 (got {self.paste_tries!r})")
         self.change_strength = self._fraction("change_strength", 1.0)
         self.paste_threshold = o.get("paste_threshold", 60)
         if isinstance(self.paste_threshold, bool) or not isinstance(self.paste_threshold, (int, float)) or self.paste_threshold <= 0:
@@ -230,6 +282,7 @@ class InpaintRegionEditor:
         self._lock = threading.Lock()
         self._call_lock = threading.Lock()
         self.calls = 0  # pipeline calls made (the loop's budget counts them)
+        self.images = 0  # images those calls drew (paste drawings included; the benchmark's best-of-M counts them)
 
     def _fraction(self, name: str, default: float) -> float:
         value = self.options.get(name, default)
@@ -246,7 +299,15 @@ class InpaintRegionEditor:
                 import diffusers
 
                 cls = pipeline_class(self.options, self.role, diffusers.AutoPipelineForInpainting)
-                pipe = load_pipeline(cls, self.model_id, self.role, self.device, self.options, self.spec.offload)
+                try:
+                    pipe = load_pipeline(cls, self.model_id, self.role, self.device, self.options, self.spec.offload)
+                except ValueError as exc:
+                    # AutoPipelineForInpainting maps SD / SDXL / Kandinsky... but not FluxFillPipeline (diffusers
+                    # 0.42): the class model_index.json names then loads through DiffusionPipeline
+                    if cls is not diffusers.AutoPipelineForInpainting or "can't find a pipeline linked to" not in str(exc):
+                        raise
+                    pipe = load_pipeline(diffusers.DiffusionPipeline, self.model_id, self.role, self.device, self.options,
+                                         self.spec.offload)
                 self._call_kwargs = call_options(pipe, self.options, self.role, OWN_OPTIONS, RESERVED)
                 self._pipe = pipe
             return self._pipe
@@ -287,6 +348,7 @@ class InpaintRegionEditor:
                 **kwargs,
             )
         self.calls += 1
+        self.images += len(work)
         return [keep_outside(im, e, mask) for im, e in zip(images, out.images)]
 
     def edit(self, image: Image.Image, ops: list[LayoutOp], n: int, seed: int, prompt: str = "") -> list[Image.Image]:
@@ -309,18 +371,27 @@ class InpaintRegionEditor:
             if not np.asarray(mask).any():
                 logger.info("region editor: the %s box %s lies outside the image; skipped", stage, box)
                 continue
-            if stage == "remove" and self.remove == "fill":
-                current = [keep_outside(im, nearest_fill(im, mask), mask) for im in current]
-                if self.fill_strength > 0:
-                    current = self._inpaint(current, mask, self.remove_prompt, step_seeds, self.fill_strength)
-            elif stage == "remove":
-                current = self._inpaint(current, mask, self.remove_prompt, step_seeds)
-            elif stage == "add" and self.add == "paste":
-                current = self._paste_add(current, box, mask, phrase, prompt, step_seeds)
+            before = current
+            if stage == "remove" or (stage == "change" and self.change == "paste"):
+                current = self._remove(current, mask, step_seeds)
+            if stage == "remove":
+                continue
+            if (stage == "add" and self.add == "paste") or (stage == "change" and self.change == "paste"):
+                current = self._paste_add(current, box, mask, phrase, prompt, step_seeds,
+                                          fallback=before if stage == "change" else None)
             else:
                 strength = self.change_strength if stage == "change" else 1.0
                 current = self._inpaint(current, mask, self._text(phrase, prompt), step_seeds, strength)
         return current
+
+    def _remove(self, images: list[Image.Image], mask: Image.Image, seeds: list[int]) -> list[Image.Image]:
+        """What is inside ``mask`` removed, as ``remove`` says."""
+        if self.remove == "inpaint":
+            return self._inpaint(images, mask, self.remove_prompt, seeds)
+        out = [keep_outside(im, nearest_fill(im, mask), mask) for im in images]
+        if self.fill_strength > 0:
+            out = self._inpaint(out, mask, self.remove_prompt, seeds, self.fill_strength)
+        return out
 
     def _text(self, phrase: str, prompt: str) -> str:
         return self.add_prompt.format(phrase=phrase, prompt=prompt or phrase)
@@ -345,14 +416,29 @@ class InpaintRegionEditor:
                                     self.paste_strength)
         return out
 
-    def _paste_add(self, images, box, mask, phrase, prompt, seeds):
+    def _paste_add(self, images, box, mask, phrase, prompt, seeds, fallback=None):
+        """``phrase`` drawn alone ``paste_tries`` times per image (one batched call), the largest object cut
+        out of those drawings pasted into ``box``; where no drawing shows one, ``fallback``'s image (or the
+        input) is kept."""
         size = images[0].size
         full = Image.new("L", size, 255)
-        drawings = self._inpaint(images, full, self._text(phrase, prompt), [s + 1 for s in seeds])
+        k = self.paste_tries
+        canvases = [im for im in images for _ in range(k)]
+        drawings = self._inpaint(canvases, full, self._text(phrase, prompt), [s + 1 + 104729 * t for s in seeds for t in range(k)])
         out = []
-        for im, drawing in zip(images, drawings):
-            cut = object_cutout(drawing, self.paste_threshold)
+        for i, im in enumerate(images):
+            mine = drawings[i * k:(i + 1) * k]
+            cuts = [(j, c) for j, c in enumerate(object_cutout(d, self.paste_threshold) for d in mine) if c is not None]
+            if self.paste_choose == "clip" and len(cuts) > 1:
+                if self.rank is None:
+                    raise ConfigError('[region_editor] paste_choose = "clip" needs the preset\'s [clip] role')
+                scores = self.rank([mine[j] for j, _ in cuts], self._text(phrase, prompt))
+                cut = cuts[int(np.argmax(scores))][1]
+            else:
+                cut = max((c for _, c in cuts), key=lambda c: int(np.count_nonzero(np.asarray(c[1]))), default=None)
             if cut is None:
+                if fallback is not None:
+                    im = fallback[i]
                 logger.info("region editor: the drawing of %r shows no object to paste", phrase)
                 out.append(im)
                 continue

@@ -49,6 +49,9 @@ MAX_FRAGMENTS = 0.06
 class Reading:
     scene: Scene | None
     reason: str = ""
+    #: each object's bounding box ``(x0, y0, x1, y1)`` in pixels of the 64x64 reading (x1 / y1 exclusive), in
+    #: the order of ``scene.objects`` (benchmarks read the oracle as a detector with it)
+    boxes: list[tuple[float, float, float, float]] = field(default_factory=list)
 
     @property
     def readable(self) -> bool:
@@ -91,6 +94,7 @@ def read(image: Image.Image) -> Reading:
     if unknown > MAX_UNKNOWN:
         return Reading(None, f"{unknown:.0%} of pixels match no colour")
     objects: list[Obj] = []
+    boxes: list[tuple[float, float, float, float]] = []
     fragments = 0
     for k, name in enumerate(names[1:], start=1):
         comps, n = ndimage.label(label == k, structure=np.ones((3, 3)))
@@ -112,11 +116,12 @@ def read(image: Image.Image) -> Reading:
                 return Reading(None, f"a {name} blob fills {fill:.2f} of its box: no shape fits")
             size = "small" if side < SIZE_SPLIT else "big"
             objects.append(Obj(shape, name, size, float(xs.min() + xs.max()) / 2, float(ys.min() + ys.max()) / 2))
+            boxes.append((float(xs.min()), float(ys.min()), float(xs.max() + 1), float(ys.max() + 1)))
     if fragments / total > MAX_FRAGMENTS:
         return Reading(None, f"{fragments / total:.0%} of pixels are fragments")
     if len(objects) > MAX_OBJECTS:
         return Reading(None, f"{len(objects)} objects: more than a world scene holds")
-    return Reading(Scene(objects))
+    return Reading(Scene(objects), boxes=boxes)
 
 
 @dataclass

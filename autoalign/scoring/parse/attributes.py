@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from autoalign.scoring.parse.lexicon import lexicon
 from autoalign.scoring.parse.records import Noun
-from autoalign.scoring.parse.state import _ReaderState
+from autoalign.scoring.parse.referents import _ReferentsReader
 from autoalign.scoring.parse.tokens import (
     _adjective_conjuncts,
     _in,
     _kind,
     _lemma,
+    _negated,
     _next,
     _particle,
     _phrase,
@@ -28,13 +29,15 @@ def _copula(verb) -> bool:
     )
 
 
-class _AttributesReader(_ReaderState):
+class _AttributesReader(_ReferentsReader):
     """Reads each thing's attributes into its :class:`Noun`."""
 
     def _describe(self, noun: Noun, tok) -> None:
         for adj in _adjective_conjuncts(tok):
             if adj.i in self.frames or _in(adj, self.not_things["style"]) or adj.i in self.not_describing:
                 continue
+            if _negated(adj):
+                continue  # "the background is not clear": not asked as "is the background clear?"
             if adj.like_num or (adj.lower_ in self.lex["not_attributes"] and adj.dep_ != "amod"):
                 continue
             if adj.lower_ in self.lex["to_prepositions"] and (after := _next(adj)) is not None and after.lower_ == "to":
@@ -59,15 +62,15 @@ class _AttributesReader(_ReaderState):
                 elif c.dep_ == "poss" and c.pos_ in ("NOUN", "PROPN") and any(a.dep_ == "det" and a.lower_ in ("a", "an") for a in c.children):
                     # "a kid's bedroom": what kind of bedroom (asked "is the bedroom a kid's bedroom?"); the kid is asked too
                     self.add_attr(noun, f"{_phrase(c).lower()}'s", "owner", c.i)
+                elif c.dep_ == "prep" and c.lower_ == "in":
+                    self._in_colours(noun, c)  # "the text 'magma' in red", "a set of labels in blue and yellow"
                 elif c.dep_ == "relcl" and c.lemma_ == "be":  # "a pinata which is orange"
                     for a in c.children:
                         if a.dep_ in ("acomp", "attr") and a.pos_ in ("ADJ", "VERB"):
                             self._describe(noun, a)
             # "the car is big and red", "the beach is crowded", "a child looks sad" (a linking verb)
             if tok.dep_ in ("nsubj", "nsubjpass") and (tok.head.lemma_ == "be" or _copula(tok.head)):
-                for c in tok.head.children:
-                    if c.dep_ in ("acomp", "attr") and c.pos_ in ("ADJ", "VERB"):
-                        self._describe(noun, c)
+                self._predicate(noun, tok.head)
             if (
                 tok.dep_ == "nsubjpass"
                 and tok.head.tag_ == "VBN"
@@ -75,6 +78,7 @@ class _AttributesReader(_ReaderState):
                 and not self._verb_has_object(tok.head)
             ):
                 self.add_attr(noun, tok.head.lower_, "state", tok.head.i)
+        self._pronoun_predicates()
         for noun in list(self.nouns.values()):
             if noun.lemma in self.lex["body_parts"] or doc[noun.index].lower_ in self.lex["body_parts"]:
                 self._pose(noun)
@@ -86,7 +90,11 @@ class _AttributesReader(_ReaderState):
                 continue  # "trending on artstation", "the airplane is left to ..."
             if verb.i in self.nouns:
                 continue  # "next to vase": a thing the tagger read as a verb
+            if _negated(verb):
+                continue  # "the legs are close but not joined"
             subject = _subject_of(verb) if verb.dep_ not in ("amod",) else None
+            if subject is None and verb.dep_ != "amod":
+                subject = self._previous_subject(verb)  # "There are two birds on the ground. They are laying down."
             if subject is None or subject.i not in self.nouns:
                 continue
             noun = self.nouns[subject.i]
@@ -99,9 +107,12 @@ class _AttributesReader(_ReaderState):
                 target = None
                 if c.dep_ in ("prep", "agent"):
                     target = next((p for p in c.children if p.dep_ == "pobj"), None)
+                    of = next((p for p in c.children if p.dep_ == "prep" and p.lower_ == "of"), None)
+                    if target is None and c.lower_ == "out" and of is not None:  # "made out of fire"
+                        target = next((p for p in of.children if p.dep_ == "pobj"), None)
                     if target is None:  # "dressed in black" with the colour hung on "in" as a describing word
                         target = next((p for p in c.children if p.dep_ == "amod" and p.lower_ in self.lex["colors"]), None)
-                    words = f"{vwords} {c.lower_}"
+                    words = f"{vwords} out of" if c.lower_ == "out" and of is not None else f"{vwords} {c.lower_}"
                 elif c.dep_ in ("dobj", "oprd", "acomp") and c.lower_ in self.lex["colors"]:
                     target, words = c, vwords
                 if target is None:
@@ -134,8 +145,47 @@ class _AttributesReader(_ReaderState):
                 continue  # "a clock that reads 12:43": what it shows, not an action
             if _copula(verb):
                 continue  # "looks sad": the look is the attribute (read above), not "is the child looking?"
+            if _lemma(verb) in self.lex["light_verbs"]:
+                continue  # "a monkey doing linkbuilding": not "is the monkey doing?"
             if verb.tag_ in ("VBG", "VBN") or verb.dep_ in ("ROOT", "conj", "relcl", "acl", "advcl"):
                 self.add_attr(noun, vwords, "state", verb.i)
+
+    def _predicate(self, noun: Noun, verb, colours_only: bool = False) -> None:
+        """What a "be" / linking verb says of its subject ``noun``: "the car is big and red", "the cocktails are in black and
+        white" (with ``colours_only``, only colours: what "it" stands for is a guess, a colour a safe one)."""
+        for c in verb.children:
+            if c.dep_ in ("acomp", "attr") and c.pos_ in ("ADJ", "VERB") and not (colours_only and c.lower_ not in self.lex["colors"]):
+                self._describe(noun, c)
+            elif c.dep_ == "prep" and c.lower_ == "in":
+                self._in_colours(noun, c)
+
+    def _pronoun_predicates(self) -> None:
+        """ "There are two birds on the ground. They are brown and black.": a "be" sentence whose subject is "he" / "she" /
+        "they" describes the thing the sentence before is about (:meth:`_previous_subject`); "It is in black and white
+        colors" too, for a colour only."""
+        for pron in self.doc:
+            verb = pron.head
+            if pron.dep_ != "nsubj" or pron.lower_ not in ("he", "she", "they", "it") or not (verb.lemma_ == "be" or _copula(verb)):
+                continue
+            about = self._previous_subject(verb, ("it",) if pron.lower_ == "it" else ("he", "she", "they"))
+            if about is not None and about.i in self.nouns:
+                self._predicate(self.nouns[about.i], verb, colours_only=pron.lower_ == "it")
+
+    def _in_colours(self, noun: Noun, prep) -> None:
+        """ "the text 'magma' in red", "bookmarks in black and white", "the words in rainbow colors": the colours after
+        "in" (not a thing of their own) are the thing's, asked "is the text in red?"."""
+        pobj = next((c for c in prep.children if c.dep_ == "pobj"), None)
+        if pobj is None or pobj.i in self.nouns or _negated(prep.head):
+            return
+        if pobj.lower_ in self.lex["colors"]:
+            words = [pobj, *[c for c in pobj.subtree if c.dep_ == "conj" and c.lower_ in self.lex["colors"]]]
+        elif _lemma(pobj) in ("color", "colour"):
+            words = [c for c in pobj.subtree if c.i < pobj.i and c.lower_ in self.lex["colors"]]
+        else:
+            return
+        for w in sorted(words, key=lambda t: t.i):
+            if w.i not in self.nouns:
+                self.add_attr(noun, w.lower_, "color", w.i, phrase=f"in {w.lower_}")
 
     def _pose(self, noun: Noun) -> None:
         """ "left arm bent", "arms straight and together", "right knee slightly bent": the pose words right after a body

@@ -115,6 +115,8 @@ class _FramesReader(_ReaderState):
         pobj = next((c for c in by.children if c.dep_ == "pobj"), None)
         if pobj is None or pobj.pos_ not in ("PROPN", "NOUN"):
             return False
+        if any(c.dep_ == "det" for c in pobj.children):
+            return False  # "a man painting by the river": a place, no artist
         names, stack = [pobj], [pobj]
         while stack:
             for c in stack.pop().children:
@@ -140,6 +142,9 @@ class _FramesReader(_ReaderState):
             return
         for fragment in fragments[1:]:
             if fragment[0].lower_ == "by" and self._artists(fragment[0]):
+                continue
+            if len(fragment) > 2 and fragment[0].lower_ == "part" and fragment[1].lower_ == "by" and self._artists(fragment[1]):
+                self.skip.add(fragment[0].i)  # "..., part by gerhard richter, part by takato yamamoto"
                 continue
             if not self._style_tag(fragment) or any(t.i in self.skip for t in fragment):
                 continue

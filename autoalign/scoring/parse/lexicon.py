@@ -45,6 +45,9 @@ def lexicon() -> dict[str, Any]:
     data["material_adjectives"] = {k: v for k, v in words["material_adjectives"].items() if not k.startswith("_")}
     data["chain_prepositions"] = {k: set(v) for k, v in words["chain_prepositions"].items() if not k.startswith("_")}
     data["seeing_verbs"] = set(words["seeing_verbs"]["words"])
+    data["backdrops"] = set(words["backdrops"]["words"])
+    data["place_adverbs"] = set(words["place_adverbs"]["words"])
+    data["light_verbs"] = set(words["light_verbs"]["words"])
     data["body_parts"] = set(words["body_parts"]["words"])
     data["pose_states"] = set(words["pose_states"]["words"])
     data["style_tag_words"] = set(words["style_tags"]["words"])
@@ -58,6 +61,13 @@ def lexicon() -> dict[str, Any]:
 @functools.lru_cache(maxsize=4096)
 def _reads_as_noun(word: str, model: str) -> bool:
     return load_spacy(model)(f"the {word}")[-1].tag_.startswith("NN")
+
+
+@functools.lru_cache(maxsize=4096)
+def _reads_as_listed_noun(word: str, model: str) -> bool:
+    """Whether ``word`` reads as a noun alone ("the owl") and in a list of things ("an owl and a dog"): "the cute", "the
+    blurry" read as nouns alone, but "a cute and a dog" does not."""
+    return _reads_as_noun(word, model) and load_spacy(model)(f"{'an' if word[:1] in 'aeiou' else 'a'} {word} and a dog")[1].tag_.startswith("NN")
 
 
 @functools.lru_cache(maxsize=4)

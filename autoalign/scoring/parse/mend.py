@@ -9,12 +9,12 @@ from autoalign.scoring.parse.tokens import _in, _lemma, _next
 
 
 def _join_hyphens(doc):
-    """Make "wrap-around" and "yin-yang" one word each (the parse of the word's head is kept)."""
+    """Make "wrap-around", "yin-yang" and "3-D" one word each (the parse of the word's head is kept)."""
     spans = [
         doc[t.i - 1 : t.i + 2]
         for t in doc
         if t.text == "-" and 0 < t.i < len(doc) - 1 and not doc[t.i - 1].whitespace_ and not t.whitespace_
-        and doc[t.i - 1].is_alpha and doc[t.i + 1].is_alpha
+        and (doc[t.i - 1].is_alpha or doc[t.i - 1].is_digit) and doc[t.i + 1].is_alpha  # ("3-D", "8-bit", "3-seater")
     ]
     if spans:
         from spacy.util import filter_spans
@@ -133,8 +133,12 @@ def _mend_text_verb(doc, text_nouns: set[str]) -> None:
 
 def _mend_pronoun_noun(doc, lex) -> None:
     """ "the yellow bookshelf" with "bookshelf" tagged as a personal pronoun: a pronoun takes no article and no
-    describing word, so a "pronoun" with an article of its own is a noun (not "the other", "the one": ``pronoun``)."""
+    describing word, so a "pronoun" with an article of its own is a noun (not "the other", "the one": ``pronoun``).
+    "Someone" / "somebody" as a subject or object is a person in the picture (asked "is there a person?")."""
     for tok in doc:
+        if tok.pos_ == "PRON" and tok.lower_ in ("someone", "somebody") and tok.dep_ in ("nsubj", "nsubjpass", "dobj", "pobj"):
+            tok.pos_, tok.tag_, tok.lemma_ = "NOUN", "NN", tok.lower_  # "Someone is stretching": a person in the picture
+            continue
         if tok.pos_ != "PRON" or tok.tag_ != "PRP" or not tok.is_alpha or _in(tok, lex["not_things"]["pronoun"]):
             continue
         if not any(c.dep_ == "det" and c.lower_ in ("a", "an", "the") and c.i < tok.i for c in tok.children):
@@ -235,9 +239,90 @@ def _mend_body_side(doc, lex) -> None:
         side.pos_, side.tag_ = "ADJ", "JJ"
 
 
+def _mend_leading_noun(doc, model: str) -> None:
+    """ "monitor on table. bench on table.": a sentence read as an order ("monitor!") whose verb is its first word (or
+    comes right after the nouns of its name: "Grape vines in the shape of ...", read as "grape" and a verb "vines"), with
+    nothing but a place phrase after it (no subject, object or auxiliary) and a word that reads as a noun on its own, is
+    a thing and its place."""
+    for sent in doc.sents:
+        tok = sent.root
+        names = [c for c in tok.children if c.dep_ == "compound" and c.pos_ == "NOUN"]  # "Grape vines in the shape of ..."
+        first = min([tok.i] + [c.i for c in names])
+        if tok.tag_ not in ("VB", "VBZ") or first != sent.start or tok.i - first != len(names) or tok.i + 1 >= sent.end:
+            continue
+        if doc[tok.i + 1].dep_ != "prep" or any(c.dep_ not in ("prep", "punct", "compound") for c in tok.children):
+            continue
+        plural = tok.tag_ == "VBZ"
+        if not _reads_as_noun(singular(tok.lower_) if plural else tok.lower_, model):
+            continue
+        tok.pos_, tok.tag_ = "NOUN", "NNS" if plural else "NN"
+        tok.lemma_ = singular(tok.lower_) if plural else tok.lower_
+
+
+def _mend_adjective_on_verb(doc) -> None:
+    """ "cute girl smiling while crying": a describing word hung on the verb after the thing it stands before (the thing
+    the verb's subject) describes the thing."""
+    for adj in doc:
+        verb = adj.head
+        if adj.dep_ != "amod" or adj.pos_ != "ADJ" or verb.pos_ != "VERB" or verb.i < adj.i:
+            continue
+        thing = next((t for t in doc[adj.i + 1 : verb.i] if t.pos_ in ("NOUN", "PROPN") and t.head.i == verb.i), None)
+        if thing is None or thing.dep_ not in ("nsubj", "nsubjpass") or any(t.pos_ not in ("ADJ", "NOUN", "PROPN", "PUNCT") for t in doc[adj.i + 1 : thing.i]):
+            continue
+        _rehang(adj, thing, "amod")
+
+
+def _mend_frame_verb(doc, lex) -> None:
+    """ "Studio shot of words made from hotdogs": a frame noun ("shot") read as a verb whose subject is the noun right
+    before it and that is followed by "of" is the frame, that noun its compound ("a studio shot")."""
+    for tok in doc:
+        if tok.pos_ != "VERB" or tok.lower_ not in lex["frame_nouns"] or tok.i < 1 or tok.i + 1 >= len(doc):
+            continue
+        before, after = doc[tok.i - 1], doc[tok.i + 1]
+        if before.head.i != tok.i or before.dep_ != "nsubj" or before.pos_ != "NOUN" or after.lower_ != "of" or after.head.i != tok.i:
+            continue
+        if any(c.dep_ in ("aux", "auxpass", "dobj") for c in tok.children):
+            continue  # "a man is shot of ..." / "shot a deer" are verbs
+        if tok.head.i != tok.i:
+            continue
+        tok.pos_, tok.tag_, tok.lemma_ = "NOUN", "NN", tok.lower_
+        _rehang(before, tok, "compound")
+
+
+def _mend_frame_participle(doc, lex) -> None:
+    """ "a matte painting by marc simonetti": a frame word in "-ing" ("painting", "drawing") read as a verb on a describing
+    word before it (a texture, material or colour: "matte", "oil", "pastel") and followed by "by" / "of" or nothing is the
+    frame, that word its modifier (not "is the matte painting?")."""
+    kinds = lex["attribute_kinds"]
+    describing = kinds["texture"] | kinds["material"] | lex["colors"] | {"oil", "acrylic", "pastel", "ink", "pencil", "charcoal"}
+    for tok in doc:
+        if tok.pos_ != "VERB" or tok.tag_ != "VBG" or tok.lower_ not in lex["frame_nouns"] or tok.dep_ != "acl" or tok.i < 1:
+            continue
+        word, after = doc[tok.i - 1], _next(tok)
+        if tok.head.i != word.i or word.lower_ not in describing or any(c.dep_ in ("dobj", "aux") for c in tok.children):
+            continue
+        if after is not None and not (after.is_punct or after.lower_ in ("by", "of")):
+            continue
+        head, dep = (word.head, word.dep_) if word.head.i != word.i else (None, "ROOT")
+        for c in list(word.children):
+            if c.i != tok.i:
+                _rehang(c, tok, c.dep_)
+        if head is None:
+            _rehang(tok, tok, "ROOT")
+        else:
+            _rehang(tok, head, dep)
+        _rehang(word, tok, "amod")
+        word.pos_, word.tag_ = "ADJ", "JJ"
+        tok.pos_, tok.tag_, tok.lemma_ = "NOUN", "NN", tok.lower_
+
+
 def _mend_parse(doc, lex, model: str):
     """Mend the tagger's known slips in ``doc`` (each mend on its own: one that fails is logged and skipped)."""
     mends = (
+        ("leading nouns read as verbs", lambda: _mend_leading_noun(doc, model)),
+        ("describing words hung on a verb", lambda: _mend_adjective_on_verb(doc)),
+        ("frames read as verbs", lambda: _mend_frame_verb(doc, lex)),
+        ("frames read as participles", lambda: _mend_frame_participle(doc, lex)),
         ("listed places", lambda: _mend_listed_place(doc, lex)),
         ("split names", lambda: _mend_split_name(doc, lex, model)),
         ("pronoun nouns", lambda: _mend_pronoun_noun(doc, lex)),

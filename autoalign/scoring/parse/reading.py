@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 
 from autoalign.scoring.parse.attributes import _AttributesReader
 from autoalign.scoring.parse.lexicon import DEFAULT_SPACY_MODEL, lexicon, load_spacy
@@ -14,6 +15,8 @@ from autoalign.scoring.parse.salvage import salvage
 from autoalign.scoring.parse.things import _ThingsReader
 
 logger = logging.getLogger(__name__)
+
+_WEIGHT = re.compile(r"::\s*-?\d*(?:\.\d+)?")
 
 
 class _Reader(_ThingsReader, _AttributesReader, _RelationsReader):
@@ -28,6 +31,8 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
     lex = lexicon()
     nlp = load_spacy(model)
     text = lex["flag_re"].sub(" ", prompt).rstrip() if "--" in prompt or "—" in prompt else prompt
+    if "::" in text:  # a user prompt's weighted parts ("zodiac tarot::2 moon"): the weight is no word, each part its own sentence
+        text = _WEIGHT.sub(". ", text)
     try:
         doc = nlp(text)
     except Exception as exc:  # e.g. a text over spaCy's max_length: nothing to read

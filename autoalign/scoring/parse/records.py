@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from autoalign.scoring.parse.lexicon import DEFAULT_SPACY_MODEL, _reads_as_noun
+from autoalign.scoring.parse.lexicon import DEFAULT_SPACY_MODEL, _reads_as_listed_noun
 
 
 @dataclass
@@ -83,7 +83,7 @@ class Parse:
     def reads_as_noun(self, word: str) -> bool:
         """Whether the pipeline tags ``word`` alone ("the owl") as a noun: a modifier read as an adjective
         in context ("an owl family") is then likely part of a compound name."""
-        return _reads_as_noun(word.lower(), self.model)
+        return _reads_as_listed_noun(word.lower(), self.model)  # ("a cute girl": "cute" is no kind of girl)
 
     def noun_at(self, index: int) -> Noun | None:
         return next((n for n in self.nouns if n.index == index), None)

@@ -23,7 +23,10 @@ class _ReferentsReader(_ReaderState):
         first = tok
         while first.dep_ in ("conj", "appos") and _is_noun(first.head):
             first = first.head
-        return [t for t in _conjuncts(first) if t.i in self.nouns] or [tok]
+        group = [t for t in _conjuncts(first) if t.i in self.nouns]
+        if tok.i in self.nouns and not any(t.i == tok.i for t in group):
+            return [tok]  # (a run of tags is no list: the thing alone)
+        return group or [tok]
 
     def _placed(self, tok) -> bool:
         """Whether a thing has a place phrase of its own ("a cup on a table")."""
@@ -109,6 +112,17 @@ class _ReferentsReader(_ReaderState):
         subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass") and c.i in self.nouns), None)
         return subject
 
+    def _earlier_person(self, pron):
+        """Who "him" / "her" is when its own sentence names nobody acting: the thing the sentence before is about (its
+        main verb's subject, through "he" / "she" there: :meth:`_previous_subject`), singular; None otherwise."""
+        if pron.sent.start == 0:
+            return None
+        root = self.doc[pron.sent.start - 1].sent.root
+        about = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass") and c.i in self.nouns), None)
+        if about is None:
+            about = self._previous_subject(root, ("he", "she"))
+        return about if about is not None and not self.nouns[about.i].plural else None
+
     def _pronoun_object(self, pron):
         """What "it" / "them" as a verb's object stands for: the last thing named before it in its sentence that is
         not the verb's own subject, singular for "it", plural for "them", and the object of an earlier verb of the same
@@ -145,21 +159,22 @@ class _ReferentsReader(_ReaderState):
         before = [i for i in self.nouns if i < start and i not in self.depictions and i not in fellows]
         return self.doc[max(before)] if before else None
 
-
-    def _previous_subject(self, verb):
+    def _previous_subject(self, verb, pronouns: tuple[str, ...] = ("he", "she", "they")):
         """Who "he" / "she" / "they" as the subject of a sentence's main verb is in a paragraph: the thing the sentence
         before is about (its main verb's subject, or the thing a verbless sentence names first), when the number agrees
-        ("they": plural); None otherwise ("it" is left alone: "It is an overcast day")."""
+        ("they": plural); None otherwise ("it" is left alone unless ``pronouns`` names it: "It is an overcast day")."""
         own = verb
         while own.dep_ in ("conj", "xcomp", "advcl") and own.head.pos_ in ("VERB", "AUX") and own.head.i != own.i:
             own = own.head
-        pron = next((c for c in own.children if c.dep_ in ("nsubj", "nsubjpass") and c.lower_ in ("he", "she", "they")), None)
+        pron = next((c for c in own.children if c.dep_ in ("nsubj", "nsubjpass") and c.lower_ in pronouns), None)
         if pron is None or own.dep_ != "ROOT" or own.sent.start == 0:
             return None
         before = self.doc[own.sent.start - 1].sent
         root = before.root
         about = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass") and c.i in self.nouns), None)
-        if about is None:
+        if about is None and any(c.dep_ in ("nsubj", "nsubjpass") and c.lower_ == pron.lower_ for c in root.children):
+            about = self._previous_subject(root, (pron.lower_,))  # "... two birds. They are laying down. They are brown."
+        elif about is None:
             about = root if root.i in self.nouns else next((t for t in before if t.i in self.nouns), None)
         if about is None or self.nouns[about.i].plural != (pron.lower_ == "they"):
             return None

@@ -12,6 +12,7 @@ from autoalign.scoring.parse.tokens import (
     _conjuncts,
     _is_noun,
     _lemma,
+    _negated,
     _particle,
     _prep_relation,
     _reciprocal_end,
@@ -32,7 +33,8 @@ class _RelationsReader(_ReferentsReader):
         for tok in self.doc:
             with salvage(f"the relations of {tok.text!r}", self.doc.text):
                 self._relations_from(tok)
-        for step in (self._repaired_relations, self._second_attachments, self._object_places, self._with_places, self._chained_places):
+        for step in (self._repaired_relations, self._second_attachments, self._object_places, self._with_places, self._chained_places,
+                     self._placed_with):
             with salvage(step.__name__.strip("_").replace("_", " "), self.doc.text):
                 step()
 
@@ -72,8 +74,17 @@ class _RelationsReader(_ReferentsReader):
         if anchor.lower_ in lex["colors"] and anchor.dep_ == "pobj" and anchor.i not in self.nouns:
             self._coloured_anchor_relations(anchor, words, obj)
             return
+        if tok.lower_ == "of" and anchor.pos_ == "VERB" and _lemma(anchor) in self.not_things["quantity"]:
+            return  # "peacock birds set of two 11 quot": a count of the birds (read with them), not a relation
         anchor = self._place_anchor(tok, anchor)
-        if anchor is None:
+        if anchor is None or _negated(anchor):
+            return  # ("a cat not sitting on a mat": not asked)
+        if _is_noun(anchor) and anchor.i in self.nouns and self.nouns[anchor.i].lemma in lex["backdrops"] and tok.lower_ != "of":
+            # "people in the background behind her": the place is of what is in the backdrop (read before: the same
+            # sentence, earlier words)
+            subjects = [self.doc[r.subject] for r in self.relations if r.obj == anchor.i and r.kind == "prep"]
+            if subjects:
+                self._record_place(tok, subjects, words, obj, "prep", "", "", mutual, stands_for)
             return
         if _is_noun(anchor) and anchor.i in self.nouns:
             if tok.lower_ == "of":
@@ -103,7 +114,9 @@ class _RelationsReader(_ReferentsReader):
                 return self._verb_subject(anchor)
             return self._antecedent(anchor, tok.lower_ in ("on", "in", "inside", "onto", "into"))
         if obj.lower_ in ("him", "her", "himself", "herself"):
-            return self._main_subject(obj)  # "a man eating a hot dog with people around him": the man
+            # "a man eating a hot dog with people around him": the man; "She is holding a phone. There are people behind
+            # her.": who the sentence before is about
+            return self._main_subject(obj) or self._earlier_person(obj)
         return obj
 
     def _coloured_anchor_relations(self, anchor, words: str, obj) -> None:
@@ -160,18 +173,23 @@ class _RelationsReader(_ReferentsReader):
         lex = self.lex
         if _lemma(anchor) in lex["seeing_verbs"] and any(c.dep_ == "nsubj" and c.pos_ == "PRON" for c in anchor.children):
             # "in this image we can see fruits on the surface": the seer is not in the picture; the seen things are there
-            seen = next((c for c in anchor.children if c.dep_ == "dobj" and c.i in self.nouns and c.i < tok.i), None)
+            # (a place put first, "In the background I can see a fence and the sky", is the place of what is seen after it)
+            seen = next((c for c in anchor.children if c.dep_ == "dobj" and c.i in self.nouns and (c.i < tok.i or tok.i < anchor.i)), None)
             return (self._group(seen), words, "prep", "", "") if seen is not None else None
         if anchor.lemma_ == "be" and tok.i < anchor.i and not any(c.dep_ in ("nsubj", "nsubjpass") for c in anchor.children):
             # "Beside the zebra is a small tree": a place put first, the thing after "is"
             there = next((c for c in anchor.children if c.dep_ in ("attr", "acomp") and c.i > anchor.i and c.i in self.nouns), None)
+            return (self._group(there), words, "prep", "", "") if there is not None else None
+        if anchor.lemma_ == "be" and any(c.dep_ == "expl" for c in anchor.children):
+            # "There are large waves in the water": the things that "are" are there
+            there = next((c for c in anchor.children if c.dep_ in ("attr", "nsubj") and c.i in self.nouns and c.i < tok.i), None)
             return (self._group(there), words, "prep", "", "") if there is not None else None
         subject = self._verb_subject(anchor)
         if subject is not None and subject.i == obj.i and _subject_of(anchor) is not None:
             subject = _subject_of(anchor)  # "a toilet with seashells sitting on top of it": the seashells
         if subject is None:
             return None
-        subjects = self._group(subject)
+        subjects = self._acting(subject, anchor)
         dobj = next((c for c in anchor.children if c.dep_ == "dobj" and c.i in self.nouns), None)
         if dobj is None:  # "placing it in the oven": the thing "it" stands for
             dobj = next((self._pronoun_object(c) for c in anchor.children if c.dep_ == "dobj" and c.lower_ in ("it", "them")), None)
@@ -187,7 +205,12 @@ class _RelationsReader(_ReferentsReader):
         if any(c.dep_ == "dobj" and _reciprocal_end(c) for c in anchor.children):
             return subjects, words, "prep", "", ""  # "two dogs facing each other on a rug": on the rug
         if dobj is not None and dobj.i < tok.i and _lemma(anchor) in lex["placing_verbs"]:
-            # "a flag that has a symbol on it", "holding a cup in his hand": the object is there
+            # "a flag that has a symbol on it", "holding a cup in his hand": the object is there; "wears a fur coat in a
+            # sauna": the one wearing it too
+            wearing = _lemma(anchor) in lex["worn_colours"]["verbs"]
+            return ([*subjects, dobj] if wearing else [dobj]), words, "prep", "", ""
+        if dobj is not None and dobj.i < tok.i and any(c.dep_ == "poss" and c.tag_ == "PRP$" for c in obj.children):
+            # "showing off a tattoo on his arm": what is on someone's own part is the object, not the one acting
             return [dobj], words, "prep", "", ""
         if dobj is not None and dobj.i < tok.i and words in lex["chain_prepositions"]["located"]:
             # "two men sharing a meal next to a food truck": the men are next to it (the verb and its
@@ -222,6 +245,8 @@ class _RelationsReader(_ReferentsReader):
     # -- a verb's object: "holding an umbrella", "touching each other", "throwing it"
     def _reciprocal_verb_relations(self, tok) -> None:
         """ "two elephants touching each other": each one to the other (or the one thing to itself)."""
+        if _negated(tok.head):
+            return
         subject = self._verb_subject(tok.head)
         if subject is None:
             return
@@ -249,6 +274,8 @@ class _RelationsReader(_ReferentsReader):
     def _pronoun_object_relations(self, tok) -> None:
         """ "a child playing with a frisbee and throwing it": the thing named last before the pronoun."""
         verb, obj = tok.head, self._pronoun_object(tok)
+        if _negated(verb):
+            return
         subject = self._verb_subject(verb)
         if obj is None or subject is None:
             return
@@ -260,6 +287,8 @@ class _RelationsReader(_ReferentsReader):
     def _verb_object_relations(self, tok) -> None:
         """ "a man holding an umbrella": each subject to each object of the verb."""
         verb = tok.head
+        if _negated(verb):
+            return  # "the arms are not touching the head"
         subject = self._verb_subject(verb)
         if subject is None:
             where = verb.dep_ == "relcl" and any(c.lower_ == "where" for c in verb.children)
@@ -269,7 +298,7 @@ class _RelationsReader(_ReferentsReader):
             return
         vwords, finite = _verb_words(verb)
         words = " ".join(w for w in (vwords, _particle(verb)) if w)
-        for s in self._group(subject):
+        for s in self._acting(subject, verb):
             for o in _conjuncts(tok):
                 # "eating a slice of pizza", "playing a game of tennis": the thing after "of" (not a purpose:
                 # "an app for ordering types of milk")
@@ -350,7 +379,8 @@ class _RelationsReader(_ReferentsReader):
         doc = self.doc
         for r, obj in self._located_relations():
             verb = obj.head
-            if obj.dep_ != "dobj" or verb.pos_ != "VERB" or _lemma(verb) in self.lex["placing_verbs"]:
+            wearing = _lemma(verb) in self.lex["worn_colours"]["verbs"]  # "a man wears a fur coat in a sauna": he is there too
+            if obj.dep_ != "dobj" or verb.pos_ != "VERB" or _lemma(verb) in self.lex["placing_verbs"] and not wearing:
                 continue
             if any(c.dep_ == "poss" for c in doc[r.obj].children) or doc[r.obj].pos_ == "PRON" or self.nouns[r.obj].bare:
                 continue  # (nor a bare medium: "painting a landscape on canvas")
@@ -380,6 +410,28 @@ class _RelationsReader(_ReferentsReader):
                 continue  # "a bathroom with a sink and a mirror above it": the mirror's place is the sink, not the bathroom's
             if holder.i in self.nouns and holder.i != r.obj:
                 self._relation(holder.i, r.word, r.obj, "prep", "", "")
+
+    def _acting(self, subject, verb) -> list[Any]:
+        """The things a verb is about: all of a list ("a cat and a dog playing"), but a relative clause or participle on a
+        thing only the things listed before it ("a table which has objects on it, a box and tools": the table; "peas and
+        onions chopped up inside of the bowl": both)."""
+        group = self._group(subject)
+        if verb.dep_ in ("relcl", "acl") and verb.head.i == subject.i:
+            group = [g for g in group if g.i < verb.i] or [subject]
+        return group
+
+    def _placed_with(self) -> None:
+        """ "a fish tank with a fish inside", "a box with a cat inside": a place adverb (``place_adverbs``) right after the
+        thing something is "with" puts that thing there (is the fish inside the tank?)."""
+        for adv in self.doc:
+            if adv.pos_ != "ADV" or adv.lower_ not in self.lex["place_adverbs"] or adv.i < 1:
+                continue
+            held = self.doc[adv.i - 1]
+            if held.i not in self.nouns or held.dep_ != "pobj" or held.head.lower_ != "with":
+                continue
+            holder = self._place_anchor(held.head, held.head.head)  # ("a photo of a fish tank with a fish inside": the tank)
+            if holder is not None and holder.i in self.nouns:
+                self._relation(held.i, adv.lower_, holder.i, "prep", "", "")
 
     def _each_of_other(self, things: list[Any], words: str, kind: str, tag: str, finite: str) -> None:
         """ "X and Y ... each other": a relation of each thing to every other one, named."""

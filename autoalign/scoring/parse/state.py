@@ -31,6 +31,7 @@ class _ReaderState:
         self.finite_repairs: list[tuple[int, str, int, str]] = []  # (subject, words, object, lemma): "a raft floats on ..."
         self.misread_verbs: dict[int, int] = {}  # a verb read as a plural noun -> the thing before it ("raft floats")
         self.not_describing: set[int] = set()  # modifiers that are a verb of another thing ("a man vacuuming sand")
+        self.claimed_numbers: set[int] = set()  # numbers that count a thing named before them ("birds set of two")
         self.depictions: set[int] = set()  # pictures on a thing ("a vase with a painting of ..."): things, not the frame
 
     def _add_global(self, value: str, kind: str, index: int, parent: int | None = None, countable: bool = True,
@@ -61,6 +62,8 @@ class _ReaderState:
         """Record a relation; ``subject == obj`` only for "each other", whose end index is ``mutual`` (the span reaches it)."""
         if subject not in self.nouns or obj not in self.nouns or subject == obj and mutual is None or subject in also:
             return
+        if self.nouns[subject].lemma in self.lex["backdrops"]:
+            return  # ("people in the background behind her": the people are behind her, the background is not)
         if any(r.subject == subject and r.obj == obj and r.word == word for r in self.relations):
             return
         s, o = self.nouns[subject], self.nouns[obj]

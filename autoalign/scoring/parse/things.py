@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from autoalign.inflect import is_plural, singular
 from autoalign.scoring.parse.frames import _FramesReader
+from autoalign.scoring.parse.lexicon import number_value
 from autoalign.scoring.parse.records import Noun
 from autoalign.scoring.parse.tokens import (
     _compounds,
@@ -81,6 +82,8 @@ class _ThingsReader(_FramesReader):
                 continue  # ("a street corner", "a picture frame" are things)
             if lem in nt["pronoun"] and not _compounds(tok):
                 continue  # "one behind the other": the thing is named elsewhere
+            if any(c.dep_ == "det" and c.lower_ == "no" for c in tok.children):
+                continue  # "a street with no cars": no cars to ask about
             if self._misread_verb(tok):
                 continue
             self._verb_modifier(tok)
@@ -152,6 +155,8 @@ class _ThingsReader(_FramesReader):
         if tok.pos_ not in ("NOUN", "PROPN") and is_plural(tok.text):  # "geese" tagged as an adjective
             plural, lemma = True, singular(tok.text)
         phrase = _phrase(tok)
+        if tok.lower_ in ("someone", "somebody"):  # (a pronoun mended into a thing): asked as "is the person stretching?"
+            phrase, lemma = "person", "person"
         tail_of_head = _name_tail(tok.head) if tok.head.i != tok.i else None
         first_word = tok.head if tail_of_head is not None and tail_of_head.i == tok.i else None
         if first_word is not None:  # "a teddy bear" read as "teddy" with a clause "bear": one name
@@ -187,6 +192,8 @@ class _ThingsReader(_FramesReader):
         )
         noun = self.nouns[tok.i]
         for c in tok.children:
+            if c.i in self.claimed_numbers:
+                continue
             if c.dep_ in ("nummod",) or (c.like_num and c.dep_ in ("amod", "quantmod", "det")):
                 noun.numbers.append(c.lower_)
                 noun.modifier_start[c.lower_] = c.i
@@ -197,10 +204,22 @@ class _ThingsReader(_FramesReader):
                 if c.dep_ == "nummod" and c.i < of.head.i:
                     noun.numbers.append(c.lower_)
                     noun.modifier_start[c.lower_] = c.i
+        after = doc[tok.i + 1 : tok.i + 4]
+        counted = _next(after[-1]) if len(after) == 3 else None  # ("a set of eight side chairs": the chairs' number)
+        if (
+            not noun.numbers and len(after) == 3 and after[0].lower_ == "set" and after[1].lower_ == "of" and number_value(after[2].text) is not None
+            and (counted is None or counted.like_num or counted.pos_ not in ("NOUN", "PROPN", "ADJ"))
+        ):
+            # "blue peacock birds set of two", "serving spoons set of six": the number of the set is the things'
+            noun.numbers.append(after[2].lower_)
+            noun.modifier_start[after[2].lower_] = after[2].i
+            self.claimed_numbers.add(after[2].i)
         first = doc[start]
         noun.bare = not noun.plural and not (first.pos_ in ("DET", "NUM") or first.tag_ == "PRP$") and not _determined(tok, parts)
         if tok.dep_ == "npadvmod" and tok.head.dep_ == "amod":  # "a snow covered mountain": the article is the mountain's
             noun.bare = not noun.plural and not any(c.dep_ in ("det", "poss", "nummod") for c in tok.children)
+        if lemma == "person" and tok.lower_ != "person":
+            noun.bare = False  # "someone": "is there a person?"
         for c in parts:  # "wood table", "denim jacket": a material written as a compound
             if _in(c, self.lex["attribute_kinds"]["material"]) or c.lower_ in self.lex["colors"]:
                 self.add_attr(noun, c.lower_, _kind(c, self.lex), c.i)

@@ -26,9 +26,10 @@ def _is_noun(tok) -> bool:
         and tok.dep_ == "pobj"
         and not tok.like_num
         and tok.lower_ not in lexicon()["colors"]
-        and all(c.dep_ in ("det", "amod", "compound", "poss", "nummod", "prep", "punct") for c in tok.children)
+        and all(c.dep_ in ("det", "amod", "compound", "poss", "nummod", "prep", "punct", "advmod") for c in tok.children)
+        and (not any(c.dep_ == "advmod" for c in tok.children) or any(c.dep_ == "det" and c.lower_ in ("a", "an") for c in tok.children))
     ):
-        return True
+        return True  # ("with a woolly mammoth outside": "mammoth" read as an adjective, an article makes it a thing)
     # "a white country home" with "home" tagged as an adverb: an article and a compound make it a noun;
     # "with a tattoo on ..." with "tattoo" tagged as an adverb: an adverb takes no article
     return (
@@ -118,6 +119,8 @@ def _past_read_as_participle(verb) -> bool:
 
 def _verb_words(verb) -> tuple[str, str]:
     """(the verb as a question says it after "is the X", finite lemma or "") for a verb token."""
+    if verb.lower_ in lexicon()["pose_states"] and verb.tag_ in ("VB", "VBD", "VBP", "VBN"):
+        return verb.lower_, ""  # "knees bent forward" read as a present "bent": a pose ("are the knees bent?"), not "benting"
     if verb.tag_ in ("VBG", "VBN") and not _past_read_as_participle(verb):
         return verb.lower_, ""
     lemma = _finite_lemma(verb)
@@ -131,12 +134,17 @@ def _particle(verb) -> str:
 
 
 def _conjuncts(tok) -> list[Any]:
-    """``tok`` and the nouns coordinated with it ("a pear, orange, and two bananas")."""
+    """``tok`` and the nouns coordinated with it ("a pear, orange, and two bananas"). A list of three or more with no
+    "and" / "or" anywhere is a user prompt's run of tags ("groceries in the air, Kodak, Fuji film, IMAX"), not a list of
+    things: ``tok`` alone."""
     out, stack = [], [tok]
     while stack:
         t = stack.pop()
         out.append(t)
         stack.extend(c for c in t.children if c.dep_ in ("conj", "appos") and _is_noun(c))
+    listed = [t for t in out if t.dep_ == "conj" and t.i != tok.i]
+    if len(listed) > 1 and not any(t.dep_ == "cc" for t in tok.doc[tok.i : max(t.i for t in out)]):
+        out = [t for t in out if t not in listed]
     return sorted(out, key=lambda t: t.i)
 
 
@@ -168,6 +176,11 @@ def _prep_relation(prep, lex) -> tuple[str, Any] | None:
     if pobj is None:
         pcomp = next((c for c in prep.children if c.dep_ == "pcomp" and c.pos_ == "ADP"), None)  # "from behind X"
         pobj = next((c for c in pcomp.children if c.dep_ == "pobj"), None) if pcomp is not None else None
+        of = next((c for c in prep.children if c.dep_ == "prep" and c.lower_ == "of"), None)
+        if pobj is None and of is not None and prep.lower_ in lex["compound_prep_nouns"]:  # "inside of the bowl"
+            pobj = next((c for c in of.children if c.dep_ == "pobj"), None)
+            if pobj is not None:
+                return f"{prep.lower_} of", pobj
         if pobj is None:
             return None
     if _lemma(pobj) in lex["not_things"]["quantity"] and prep.lower_ not in ("in", "into", "inside", "within", "among", "of"):
@@ -189,6 +202,15 @@ def _prep_relation(prep, lex) -> tuple[str, Any] | None:
             det = next((c.lower_ for c in pobj.children if c.dep_ == "det"), "")
             return " ".join(w for w in (words, det, pobj.lower_, "of") if w), inner
     return words, pobj
+
+
+def _negated(tok) -> bool:
+    """Whether the prompt says ``tok`` is not so: "not joined", "is not clear", "not sitting on ..." (a ``neg`` on the word,
+    or on the "be" / linking verb whose describing word it is). A negated fact is not asked (its question would expect
+    "yes")."""
+    if any(c.dep_ == "neg" for c in tok.children):
+        return True
+    return tok.dep_ in ("acomp", "attr", "oprd") and any(c.dep_ == "neg" for c in tok.head.children)
 
 
 def _next(tok):
@@ -278,7 +300,7 @@ def _name_tail(tok):
 
 def _shows_number(verb) -> bool:
     """A verb whose object is a number or a time ("reads 12:43", "says 3:15"): what a thing shows, not an action."""
-    objs = [c for c in verb.children if c.dep_ == "dobj"]
+    objs = [c for c in verb.children if c.dep_ in ("dobj", "npadvmod") and c.i > verb.i]  # ("says 12:42", read as an adverb)
     return bool(objs) and all(c.pos_ == "NUM" or c.like_num for c in objs)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import inspect
 import json
 from pathlib import Path
 
@@ -17,18 +18,28 @@ RECIPES = {
     "generator": "autoalign.world.training.train_generator",
     "editor": "autoalign.world.training.train_editor",
     "grounder": "autoalign.world.training.train_grounder",
+    "inpaint": "autoalign.world.training.train_inpaint",  # starts from the generator (9-channel inpainting UNet)
 }
 
 
-def train(name: str, out_dir: Path, seed: int = 0, resume: bool = True, steps: int | None = None, progress: bool = True) -> dict:
+def train(name: str, out_dir: Path, seed: int = 0, resume: bool = True, steps: int | None = None, progress: bool = True,
+          device: str | None = None) -> dict:
+    """Run recipe ``name`` into ``out_dir/name`` and write its MODEL_CARD.json. ``device`` (a torch device
+    such as "cuda"): only recipes whose ``train`` takes a ``device`` run elsewhere than the CPU."""
+    from autoalign.errors import InputError
+
     module = importlib.import_module(RECIPES[name])
     plan = module.PLAN if steps is None else module.PLAN.with_steps(steps)
     kwargs = {"seed": seed, "plan": plan, "resume": resume, "progress": progress}
+    if device not in (None, "cpu"):
+        if "device" not in inspect.signature(module.train).parameters:
+            raise InputError(f"the {name} recipe trains on the CPU only (got --device {device})")
+        kwargs["device"] = device
     if steps is not None and hasattr(module, "SMOKE_KWARGS"):
         kwargs.update(module.SMOKE_KWARGS)
     target = Path(out_dir) / name
     stats = module.train(target, **kwargs)
     card = {"name": name, "recipe": RECIPES[name], "seed": seed, "plan": plan.__dict__, **stats,
-            "trained_on": "the shapes world (autoalign/world), 2 CPU cores"}
+            "trained_on": f"the shapes world (autoalign/world), {'2 CPU cores' if device in (None, 'cpu') else device}"}
     (target / "MODEL_CARD.json").write_text(json.dumps(card, indent=2, default=str), encoding="utf-8")
     return stats

@@ -142,9 +142,14 @@ def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, n_scenes: int = N_SCE
 
 def save_pipeline(out_dir: Path, vae, encoder, tok, model, pipeline: str = "sd") -> None:
     import torch
-    from diffusers import StableDiffusionInstructPix2PixPipeline, StableDiffusionPipeline
+    from diffusers import (
+        StableDiffusionInpaintPipeline,
+        StableDiffusionInstructPix2PixPipeline,
+        StableDiffusionPipeline,
+    )
 
-    cls = StableDiffusionPipeline if pipeline == "sd" else StableDiffusionInstructPix2PixPipeline
+    cls = {"sd": StableDiffusionPipeline, "ip2p": StableDiffusionInstructPix2PixPipeline,
+           "inpaint": StableDiffusionInpaintPipeline}[pipeline]
     # diffusers records the folder the VAE was loaded from (a local path): name the world's VAE instead
     vae.register_to_config(_name_or_path="world:vae")
     pipe = cls(vae=vae, text_encoder=encoder, tokenizer=tok, unet=model, scheduler=sampler(),
