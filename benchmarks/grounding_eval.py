@@ -5,9 +5,11 @@
   every phrase's boxes (all-point interpolated precision-recall, a box right when IoU >= 0.5 with an
   unmatched true box of its phrase; 95 % interval by bootstrap over images), and the exact count per
   phrase (Wilson interval), on the kinds present and on all.
-* **Generated images**: the world's generator draws one image per ``test`` caption; where the oracle
-  reads it (:mod:`autoalign.world.oracle`: benchmarks only, never the loop), the grounder's count of
-  each (colour, shape) kind the caption names or the oracle sees is compared with the oracle's.
+* **Generated images**: the world's generator draws one image per caption of a split (``test`` unless
+  ``--split`` names others; ``--split val`` to choose settings on, the held-out ``test`` measured once);
+  where the oracle reads it (:mod:`autoalign.world.oracle`: benchmarks only, never the loop), the
+  grounder's count of each (colour, shape) kind the caption names or the oracle sees is compared with
+  the oracle's.
 
 Writes ``docs/results/grounder.json`` (the generic results shape) with ``--out``. GenEval's rules on a bench
 run's images, against the oracle on the ``shapes`` suite: ``autoalign bench geneval DIR``
@@ -300,6 +302,12 @@ def vq2_grounded(config, split: str, n: int) -> dict[str, Any]:
     return {f"VQ2 ROC AUC with closed counts, {k}": auc_with_ci(labels, v) for k, v in scores.items()}
 
 
+def generated_splits(splits: Sequence[str]) -> list[str]:
+    """The splits the generated part draws captions from: those asked for, ``test`` by default, never
+    ``compositional`` (its unseen pairs are the rendered part's question)."""
+    return [s for s in splits if s != "compositional"] or ["test"]
+
+
 def run(n: int = 300, n_generated: int = 300, splits: Sequence[str] = ("test", "compositional"),
         parts: Sequence[str] = PARTS) -> dict[str, Any]:
     from autoalign.config import load_config
@@ -320,7 +328,8 @@ def run(n: int = 300, n_generated: int = 300, splits: Sequence[str] = ("test", "
         for split in splits:
             out["vq2"][split] = vq2_grounded(config, split, n)
     if n_generated and "generated" in parts:
-        out["generated"]["test"] = generated(grounder, models.generator, "test", n_generated)
+        for split in generated_splits(splits):
+            out["generated"][split] = generated(grounder, models.generator, split, n_generated)
     out["seconds"] = time.time() - start
     return out
 
@@ -356,9 +365,11 @@ def results_doc(result: dict[str, Any], command: str) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n", type=int, default=300, help="rendered scenes per split")
-    parser.add_argument("--generated", type=int, default=300, help="generated test images (0: none)")
+    parser.add_argument("--generated", type=int, default=300, help="generated images per split (0: none)")
     parser.add_argument("--only", action="append", choices=PARTS, help="only these parts (repeatable)")
-    parser.add_argument("--split", action="append", choices=("test", "compositional"), help="only these splits (repeatable)")
+    parser.add_argument("--split", action="append", choices=("val", "test", "compositional"),
+                        help="only these splits (repeatable; default: test and compositional, generated images: test; "
+                             "val to choose settings on)")
     parser.add_argument("--compare", type=Path, nargs=2, default=None, metavar=("A", "B"),
                         help="two shapes bench runs of the same prompts: the oracle on their final images, paired (prints JSON)")
     parser.add_argument("--out", type=Path, default=None, help="write the results JSON here (docs/results/grounder.json)")

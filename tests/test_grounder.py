@@ -338,3 +338,43 @@ def test_grounding_eval_cells_read_both_figure_forms():
     assert _cell(wilson(3, 4)) == "0.750 [0.301, 0.954] (n=4)"
     assert _cell({"value": 0.5, "n": 10, "ci": [0.25, 0.75]}) == "0.500 [0.250, 0.750] (n=10)"
     assert _cell(wilson(0, 0)) == "n/a"
+
+
+# ------------------------------------------------------------------------------- round 16: generated-style training
+
+
+def test_elastic_bends_the_labels_with_the_pixels():
+    """The grounder recipe's elastic deformation moves each object's labels with its pixels: the bent image
+    shows every bent label's colour, the objects changed outline (not a copy), and no displacement is the identity."""
+    import random
+
+    import numpy as np
+
+    from autoalign.world.scene import background, colors
+    from autoalign.world.training.train_grounder import elastic
+
+    scene = Scene([Obj("circle", "red", "big", 16, 20), Obj("square", "blue", "big", 46, 20), Obj("triangle", "green", "big", 30, 48)])
+    ids = np.asarray(object_map(scene), dtype=np.int64)
+    image, bent = elastic(draw(scene), ids, random.Random(3), 3.0, 4.0)
+    arr = np.asarray(image, dtype=np.float32)
+    palette = colors()
+    for k, o in enumerate(scene.objects, start=1):
+        inside = bent == k
+        assert 0.6 < inside.sum() / (ids == k).sum() < 1.4
+        dist = np.linalg.norm(arr[inside] - np.asarray(palette[o.color], dtype=np.float32), axis=-1)
+        assert (dist < 60).mean() > 0.9  # the bent label sits on its object's colour (edges interpolate)
+    assert (np.linalg.norm(arr[bent == 0] - np.asarray(background(), dtype=np.float32), axis=-1) < 60).mean() > 0.98
+    assert (bent != ids).sum() > 30  # outlines changed
+    same, same_ids = elastic(draw(scene), ids, random.Random(3), 0.0, 4.0)
+    assert (same_ids == ids).all() and (np.asarray(same) == np.asarray(draw(scene))).all()
+
+
+def test_grounding_eval_draws_generated_images_from_the_splits_asked():
+    """``--split val`` measures generated images of validation captions (to choose settings on); the default stays
+    the held-out test split, and the compositional split is the rendered part's question only."""
+    from autoalign.benchmarks.grounding_eval import generated_splits
+
+    assert generated_splits(["val"]) == ["val"]
+    assert generated_splits(["test", "compositional"]) == ["test"]
+    assert generated_splits(["compositional"]) == ["test"]
+    assert generated_splits(["val", "test"]) == ["val", "test"]
