@@ -90,3 +90,11 @@ def test_only_recipes_that_take_a_device_train_on_a_gpu(tmp_path):
     with pytest.raises(InputError, match="CPU only"):
         recipes.train("vae", tmp_path, steps=1, device="cuda", progress=False)
     assert not (tmp_path / "vae").exists()
+
+
+def test_world_train_without_only_leaves_the_opt_in_inpainting_recipe_out():
+    from autoalign.world.training.train import MODELS, OPT_IN, selected
+
+    assert "inpaint" in OPT_IN and "inpaint" in MODELS
+    assert "inpaint" not in selected(None) and selected(None)[-1] == "grounder"
+    assert selected(["inpaint", "vae"]) == ["vae", "inpaint"]  # named: trained, in training order

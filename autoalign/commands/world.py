@@ -26,7 +26,7 @@ app.add_typer(world_app, name="world")
 
 @world_app.command("train")
 def train_command(
-    only: Optional[list[str]] = typer.Option(None, "--only", help="Train only this model (repeatable): clip, clip-plain, clip-swap, vlm, vae, generator, editor, grounder, inpaint."),
+    only: Optional[list[str]] = typer.Option(None, "--only", help="Train only this model (repeatable): clip, clip-plain, clip-swap, vlm, vae, generator, editor, grounder; inpaint only when named."),
     out: Optional[Path] = typer.Option(None, "--out", help="Where to write the weights (default: the package's autoalign/world/weights)."),
     seed: int = typer.Option(0, "--seed", help="Seed of every recipe."),
     fresh: bool = typer.Option(False, "--fresh", help="Ignore saved checkpoints and start over."),
@@ -36,12 +36,12 @@ def train_command(
     """Train the world's models (seeded, resumable) and write their weights."""
     from autoalign.world import WEIGHTS_DIR
     from autoalign.world.training import recipes
-    from autoalign.world.training.train import MODELS
+    from autoalign.world.training.train import MODELS, selected
 
     bad = [n for n in only or [] if n not in MODELS]
     if bad:
         raise InputError(f"--only must be one of {', '.join(MODELS)} (got {', '.join(bad)})")
-    names = [n for n in MODELS if not only or n in only]  # in training order
+    names = selected(only)  # in training order; opt-in recipes only when named
     logging.getLogger("autoalign.world").setLevel(logging.INFO)
     out_dir = Path(out) if out else WEIGHTS_DIR
     console = Console(stderr=True)

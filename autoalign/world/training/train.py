@@ -23,6 +23,14 @@ from autoalign.world.training.recipes import RECIPES
 logger = logging.getLogger(__name__)
 
 MODELS = tuple(RECIPES)  # in training order
+#: Recipes trained only when named with ``--only``: no preset uses their models yet (the 9-channel
+#: inpainting UNet, measured against the paste method in docs/lab-notes/round-15-issue-37.md).
+OPT_IN = ("inpaint",)
+
+
+def selected(only: list[str] | None) -> list[str]:
+    """The recipes ``world train`` runs, in training order: those named, else every one but :data:`OPT_IN`."""
+    return [n for n in MODELS if (n in only if only else n not in OPT_IN)]
 
 
 def work_dir() -> Path:
