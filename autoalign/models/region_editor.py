@@ -243,9 +243,7 @@ class InpaintRegionEditor:
         self.grow = o.get("grow", 0)
         if isinstance(self.grow, bool) or not isinstance(self.grow, (int, float)) or not 0 <= self.grow <= 64:
             raise ConfigError(f"[region_editor] grow must be a number of pixels from 0 to 64 (got {self.grow!r})")
-        self.remove = o.get("remove", "inpaint")
-        if self.remove not in REMOVE_MODES:
-            raise ConfigError(f"[region_editor] remove must be one of {', '.join(REMOVE_MODES)} (got {self.remove!r})")
+        self.remove = self._choice("remove", "inpaint", REMOVE_MODES)
         self.fill_strength = o.get("fill_strength", 0.0)
         if isinstance(self.fill_strength, bool) or not isinstance(self.fill_strength, (int, float)) or not 0 <= self.fill_strength <= 1:
             raise ConfigError(f"[region_editor] fill_strength must be from 0 to 1 (got {self.fill_strength!r})")
@@ -253,22 +251,12 @@ class InpaintRegionEditor:
         self.add_prompt = str(o.get("add_prompt", "{phrase}"))
         if "{phrase}" not in self.add_prompt and "{prompt}" not in self.add_prompt:
             raise ConfigError("[region_editor] add_prompt must contain {phrase} or {prompt}")
-        self.add = o.get("add", "inpaint")
-        if self.add not in ADD_MODES:
-            raise ConfigError(f"[region_editor] add must be one of {', '.join(ADD_MODES)} (got {self.add!r})")
-        self.move = o.get("move", "redraw")
-        if self.move not in MOVE_MODES:
-            raise ConfigError(f"[region_editor] move must be one of {', '.join(MOVE_MODES)} (got {self.move!r})")
-        self.change = o.get("change", "inpaint")
-        if self.change not in CHANGE_MODES:
-            raise ConfigError(f"[region_editor] change must be one of {', '.join(CHANGE_MODES)} (got {self.change!r})")
+        self.add = self._choice("add", "inpaint", ADD_MODES)
+        self.move = self._choice("move", "redraw", MOVE_MODES)
+        self.change = self._choice("change", "inpaint", CHANGE_MODES)
         self.paste_strength = self._fraction("paste_strength", 0.5)
-        self.planner = o.get("planner", "triplets")
-        if self.planner not in PLANNERS:
-            raise ConfigError(f"[region_editor] planner must be one of {', '.join(PLANNERS)} (got {self.planner!r})")
-        self.paste_choose = o.get("paste_choose", "largest")
-        if self.paste_choose not in CHOOSE_MODES:
-            raise ConfigError(f"[region_editor] paste_choose must be one of {', '.join(CHOOSE_MODES)} (got {self.paste_choose!r})")
+        self.planner = self._choice("planner", "triplets", PLANNERS)
+        self.paste_choose = self._choice("paste_choose", "largest", CHOOSE_MODES)
         #: ``rank(images, text) -> scores`` for ``paste_choose = "clip"`` (set by the model cache from the preset's CLIP)
         self.rank: Callable[[list[Image.Image], str], list[float]] | None = None
         self.paste_tries = o.get("paste_tries", 1)
@@ -284,6 +272,12 @@ class InpaintRegionEditor:
         self._call_lock = threading.Lock()
         self.calls = 0  # pipeline calls made (the loop's budget counts them)
         self.images = 0  # images those calls drew (paste drawings included; the benchmark's best-of-M counts them)
+
+    def _choice(self, name: str, default: str, allowed: tuple[str, ...]) -> str:
+        value = self.options.get(name, default)
+        if value not in allowed:
+            raise ConfigError(f"[region_editor] {name} must be one of {', '.join(allowed)} (got {value!r})")
+        return value
 
     def _fraction(self, name: str, default: float) -> float:
         value = self.options.get(name, default)
