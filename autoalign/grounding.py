@@ -101,6 +101,16 @@ def _xyxy(box: Box | Sequence[float]) -> tuple[float, float, float, float]:
     return float(x0), float(y0), float(x1), float(y1)
 
 
+def box_iou(a: Box | Sequence[float], b: Box | Sequence[float]) -> float:
+    """Intersection over union of two boxes (pixel xyxy, or :class:`Box`); 0 when both are empty."""
+    a, b = _xyxy(a), _xyxy(b)
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
 def relative_position(a: Box | Sequence[float], b: Box | Sequence[float], threshold: float = POSITION_THRESHOLD) -> set[str]:
     """Where box ``a`` stands from box ``b`` (GenEval's rule on box centres and sizes): a set of left/right/above/below.
 

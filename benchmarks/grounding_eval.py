@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from autoalign.benchmarks.metrics import Metric, wilson
+from autoalign.grounding import box_iou
 from autoalign.world import oracle
 from autoalign.world.render import draw, scene_for
 from autoalign.world.scene import Scene, colors, shapes, spec_for
@@ -52,14 +53,6 @@ def true_boxes(scene: Scene) -> dict[str, list[tuple[float, float, float, float]
     return out
 
 
-def iou(a: Sequence[float], b: Sequence[float]) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
-
-
 def match(pred: list[tuple[float, Sequence[float]]], truth: list[Sequence[float]], thr: float = 0.5) -> list[tuple[float, bool]]:
     """Each predicted (score, box), best first, as true or false positive (greedy, COCO-style)."""
     used: set[int] = set()
@@ -67,7 +60,7 @@ def match(pred: list[tuple[float, Sequence[float]]], truth: list[Sequence[float]
     for score, box in sorted(pred, key=lambda p: -p[0]):
         best, best_iou = None, thr
         for j, t in enumerate(truth):
-            if j not in used and (v := iou(box, t)) >= best_iou:
+            if j not in used and (v := box_iou(box, t)) >= best_iou:
                 best, best_iou = j, v
         if best is not None:
             used.add(best)

@@ -818,15 +818,9 @@ def reading_key(image: Any) -> Any:
 
 def _match_iou(a: list, b: list) -> list[float]:
     """Greedy one-to-one matching of two box lists by IoU (best pairs first); the matched IoUs."""
+    from autoalign.grounding import box_iou
 
-    def iou(p, q) -> float:
-        ix = max(0.0, min(p[2], q[2]) - max(p[0], q[0]))
-        iy = max(0.0, min(p[3], q[3]) - max(p[1], q[1]))
-        inter = ix * iy
-        union = (p[2] - p[0]) * (p[3] - p[1]) + (q[2] - q[0]) * (q[3] - q[1]) - inter
-        return inter / union if union > 0 else 0.0
-
-    pairs = sorted(((iou(p, q), i, j) for i, p in enumerate(a) for j, q in enumerate(b)), reverse=True)
+    pairs = sorted(((box_iou(p, q), i, j) for i, p in enumerate(a) for j, q in enumerate(b)), reverse=True)
     used_a, used_b, out = set(), set(), []
     for v, i, j in pairs:
         if i not in used_a and j not in used_b:

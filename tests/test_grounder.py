@@ -14,6 +14,7 @@ from PIL import Image
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from autoalign.config import ConfigError, RoleSpec, load_config  # noqa: E402
+from autoalign.grounding import box_iou  # noqa: E402
 from autoalign.models.loading import DeviceSpec  # noqa: E402
 from autoalign.types import Box, Grounding  # noqa: E402
 from autoalign.world.render import draw, object_map  # noqa: E402
@@ -86,13 +87,6 @@ def _truth(scene: Scene) -> list[tuple[float, float, float, float]]:
     return out
 
 
-def _iou(a, b) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - ix * iy
-    return ix * iy / union
-
-
 SCENE = Scene([Obj("circle", "red", "big", 16, 16), Obj("circle", "red", "small", 48, 18),
                Obj("square", "blue", "big", 20, 46), Obj("triangle", "yellow", "big", 46, 46)])
 
@@ -116,7 +110,7 @@ def test_world_grounder_finds_each_object_of_a_rendered_scene(world):
     assert got["a green circle"] == [] and len(got["a square"]) == 1
     for phrase, objects in (("two red circles", [0, 1]), ("a blue square", [2]), ("a yellow triangle", [3])):
         for i in objects:
-            assert max(_iou(b.xyxy, truth[i]) for b in got[phrase]) >= 0.7
+            assert max(box_iou(b.xyxy, truth[i]) for b in got[phrase]) >= 0.7
     mask = got["a blue square"][0].mask_array
     assert mask.shape == (64, 64) and 300 < mask.sum() < 400  # a big square is 19 x 19 pixels
 
@@ -148,7 +142,7 @@ def test_layout_detector_names_an_extra_object_with_its_boxes(world):
     assert [(m.aspect, m.phrase, m.correction) for m in found] == [("number", "a red circle", "two red circles")]
     boxes = [Box.from_dict(b) for b in found[0].evidence["boxes"]]
     truth = _truth(scene)
-    assert len(boxes) == 2 and all(max(_iou(b.xyxy, t) for b in boxes) >= 0.7 for t in truth)
+    assert len(boxes) == 2 and all(max(box_iou(b.xyxy, t) for b in boxes) >= 0.7 for t in truth)
 
 
 def test_layout_detector_names_a_moved_object_from_box_centres(world):
@@ -157,7 +151,7 @@ def test_layout_detector_names_a_moved_object_from_box_centres(world):
     assert [(m.aspect, m.phrase, m.correction) for m in found] == [("relation", "to the left of", "to the right of")]
     subject, obj = (Box.from_dict(b) for b in found[0].evidence["boxes"])
     assert subject.center[0] > obj.center[0]
-    assert _iou(subject.xyxy, _truth(scene)[0]) >= 0.7
+    assert box_iou(subject.xyxy, _truth(scene)[0]) >= 0.7
 
 
 def test_layout_detector_speaks_the_world_s_words_on_a_recoloured_object(world):

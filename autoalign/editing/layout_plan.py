@@ -39,6 +39,7 @@ from functools import lru_cache
 from typing import Any
 
 from autoalign import prompts
+from autoalign.grounding import box_iou
 from autoalign.grounding import relation_holds as geneval_relation
 from autoalign.inflect import singular
 from autoalign.types import Box, LayoutOp, LayoutPlan
@@ -355,14 +356,6 @@ class UnusablePlan(Exception):
     """The LLM's target layout cannot be used (the message says why)."""
 
 
-def _iou(a, b) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
-
-
 def build_messages(prompt: str, detected: list[Box], size: tuple[int, int]) -> list[dict[str, str]]:
     objects = [{"id": j, "label": b.label, "box": [round(v, 1) for v in b.xyxy]} for j, b in enumerate(detected)]
     user = json.dumps({"prompt": prompt, "image_size": list(size), "objects": objects})
@@ -412,7 +405,7 @@ def ops_from_target(answer: Any, detected: list[Box], size: tuple[int, int]) -> 
             continue
         label, box = kept[j]
         same_label = _tokens(label) == _tokens(b.label) or set(_tokens(label)) <= set(_tokens(b.label))
-        moved = _iou(box, b.xyxy) < MOVED_IOU
+        moved = box_iou(box, b.xyxy) < MOVED_IOU
         if moved:
             ops.append(LayoutOp("move", label, source=b, target=Box(box, b.score, label=label),
                                 reason="placed elsewhere in the target layout"))
