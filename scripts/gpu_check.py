@@ -395,22 +395,28 @@ def _red_square():
     return Image.new("RGB", (SMALL, SMALL), (200, 30, 30))
 
 
+def _pipeline_check(d: dict[str, Any], backend: Any, device: str, dtype: str, run: Callable[[], list[Any]]) -> None:
+    """A tiny pipeline backend on (device, dtype): parameter placement, ``run()`` under the NaN watch, two
+    images of SMALL x SMALL; the backend is released whatever happens."""
+    try:
+        modules = torch_modules(backend.pipe)
+        d["placement"] = placement(modules, device, dtype)
+        with NonFiniteWatch(modules) as watch:
+            images = run()
+        d["pipeline"] = type(backend.pipe).__name__
+        check_images(d, images, (SMALL, SMALL), 2)
+        watch.verdict(d)
+    finally:
+        release(backend)
+
+
 def tiny_generator(name: str, options: dict[str, Any]):
     def check(d: dict[str, Any], device: str, dtype: str) -> None:
         from autoalign.models.generator import DiffusersGenerator
 
         opts = {"num_inference_steps": 2, "height": SMALL, "width": SMALL, **options}
         gen = DiffusersGenerator(_spec("diffusers", f"tiny:{name}", opts), _device_spec(device, dtype))
-        try:
-            modules = torch_modules(gen.pipe)
-            d["placement"] = placement(modules, device, dtype)
-            with NonFiniteWatch(modules) as watch:
-                images = gen.generate("a red cube on a table", n=2, seed=0)
-            d["pipeline"] = type(gen.pipe).__name__
-            check_images(d, images, (SMALL, SMALL), 2)
-            watch.verdict(d)
-        finally:
-            release(gen)
+        _pipeline_check(d, gen, device, dtype, lambda: gen.generate("a red cube on a table", n=2, seed=0))
 
     return check
 
@@ -422,16 +428,7 @@ def tiny_editor(name: str, backend: str, options: dict[str, Any]):
         cls = InstructPix2PixEditor if backend == "instruct-pix2pix" else DiffusersEditor
         opts = {"num_inference_steps": 2, "resolution": SMALL, **options}
         editor = cls(_spec(backend, f"tiny:{name}", opts), _device_spec(device, dtype))
-        try:
-            modules = torch_modules(editor.pipe)
-            d["placement"] = placement(modules, device, dtype)
-            with NonFiniteWatch(modules) as watch:
-                images = editor.edit(_red_square(), "make it blue", n=2, seed=0)
-            d["pipeline"] = type(editor.pipe).__name__
-            check_images(d, images, (SMALL, SMALL), 2)
-            watch.verdict(d)
-        finally:
-            release(editor)
+        _pipeline_check(d, editor, device, dtype, lambda: editor.edit(_red_square(), "make it blue", n=2, seed=0))
 
     return check
 
@@ -443,19 +440,15 @@ def tiny_region_editor(name: str, options: dict[str, Any]):
 
         opts = {"num_inference_steps": 2, "resolution": SMALL, **options}
         editor = InpaintRegionEditor(_spec("diffusers-inpaint", f"tiny:{name}", opts), _device_spec(device, dtype))
-        try:
-            modules = torch_modules(editor.pipe)
-            d["placement"] = placement(modules, device, dtype)
-            op = LayoutOp("add", "a cat", target=Box((4.0, 4.0, 20.0, 20.0), 1.0))
-            with NonFiniteWatch(modules) as watch:
-                images = editor.edit(_red_square(), [op], n=2, seed=0)
-            d["pipeline"] = type(editor.pipe).__name__
+        op = LayoutOp("add", "a cat", target=Box((4.0, 4.0, 20.0, 20.0), 1.0))
+
+        def run() -> list[Any]:
+            images = editor.edit(_red_square(), [op], n=2, seed=0)
             d["pipeline_calls"] = editor.calls
             require(editor.calls > 0, "the region editor made no pipeline call (nothing was checked on the device)")
-            check_images(d, images, (SMALL, SMALL), 2)
-            watch.verdict(d)
-        finally:
-            release(editor)
+            return images
+
+        _pipeline_check(d, editor, device, dtype, run)
 
     return check
 
