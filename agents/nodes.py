@@ -65,6 +65,10 @@ class _Meter:
             self.by_call[what] = self.by_call.get(what, 0.0) + ms
             self.calls[what] = self.calls.get(what, 0) + 1
 
+    def count(self, what: str, n: float) -> None:
+        """Add ``n`` to the ``what`` count (things a call made, such as images, rather than calls)."""
+        self.calls[what] = self.calls.get(what, 0) + n
+
     def update(self) -> dict[str, Any]:
         """``model_calls`` per kind; ``timings``: model ms of the node, and per kind as ``node.kind``."""
         timings = {self.node: round(self.ms, 3), **{f"{self.node}.{k}": round(v, 3) for k, v in self.by_call.items()}}
@@ -311,7 +315,7 @@ def _region_edit(
     with meter.call("region_editor"):
         samples = region_editor.edit(image, plan.ops, ctx.config.loop.edit_samples, region_seed, prompt=state["prompt"])
     # the images its pipeline drew (drawings to paste included), for an honest best-of-M at equal images
-    meter.calls["region_editor_images"] = meter.calls.get("region_editor_images", 0) + getattr(region_editor, "images", 0) - drawn
+    meter.count("region_editor_images", getattr(region_editor, "images", 0) - drawn)
     paths = [_save(ctx, s, f"{folder}/region_s{k}.png") for k, s in enumerate(samples)]
     text = "layout: " + "; ".join(f"{op.kind} {op.phrase}" for op in plan.ops)
     instruction = Instruction(text=text, writer=f"layout-plan:{plan.planner}", mismatches=[m.to_dict() for m in routed],
