@@ -37,6 +37,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import re
 import threading
 from collections import Counter
 from dataclasses import dataclass
@@ -53,6 +54,11 @@ from autoalign.scoring.text_qa import LLMTextAnswerer, RuleTextAnswerer
 from autoalign.types import ASPECTS, Question
 
 logger = logging.getLogger(__name__)
+
+# a user prompt's resolution tag ("8k", "4 k", "1080p", "hd") and a one-word tag that by its ending describes ("atmospheric",
+# "psychedelic", "dangerous", "picturesque"), whichever way the tagger read it alone
+_RESOLUTION = re.compile(r"\d+\s?k|\d{3,4}\s?p|u?hd|full hd")
+_ADJECTIVE_ENDING = re.compile(r"[a-z-]{6,}ic|[a-z-]{3,}(?:ical|ous|esque|istic)")
 
 LLMProvider = Callable[[], Any]  # returns an object with complete_json(messages, schema, name)
 CACHE_VERSION = "20"  # bump when generated questions change for the same settings (history: git log -S CACHE_VERSION)
@@ -201,6 +207,13 @@ def facts_from_parse(parse: Parse, closed_counts: bool = False) -> list[Fact]:
         """A relation's object: "the plate", but "soccer" as the prompt writes it without an article."""
         return name(noun) if noun.bare else f"the {name(noun)}"
 
+    def objects(rel_obj: Noun, others: list[Noun], subject: Noun) -> str:
+        """A relation's objects: "the plate and the cup", "another person" for one of the subject's own name ("person
+        next to person")."""
+        if not others and name(rel_obj).lower() == name(subject).lower():
+            return f"other {name(rel_obj)}" if rel_obj.plural else f"another {name(rel_obj)}"
+        return " and ".join(the(n) for n in others + [rel_obj])
+
     def modifier_span(noun: Noun, index: int) -> str:
         return parse.span_text(min(index, noun.index), max(index, noun.index) + 1)
 
@@ -229,6 +242,13 @@ def facts_from_parse(parse: Parse, closed_counts: bool = False) -> list[Fact]:
                     words, had = lexicon()["style_tag_words"], lexicon()["style_had"]
                     if tag.tag and (head.lower_ in had or head.lower_ not in words and head.lemma_.lower() not in words):
                         kind = "style_has"  # "stunning volumetric lighting": what the picture has, not a style
+                    elif " " not in tag.value and _ADJECTIVE_ENDING.fullmatch(tag.value):
+                        kind = "style"  # "atmospheric", "psychedelic": a look ("is the image atmospheric?"), not a style name
+                head = parse.doc[tag.index]
+                if tag.tag and _RESOLUTION.fullmatch(tag.value):
+                    kind = "style_resolution"  # "8k", "4 k", "hd": "is the image in 8k resolution?"
+                elif kind == "style" and tag.tag and head.tag_ == "VBG" and any(c.dep_ == "dobj" for c in head.children):
+                    kind = "style_has"  # "glowing eyes": what the picture has, not "is the image glowing eyes?"
                 b.add("global", "style", (tag.value,), kind, "global", tag.value, tag.value, [], value=tag.value)
             else:
                 kind = "time_countable" if tag.countable else "time"
@@ -315,11 +335,11 @@ def facts_from_parse(parse: Parse, closed_counts: bool = False) -> list[Fact]:
                 verb, prep = rel.finite, " ".join(words[1:])
                 kind = "relation_finite_prep" if prep else "relation_finite"
                 b.add("relation", "action", args, kind, "relation", obj.phrase, span, deps, noun=name(subject), verb=verb, prep=prep,
-                      object=" and ".join(the(n) for n in others + [obj]), do=do)
+                      object=objects(obj, others, subject), do=do)
             else:
                 detailed = "action" if rel.kind == "verb" else "spatial"
                 b.add("relation", detailed, args, "relation", "relation", obj.phrase, span, deps, noun=name(subject), prep=rel.word,
-                      object=" and ".join(the(n) for n in others + [obj]), be=be(subject))
+                      object=objects(obj, others, subject), be=be(subject))
     for quote in parse.quotes:
         with salvage(f"the quote {quote.text!r}", text):
             owner = parse.noun_at(quote.noun) if quote.noun is not None else None

@@ -127,6 +127,8 @@ class _AttributesReader(_ReferentsReader):
                     handled = True
                 elif _lemma(verb) in lexicon()["making_verbs"] and c.lower_ in ("of", "from", "out") and verb.tag_ == "VBN":
                     value = _phrase(target)
+                    # a participle as written ("made from"), also where the tagger read a sentence ("letters made from X")
+                    words = f"{verb.lower_}{' ' + prt if prt else ''}{words[len(vwords):]}"
                     self.add_attr(noun, value, "material", target.i, phrase=f"{words} {value}")
                     if _in(target, self.lex["attribute_kinds"]["material"]):
                         self.nouns.pop(target.i, None)  # "made of denim": denim is what it is made of, not a thing
@@ -147,6 +149,8 @@ class _AttributesReader(_ReferentsReader):
                 continue  # "looks sad": the look is the attribute (read above), not "is the child looking?"
             if _lemma(verb) in self.lex["light_verbs"]:
                 continue  # "a monkey doing linkbuilding": not "is the monkey doing?"
+            if _lemma(verb) in self.not_things["quantity"] and (after := _next(verb)) is not None and after.lower_ == "of":
+                continue  # "peacock birds set of two": a quantity read as a verb, not "are the birds set?"
             if verb.tag_ in ("VBG", "VBN") or verb.dep_ in ("ROOT", "conj", "relcl", "acl", "advcl"):
                 self.add_attr(noun, vwords, "state", verb.i)
 

@@ -316,6 +316,20 @@ def _mend_frame_participle(doc, lex) -> None:
         tok.pos_, tok.tag_, tok.lemma_ = "NOUN", "NN", tok.lower_
 
 
+def _mend_coordinated_colour(doc, lex) -> None:
+    """ "a black and orange body": a colour word read as a noun coordinated with a colour that describes a thing is a
+    colour of that thing too (not "is there an orange?")."""
+    for tok in doc:
+        first = tok.head
+        if tok.dep_ != "conj" or tok.pos_ not in ("NOUN", "PROPN") or tok.lower_ not in lex["colors"]:
+            continue
+        if first.dep_ != "amod" or first.lower_ not in lex["colors"] or first.head.i <= tok.i or first.head.pos_ not in ("NOUN", "PROPN"):
+            continue
+        if any(c.dep_ in ("det", "amod", "compound", "prep") for c in tok.children):
+            continue  # "a red and a blue car": a thing of its own
+        tok.pos_, tok.tag_, tok.lemma_ = "ADJ", "JJ", tok.lower_
+
+
 def _mend_parse(doc, lex, model: str):
     """Mend the tagger's known slips in ``doc`` (each mend on its own: one that fails is logged and skipped)."""
     mends = (
@@ -331,6 +345,7 @@ def _mend_parse(doc, lex, model: str):
         ("coordinated verbs", lambda: _mend_coordinated_verb(doc, model)),
         ("text verbs", lambda: _mend_text_verb(doc, lex["text_nouns"])),
         ("sides of the body", lambda: _mend_body_side(doc, lex)),
+        ("coordinated colours", lambda: _mend_coordinated_colour(doc, lex)),
     )
     for step, mend in mends:
         with salvage(f"mending {step}", doc.text):

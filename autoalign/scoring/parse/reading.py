@@ -54,4 +54,11 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
     nouns = [n for n in nouns if not any(a <= doc[n.index].idx < b for a, b in quote_chars)]
     kept = {n.index for n in nouns}
     relations = [r for r in reader.relations if r.subject in kept and r.obj in kept and all(i in kept for i in r.also)]
+    # "four forks with ... forks": a thing cannot have or be part of a thing of the same name and look ("do the forks have
+    # forks?"); placed by one it can ("person next to person": asked of "another person"); "each other" (one index) stays
+    phrase = {n.index: (n.phrase.lower(), sorted(a.value for a in n.attrs)) for n in nouns}  # ("the green book on the red book")
+    relations = [
+        r for r in relations
+        if r.subject == r.obj or phrase[r.subject] != phrase[r.obj] or not (r.kind == "part" or r.word in ("with", "having", "has", "have"))
+    ]
     return Parse(doc=doc, nouns=nouns, relations=relations, quotes=quotes, globals=reader.globals, model=model)

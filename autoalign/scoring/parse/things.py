@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from autoalign.inflect import is_plural, singular
 from autoalign.scoring.parse.frames import _FramesReader
 from autoalign.scoring.parse.lexicon import number_value
@@ -82,6 +84,8 @@ class _ThingsReader(_FramesReader):
                 continue  # ("a street corner", "a picture frame" are things)
             if lem in nt["pronoun"] and not _compounds(tok):
                 continue  # "one behind the other": the thing is named elsewhere
+            if self._measure(tok):
+                continue  # "37 x 16 in (95.3 x 42 x 44 cm)", "11 quot", "1950s", "(8)": a size or a year, not a thing
             if any(c.dep_ == "det" and c.lower_ == "no" for c in tok.children):
                 continue  # "a street with no cars": no cars to ask about
             if self._misread_verb(tok):
@@ -92,6 +96,16 @@ class _ThingsReader(_FramesReader):
             self._add_noun(tok)
             self._verb_compound(tok)
             self._agent_participle(tok)
+
+    def _measure(self, tok) -> bool:
+        """A unit after a number ("42 cm", "11 quot": ``unit`` in the word lists), a decade ("1950s"), or a word without
+        a letter ("8)"): how big or how old what is named is, not a thing of its own."""
+        if not any(ch.isalpha() for ch in tok.text) or re.fullmatch(r"\d{2,4}'?s", tok.lower_):
+            return True
+        if tok.lower_ not in self.not_things["unit"] and _lemma(tok) not in self.not_things["unit"]:
+            return False
+        before = tok.doc[tok.i - 1] if tok.i > 0 else None
+        return any(c.dep_ == "nummod" or c.like_num for c in tok.children) or before is not None and before.like_num
 
     def _misread_verb(self, tok) -> bool:
         """Repair "a blue raft floats on white water" read as one plural name "raft floats" (a singular article before

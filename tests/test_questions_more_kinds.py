@@ -1,0 +1,56 @@
+"""Issue 39, round 17: more general rules of English read by the offline question generator (attributes of user
+prompts, pose fragments, texts' lettering) and fewer questions a picture cannot answer. Each case failed before its
+rule."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from autoalign.scoring.parse import parse_prompt  # noqa: E402
+from autoalign.scoring.questions import facts_from_parse  # noqa: E402
+
+
+def _questions(prompt: str) -> list[str]:
+    return [f.question.text for f in facts_from_parse(parse_prompt(prompt))]
+
+
+def _things(prompt: str) -> set[str]:
+    return {f.args[0] for f in facts_from_parse(parse_prompt(prompt)) if f.category == "entity"}
+
+
+def test_made_from_is_asked_as_a_participle_even_when_the_tagger_reads_a_sentence():
+    qs = _questions("chunky, organic, colorful, letters 'fuzzy' made from many furry spheres of different sizes, 3-d rendering, centered in the frame")
+    assert "are the letters made from spheres?" in qs
+    assert not any("making" in q for q in qs)
+
+
+def test_a_colour_after_and_before_a_thing_is_the_things_colour_not_a_thing():
+    qs = _questions("The rooster has a red face and a black and orange body.")
+    assert {"is the body black?", "is the body orange?"} <= set(qs)
+    assert "orange" not in _things("The rooster has a red face and a black and orange body.")
+
+
+def test_measures_years_and_bare_numbers_are_no_things():
+    things = _things("GIANNI VIGORELLI Set of eight side chairs, 1950s  Pearwood, vinyl (8). 37 1/2 x 16 1/2 x 17 3/8 in (95.3 x 42 x 44 cm)")
+    assert "chair" in things
+    assert not things & {"cm", "1950s", "8)"}
+    assert "quot" not in _things("blue peacock birds set of two 11 quot")
+    assert "foot" in _things("a man standing on his left foot")  # a unit word without a number stays a thing
+
+
+def test_a_thing_has_no_thing_of_its_own_name_and_is_placed_by_another():
+    qs = _questions("forks with vegetables - four forks with different types of...")
+    assert "do the forks have forks?" not in qs and "are there four forks?" in qs
+    assert "are the elephants touching each other?" in _questions("two elephants touching each other")
+    assert "is the green book sitting on the red book?" in _questions("A green book is on the top, sitting on a red book.")
+    assert "is the person next to another person?" in _questions("person wear shirt. person next to person")
+
+
+def test_user_prompt_tags_are_asked_as_resolutions_looks_and_what_the_picture_has():
+    qs = _questions("aliens praying inside alien church, atmospheric, highly detailed and intricate, octane render, 8k --ar 7:5")
+    assert "is the image in 8k resolution?" in qs and "is the image in 8k style?" not in qs
+    assert "is the image atmospheric?" in qs and "is the image in atmospheric style?" not in qs
+    qs = _questions("mystical cat shrouded in colorful smoke whisps, glowing eyes, glowing chaos magic, occult, twisted")
+    assert "does the image have glowing eyes?" in qs and "is the image glowing eyes?" not in qs
