@@ -54,3 +54,19 @@ def test_user_prompt_tags_are_asked_as_resolutions_looks_and_what_the_picture_ha
     assert "is the image atmospheric?" in qs and "is the image in atmospheric style?" not in qs
     qs = _questions("mystical cat shrouded in colorful smoke whisps, glowing eyes, glowing chaos magic, occult, twisted")
     assert "does the image have glowing eyes?" in qs and "is the image glowing eyes?" not in qs
+
+
+def test_kinds_picked_by_a_describing_word_are_the_things():
+    qs = _questions("photos of nine different breeds of dogs")
+    assert {"are there nine dogs?", "are the dogs of different breeds?"} <= set(qs)
+    qs = _questions("letters 'fuzzy' made from many furry spheres of different sizes")
+    assert "are the spheres of different sizes?" in qs
+    assert "are there sizes?" not in qs and "are the sizes different?" not in qs
+
+
+def test_a_texts_lettering_is_the_texts_not_a_thing():
+    qs = _questions("a vintage image of the las vegas strip with the text 'las vegas' in bold block letters")
+    assert "is the text in bold block letters?" in qs and "are there block letters?" not in qs
+    qs = _questions("A blackboard with the word 'multiplication' written in flowing cursive.")
+    assert "is the word in flowing cursive?" in qs and "is there cursive?" not in qs and "is the word written?" not in qs
+    assert "are the words in simple letters and colors?" in _questions("a painting of a cornfield with the words 'feed the nation' in simple letters and colors")

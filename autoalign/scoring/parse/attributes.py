@@ -82,14 +82,17 @@ class _AttributesReader(_ReferentsReader):
         for noun in list(self.nouns.values()):
             if noun.lemma in self.lex["body_parts"] or doc[noun.index].lower_ in self.lex["body_parts"]:
                 self._pose(noun)
+        for noun in list(self.nouns.values()):
+            self._kinds(noun)
+            self._lettering(noun)
         # verbs: a colour as the object ("dressed in green"), "made of X", and actions without objects
         for verb in doc:
             if verb.pos_ not in ("VERB", "AUX") or verb.lemma_ == "be" and verb.dep_ != "acl":
                 continue
             if _in(verb, self.not_things["meta"]) or verb.lower_ in self.lex["not_attributes"]:
                 continue  # "trending on artstation", "the airplane is left to ..."
-            if verb.i in self.nouns:
-                continue  # "next to vase": a thing the tagger read as a verb
+            if verb.i in self.nouns or verb.i in self.lettered:
+                continue  # "next to vase": a thing the tagger read as a verb; "written in cursive" (read as lettering)
             if _negated(verb):
                 continue  # "the legs are close but not joined"
             subject = _subject_of(verb) if verb.dep_ not in ("amod",) else None
@@ -190,6 +193,55 @@ class _AttributesReader(_ReferentsReader):
         for w in sorted(words, key=lambda t: t.i):
             if w.i not in self.nouns:
                 self.add_attr(noun, w.lower_, "color", w.i, phrase=f"in {w.lower_}")
+
+    def _kinds(self, noun: Noun) -> None:
+        """ "nine different breeds of dogs", "spheres of different sizes": the kinds a describing word picks are the
+        thing's ("are the dogs of different breeds?", "are the spheres of different sizes?"; ``kind_nouns``)."""
+        tok, kinds = self.doc[noun.index], self.lex["kind_nouns"]
+        found = []
+        if tok.dep_ == "pobj" and tok.head.lower_ == "of" and tok.head.head.i != tok.i:
+            found.append(tok.head.head)  # "different breeds of dogs"
+        for prep in tok.children:
+            if prep.dep_ == "prep" and prep.lower_ == "of":
+                found += [c for c in prep.children if c.dep_ == "pobj"]  # "spheres of different sizes"
+        for kind in found:
+            if kind.lower_ not in kinds or kind.i in self.nouns and kind.i != noun.index:
+                continue
+            which = [c for c in kind.children if c.dep_ == "amod" and c.pos_ == "ADJ" and not c.like_num and c.i < kind.i]
+            if not which:
+                continue
+            value = self.doc[min(c.i for c in which) : kind.i + 1].text.lower()
+            self.add_attr(noun, value, "type", min(c.i for c in which), phrase=f"of {value}")
+
+    def _lettering(self, noun: Noun) -> None:
+        """ "the text 'las vegas' in bold block letters", "the word 'multiplication' written in flowing cursive": how the
+        text is lettered is the text's ("is the text in bold block letters?"), the letters no thing (``lettering``)."""
+        tok = self.doc[noun.index]
+        if tok.lower_ not in self.lex["text_nouns"]:
+            return
+        doc = self.doc
+        heads = [tok, *[c for c in tok.children if c.dep_ == "appos"]]  # (the quoted words hang on the noun)
+        verbs = [v for h in heads for v in h.children if v.dep_ == "acl" and v.pos_ == "VERB"]
+        preps = [p for h in heads + verbs for p in h.children if p.dep_ == "prep"]
+        quote = doc[tok.i + 1] if tok.i + 1 < len(doc) and doc[tok.i + 1].is_quote else None
+        end = next((t.i for t in doc[tok.i + 2 : tok.i + 14] if t.is_quote), None) if quote is not None else None
+        if end is not None:  # "the words 'feed the nation' in simple letters", the quote read as a clause: the "in" after it
+            after = [t for t in doc[end + 1 : end + 3] if t.dep_ == "prep"]
+            preps += after[:1]
+        for prep in preps:
+            pobj = next((c for c in prep.children if c.dep_ == "pobj"), None) if prep.lower_ == "in" else None
+            if pobj is None or pobj.lower_ not in self.lex["lettering"] and _lemma(pobj) not in self.lex["lettering"]:
+                continue
+            if any(c.dep_ in ("det", "poss") for c in pobj.children):
+                continue  # "the words in a typography poster": a thing they are in, not how they are lettered
+            first = min(t.i for t in pobj.subtree if t.i <= pobj.i)
+            last = max(t.i for t in pobj.subtree)
+            value = doc[first : last + 1].text.lower()
+            self.add_attr(noun, value, "font", first, phrase=f"in {value}")
+            for t in pobj.subtree:
+                self.nouns.pop(t.i, None)
+            if prep.head.pos_ == "VERB":
+                self.lettered.add(prep.head.i)  # "written in cursive": said by the lettering, no state of its own
 
     def _pose(self, noun: Noun) -> None:
         """ "left arm bent", "arms straight and together", "right knee slightly bent": the pose words right after a body

@@ -84,6 +84,11 @@ class _ThingsReader(_FramesReader):
                 continue  # ("a street corner", "a picture frame" are things)
             if lem in nt["pronoun"] and not _compounds(tok):
                 continue  # "one behind the other": the thing is named elsewhere
+            if (
+                tok.lower_ in lex["kind_nouns"] and tok.dep_ == "pobj" and tok.head.lower_ == "of" and _is_noun(tok.head.head)
+                and any(c.dep_ == "amod" and c.pos_ == "ADJ" and not c.like_num for c in tok.children)
+            ):
+                continue  # "spheres of different sizes": which kinds the spheres are (an attribute), not "are there sizes?"
             if self._measure(tok):
                 continue  # "37 x 16 in (95.3 x 42 x 44 cm)", "11 quot", "1950s", "(8)": a size or a year, not a thing
             if any(c.dep_ == "det" and c.lower_ == "no" for c in tok.children):
