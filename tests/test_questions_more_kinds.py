@@ -70,3 +70,38 @@ def test_a_texts_lettering_is_the_texts_not_a_thing():
     qs = _questions("A blackboard with the word 'multiplication' written in flowing cursive.")
     assert "is the word in flowing cursive?" in qs and "is there cursive?" not in qs and "is the word written?" not in qs
     assert "are the words in simple letters and colors?" in _questions("a painting of a cornfield with the words 'feed the nation' in simple letters and colors")
+
+
+def test_two_texts_written_in_the_image_both_survive_the_answer_filter():
+    from autoalign.config import RoleSpec
+    from autoalign.scoring.questions import SpacyQuestions
+
+    gen = SpacyQuestions(RoleSpec("spacy", None, {"filter": True}))
+    qs = [q.text for q in gen.generate("giraffe toothbrush made from wood, with the words 'giraffe' and 'toothbrush' in rainbow color")]
+    assert {'is "giraffe" written in the image?', 'is "toothbrush" written in the image?'} <= set(qs)
+
+
+def test_a_pose_told_from_a_subjectless_verb_is_a_persons():
+    qs = _questions("kneeling on the floor with both hands on the ground")
+    assert {"is there a person?", "is the person kneeling?", "is the person kneeling on the floor?", "are the hands on the ground?"} <= set(qs)
+    assert "is there a person?" not in _questions("running in the park with a dog")  # no body part: no pose
+    assert "is there a person?" not in _questions("a dog standing on its hind legs")  # someone is named
+    assert "is there a person?" not in _questions("flying drone robot with basketball hoop on drone robot body")  # a robot's body
+
+
+def test_a_couple_and_a_pair_are_two_and_kinds_count_their_things():
+    assert "are there two luggage carts?" in _questions("There are a couple of luggage carts around.")
+    assert "are there two shoes?" in _questions("a pair of shoes on the floor")
+    assert "are there seven Bean Boots?" in _questions("Line up of seven different styles of Bean Boots")
+
+
+def test_ice_cream_is_not_made_of_ice():
+    qs = _questions("A bowl of ice cream is inside the microwave")
+    assert "is there ice cream?" in qs and "is the cream made of ice?" not in qs
+    assert "is the table made of wood?" in _questions("a wood table")
+
+
+def test_a_plural_frame_is_asked_in_the_plural():
+    qs = _questions("photos of nine different breeds of dogs")
+    assert "are these photos?" in qs and "is this photos?" not in qs
+    assert "is this digital art?" in _questions("a castle on a hill, digital art")

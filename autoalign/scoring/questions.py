@@ -224,6 +224,8 @@ def facts_from_parse(parse: Parse, closed_counts: bool = False) -> list[Fact]:
             span = parse.span_text(tag.index, tag.index + 1) if tag.kind != "style" or tag.parent is None else ""
             if tag.kind == "frame":
                 kind = "frame" if tag.countable else "frame_mass"
+                if not tag.countable and parse.doc[tag.index].tag_ in ("NNS", "NNPS") and tag.value == parse.doc[tag.index].lower_:
+                    kind = "frame_plural"  # "photos of nine different breeds of dogs": "are these photos?"
                 q = b.add("global", "frame", (tag.value,), kind, "global", tag.value, span or tag.value, [], value=tag.value, article=_article(tag.value))
                 global_id[tag.index] = q.id
             elif tag.kind == "style" and tag.parent is not None:
@@ -340,6 +342,7 @@ def facts_from_parse(parse: Parse, closed_counts: bool = False) -> list[Fact]:
                 detailed = "action" if rel.kind == "verb" else "spatial"
                 b.add("relation", detailed, args, "relation", "relation", obj.phrase, span, deps, noun=name(subject), prep=rel.word,
                       object=objects(obj, others, subject), be=be(subject))
+    loose = sum(1 for q in parse.quotes if q.noun is None or parse.noun_at(q.noun) is None)
     for quote in parse.quotes:
         with salvage(f"the quote {quote.text!r}", text):
             owner = parse.noun_at(quote.noun) if quote.noun is not None else None
@@ -348,7 +351,9 @@ def facts_from_parse(parse: Parse, closed_counts: bool = False) -> list[Fact]:
                 b.add("text", "text", (owner.lemma, quote.text), "text_on", "text", quote.text, span, [entity_id[owner.index]], "text_on",
                       noun=owner.phrase, text=quote.text)
             else:
-                b.add("text", "text", (quote.text,), "text", "text", quote.text, span, [], "text", text=quote.text)
+                # "what text is written in the image?" has one answer: with two such texts ("the words 'giraffe' and
+                # 'toothbrush'") it cannot check either, so neither is put to the answer-consistency filter
+                b.add("text", "text", (quote.text,), "text", "text", quote.text, span, [], "text" if loose < 2 else "", text=quote.text)
     return b.facts
 
 

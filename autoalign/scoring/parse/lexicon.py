@@ -50,6 +50,7 @@ def lexicon() -> dict[str, Any]:
     data["light_verbs"] = set(words["light_verbs"]["words"])
     data["body_parts"] = set(words["body_parts"]["words"])
     data["pose_states"] = set(words["pose_states"]["words"])
+    data["material_names"] = set(words["material_names"]["words"])
     data["kind_nouns"] = set(words["kind_nouns"]["words"])
     data["lettering"] = set(words["lettering"]["words"])
     data["style_tag_words"] = set(words["style_tags"]["words"])

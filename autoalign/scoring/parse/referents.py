@@ -66,6 +66,8 @@ class _ReferentsReader(_ReaderState):
         where "tie" was read as a verb). A participle after a thing that is itself inside "in / with /
         at" another thing is about the outer thing ("a man at a food truck viewing the menu").
         """
+        if verb.i in self.implied:
+            return verb  # "standing on left leg": the person the pose is about (read at the verb)
         subject = _subject_of(verb)
         if subject is not None and subject.i not in self.nouns:
             subject = self._pictured(subject)  # "a group of giraffes are gathered ...": the giraffes

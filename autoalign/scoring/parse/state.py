@@ -30,6 +30,7 @@ class _ReaderState:
         self.repairs: list[tuple[int, str, int]] = []  # (subject, verb, object) of mis-parsed "X verbing Y"
         self.finite_repairs: list[tuple[int, str, int, str]] = []  # (subject, words, object, lemma): "a raft floats on ..."
         self.misread_verbs: dict[int, int] = {}  # a verb read as a plural noun -> the thing before it ("raft floats")
+        self.implied: set[int] = set()  # verbs that stand for the person a subjectless pose is about ("standing on left leg")
         self.lettered: set[int] = set()  # verbs whose "in ..." is a text's lettering ("written in cursive")
         self.not_describing: set[int] = set()  # modifiers that are a verb of another thing ("a man vacuuming sand")
         self.claimed_numbers: set[int] = set()  # numbers that count a thing named before them ("birds set of two")

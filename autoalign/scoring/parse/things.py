@@ -101,6 +101,22 @@ class _ThingsReader(_FramesReader):
             self._add_noun(tok)
             self._verb_compound(tok)
             self._agent_participle(tok)
+        self._implied_person()
+
+    def _implied_person(self) -> None:
+        """ "standing on left leg, right leg up and knee bent": a pose told from its first word, an "-ing" verb with no
+        subject, that names body parts, is a person's (asked "is there a person?", "is the person standing?"); the person
+        stands at the verb's token."""
+        doc, parts = self.doc, self.lex["body_parts"]
+        first = next((t for t in doc if not t.is_punct), None)
+        if first is None or first.tag_ != "VBG" or first.i in self.nouns or any(c.dep_.startswith("nsubj") for c in first.children):
+            return
+        bodily = [n for n in self.nouns.values() if n.lemma in parts or doc[n.index].lower_ in parts]
+        if not any(not any(c.dep_ == "compound" and c.pos_ in ("NOUN", "PROPN") for c in doc[n.index].children) for n in bodily):
+            return  # no body part ("running in the park with a dog"), or a thing's ("flying drone robot ... on drone robot body")
+        self.nouns[first.i] = Noun(index=first.i, phrase="person", plural=False, chunk="person", start=first.i, end=first.i + 1, lemma="person")
+        self.add_attr(self.nouns[first.i], first.lower_, "state", first.i)
+        self.implied.add(first.i)
 
     def _measure(self, tok) -> bool:
         """A unit after a number ("42 cm", "11 quot": ``unit`` in the word lists), a decade ("1950s"), or a word without
@@ -217,12 +233,16 @@ class _ThingsReader(_FramesReader):
                 noun.numbers.append(c.lower_)
                 noun.modifier_start[c.lower_] = c.i
         of = tok.head if tok.dep_ == "pobj" and tok.head.lower_ == "of" else None
-        if not noun.numbers and of is not None and _lemma(of.head) in self.not_things["quantity"] and of.head.i != tok.i:
+        kinds = of is not None and of.head.lower_ in self.lex["kind_nouns"]  # "seven different styles of Bean Boots"
+        if not noun.numbers and of is not None and (_lemma(of.head) in self.not_things["quantity"] or kinds) and of.head.i != tok.i:
             # "nine different breeds of dogs", "a set of six ...": the number of the quantity is the things'
             for c in of.head.children:
                 if c.dep_ == "nummod" and c.i < of.head.i:
                     noun.numbers.append(c.lower_)
                     noun.modifier_start[c.lower_] = c.i
+            if not noun.numbers and noun.plural and of.head.lower_ in ("couple", "pair") and any(c.lower_ == "a" for c in of.head.children):
+                noun.numbers.append("two")  # "a couple of luggage carts", "a pair of shoes": two
+                noun.modifier_start["two"] = of.head.i
         after = doc[tok.i + 1 : tok.i + 4]
         counted = _next(after[-1]) if len(after) == 3 else None  # ("a set of eight side chairs": the chairs' number)
         if (
@@ -239,7 +259,9 @@ class _ThingsReader(_FramesReader):
             noun.bare = not noun.plural and not any(c.dep_ in ("det", "poss", "nummod") for c in tok.children)
         if lemma == "person" and tok.lower_ != "person":
             noun.bare = False  # "someone": "is there a person?"
-        for c in parts:  # "wood table", "denim jacket": a material written as a compound
+        for c in parts:  # "wood table", "denim jacket": a material written as a compound (not "ice cream": ``material_names``)
+            if f"{c.lower_} {tok.lower_}" in self.lex["material_names"]:
+                continue
             if _in(c, self.lex["attribute_kinds"]["material"]) or c.lower_ in self.lex["colors"]:
                 self.add_attr(noun, c.lower_, _kind(c, self.lex), c.i)
             for a in c.children:  # "a pink bathroom sink": the colour of the sink
