@@ -48,6 +48,7 @@ from autoalign import prompts
 from autoalign.config import RoleSpec
 from autoalign.errors import AutoAlignError
 from autoalign.files import atomic_write_json
+from autoalign.inflect import is_plural, plural
 from autoalign.scoring.f1 import ANSWER_F1_THRESHOLD, token_f1
 from autoalign.scoring.parse import DEFAULT_SPACY_MODEL, Noun, Parse, lexicon, number_value, parse_prompt, salvage
 from autoalign.scoring.text_qa import LLMTextAnswerer, RuleTextAnswerer
@@ -180,6 +181,14 @@ def _name_part(tok) -> bool:
     return tok.pos_ != "ADV" and tok.dep_ != "conj" and not any(c.dep_ in ("cc", "conj") for c in tok.children)
 
 
+def _plural_name(name: str) -> str:
+    """A thing's name with its last word in the plural ("bumble bee" -> "bumble bees"); a name already plural stays."""
+    words = name.split()
+    if not words or is_plural(words[-1]):
+        return name
+    return " ".join(words[:-1] + [plural(words[-1])])
+
+
 def facts_from_parse(parse: Parse, closed_counts: bool = False) -> list[Fact]:
     """The DSG tuples of the parse, each with its yes/no question (and short-answer form), before filtering.
 
@@ -272,8 +281,11 @@ def facts_from_parse(parse: Parse, closed_counts: bool = False) -> list[Fact]:
                 at = noun.modifier_start.get(number, noun.start)
                 described = name(noun)
                 kind = "number_one" if value == 1 else "number"
+                if kind == "number" and not noun.plural and not repeated:
+                    kind = "number_plural"  # "a set of four cute bumble bee": "are there four bees?" (the short answer's as written)
                 b.add("count", "count", (noun.lemma, str(value if value is not None else number)), kind, "number", number,
-                      modifier_span(noun, at), parent, "" if repeated else "number", noun=described, number=number)
+                      modifier_span(noun, at), parent, "" if repeated else "number", noun=described, number=number,
+                      nouns=_plural_name(described))
             if closed_counts and not noun.plural and not noun.bare and not noun.numbers:
                 words = noun.chunk.split()
                 described = " ".join(words[1:] if words[0].lower() in ("a", "an", "the") else words)

@@ -221,6 +221,9 @@ class _RelationsReader(_ReferentsReader):
             return subjects + [t for t in held if t not in subjects], words, "prep", "", ""
         if anchor.lemma_ in lexicon()["making_verbs"] and tok.lower_ in ("of", "from", "out"):
             return None  # "made of X" is a material
+        if _lemma(anchor) in lexicon()["making_verbs"] and any(c.dep_ == "prep" and c.lower_ in ("of", "from", "out") for c in anchor.children):
+            # "Agora made from palm columns in a dense palm farm": the thing made is in the farm (not "does the Agora make in")
+            return subjects, words, "prep", "", ""
         vwords, finite = _verb_words(anchor)
         words = " ".join(w for w in (vwords, _particle(anchor), words) if w)
         return subjects, words, "verb", anchor.tag_, finite
