@@ -113,3 +113,12 @@ def test_counted_names_made_for_made_things_and_places_in_the_picture():
     assert "is the Agora in the palm farm?" in qs and not any("make in" in q for q in qs)
     qs = _questions("In this picture I can observe a bird in the middle of the picture.")
     assert "is there a picture?" not in qs and "is there a bird?" in qs
+
+
+def test_a_stock_pictures_title_label_and_credit_are_no_things():
+    qs = _questions("Set of seven recyclable brown paper bags Stock photo © veralub")
+    assert {"is this a stock photo?", "are there seven paper bags?", "are the paper bags brown?"} <= set(qs)
+    assert not any("veralub" in q for q in qs)
+    qs = _questions("Set of six gift boxes. Vector. Stock Vector - 3976107")
+    assert "is this a stock vector?" in qs and not any("3976107" in q or "is there Vector" in q for q in qs)
+    assert "is there a stock market chart?" in _questions("a stock market chart")

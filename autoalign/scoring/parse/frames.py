@@ -153,6 +153,8 @@ class _FramesReader(_ReaderState):
             words = [t for t in fragment if not t.is_punct or t.text == "-"]
             while len(words) > 1 and (words[-1].text == "-" or words[-1].like_num and words[-2].text == "-"):
                 words.pop()  # "Stock Vector - 3976107": a stock photo's number is no style
+            while words and words[0].text == "-":
+                words.pop(0)  # "- stock vector": a dash before a tag is no part of it
             if not words:
                 continue
             value = self.doc[words[0].i : words[-1].i + 1].text.lower().replace(" - ", "-")

@@ -17,6 +17,11 @@ from autoalign.scoring.parse.things import _ThingsReader
 logger = logging.getLogger(__name__)
 
 _WEIGHT = re.compile(r"::\s*-?\d*(?:\.\d+)?")
+# a stock picture's title: "Set of seven brown paper bags Stock photo © veralub" -- the stock label is its own sentence (the
+# picture's frame), the credit after "©" no thing
+_STOCK = re.compile(r"(?<=[\w.])[\s\-–|]+(?=stock\s+(?:photo|photograph|photography|vector|image|illustration|footage)s?\b)", re.I)
+_STOCK_ID = re.compile(r"(?<=\w)\s*[-–]\s*\d{5,}\b")  # "Stock Vector - 3976107": the picture's number in the stock
+_CREDIT = re.compile(r"\s*(?:©|\(c\)|copyright\b)[^,.;:|]*", re.I)
 
 
 class _Reader(_ThingsReader, _AttributesReader, _RelationsReader):
@@ -31,6 +36,10 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
     lex = lexicon()
     nlp = load_spacy(model)
     text = lex["flag_re"].sub(" ", prompt).rstrip() if "--" in prompt or "—" in prompt else prompt
+    if "©" in text or "(c)" in text.lower() or "copyright" in text.lower():
+        text = _CREDIT.sub("", text)
+    if "stock" in text.lower():
+        text = _STOCK_ID.sub("", _STOCK.sub(". ", text).replace(".. ", ". "))
     if "::" in text:  # a user prompt's weighted parts ("zodiac tarot::2 moon"): the weight is no word, each part its own sentence
         text = _WEIGHT.sub(". ", text)
     try:
