@@ -122,3 +122,12 @@ def test_a_stock_pictures_title_label_and_credit_are_no_things():
     qs = _questions("Set of six gift boxes. Vector. Stock Vector - 3976107")
     assert "is this a stock vector?" in qs and not any("3976107" in q or "is there Vector" in q for q in qs)
     assert "is there a stock market chart?" in _questions("a stock market chart")
+
+
+def test_poses_said_with_be_states_before_another_verb_and_what_is_not_so():
+    qs = _questions("legs are a little more than shoulder length apart, buttocks almost sitting")
+    assert "are the legs apart?" in qs and not any("buttocking" in q for q in qs)
+    assert "is the arm angled?" in _questions("left leg straight, right leg bent back, right arm angled down and back")
+    assert "are the planes parked?" in _questions("There are two planes parked waiting for passengers.")
+    qs = _questions("the background is not clear")
+    assert "is the background not clear?" in qs and "is the background clear?" not in qs

@@ -37,7 +37,10 @@ class _AttributesReader(_ReferentsReader):
             if adj.i in self.frames or _in(adj, self.not_things["style"]) or adj.i in self.not_describing:
                 continue
             if _negated(adj):
-                continue  # "the background is not clear": not asked as "is the background clear?"
+                if adj.dep_ in ("acomp", "attr") and adj.head.lemma_ == "be" and adj.pos_ == "ADJ" and adj.i == tok.i:
+                    # "the background is not clear": asked as said, "is the background not clear?" (expects yes)
+                    self.add_attr(noun, f"not {adj.lower_}", _kind(adj, self.lex), adj.i)
+                continue  # (never as "is the background clear?")
             if adj.like_num or (adj.lower_ in self.lex["not_attributes"] and adj.dep_ != "amod"):
                 continue
             if adj.lower_ in self.lex["to_prepositions"] and (after := _next(adj)) is not None and after.lower_ == "to":
@@ -82,6 +85,7 @@ class _AttributesReader(_ReferentsReader):
         for noun in list(self.nouns.values()):
             if noun.lemma in self.lex["body_parts"] or doc[noun.index].lower_ in self.lex["body_parts"]:
                 self._pose(noun)
+                self._pose_of_be(noun)
         for noun in list(self.nouns.values()):
             self._kinds(noun)
             self._lettering(noun)
@@ -91,6 +95,8 @@ class _AttributesReader(_ReferentsReader):
                 continue
             if _in(verb, self.not_things["meta"]) or verb.lower_ in self.lex["not_attributes"]:
                 continue  # "trending on artstation", "the airplane is left to ..."
+            if verb.lower_ in self.lex["body_parts"]:
+                continue  # "buttocks almost sitting": a body part read as a verb
             if verb.i in self.nouns or verb.i in self.lettered:
                 continue  # "next to vase": a thing the tagger read as a verb; "written in cursive" (read as lettering)
             if _negated(verb):
@@ -142,8 +148,8 @@ class _AttributesReader(_ReferentsReader):
                 continue
             if verb.dep_ in ("amod", "aux", "auxpass", "prep"):
                 continue
-            if any(c.dep_ == "xcomp" and c.pos_ == "VERB" for c in verb.children):
-                continue  # "trying to pull off a trick": the action is the verb after "to"
+            if any(c.dep_ == "xcomp" and c.pos_ == "VERB" and any(a.lower_ == "to" for a in c.children) for c in verb.children):
+                continue  # "trying to pull off a trick": the action is the verb after "to" (but "planes parked waiting")
             if verb.i + 1 < len(doc) and doc[verb.i + 1].text in ('"', "“", "'", ":"):
                 continue  # "a sign that says "hello"": what it says is its text, not an action
             if _shows_number(verb):
@@ -242,6 +248,16 @@ class _AttributesReader(_ReferentsReader):
                 self.nouns.pop(t.i, None)
             if prep.head.pos_ == "VERB":
                 self.lettered.add(prep.head.i)  # "written in cursive": said by the lettering, no state of its own
+
+    def _pose_of_be(self, noun: Noun) -> None:
+        """ "legs are a little more than shoulder length apart": a pose word hung on the "be" a body part is the subject of
+        is the part's state."""
+        tok = self.doc[noun.index]
+        if tok.dep_ != "nsubj" or tok.head.lemma_ != "be":
+            return
+        for c in tok.head.children:
+            if c.dep_ == "advmod" and c.lower_ in self.lex["pose_states"] and c.i > tok.i:
+                self.add_attr(noun, c.lower_, "state", c.i)
 
     def _pose(self, noun: Noun) -> None:
         """ "left arm bent", "arms straight and together", "right knee slightly bent": the pose words right after a body
