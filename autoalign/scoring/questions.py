@@ -51,15 +51,14 @@ from autoalign.files import atomic_write_json
 from autoalign.inflect import is_plural, plural
 from autoalign.scoring.f1 import ANSWER_F1_THRESHOLD, token_f1
 from autoalign.scoring.parse import DEFAULT_SPACY_MODEL, Noun, Parse, lexicon, number_value, parse_prompt, salvage
+from autoalign.scoring.parse.lexicon import ADJECTIVE_ENDING
 from autoalign.scoring.text_qa import LLMTextAnswerer, RuleTextAnswerer
 from autoalign.types import ASPECTS, Question
 
 logger = logging.getLogger(__name__)
 
-# a user prompt's resolution tag ("8k", "4 k", "1080p", "hd") and a one-word tag that by its ending describes ("atmospheric",
-# "psychedelic", "dangerous", "picturesque"), whichever way the tagger read it alone
+# a user prompt's resolution tag ("8k", "4 k", "1080p", "hd")
 _RESOLUTION = re.compile(r"\d+\s?k|\d{3,4}\s?p|u?hd|full hd")
-_ADJECTIVE_ENDING = re.compile(r"[a-z-]{6,}ic|[a-z-]{3,}(?:ical|ous|esque|istic)")
 
 LLMProvider = Callable[[], Any]  # returns an object with complete_json(messages, schema, name)
 CACHE_VERSION = "21"  # bump when generated questions change for the same settings (history: git log -S CACHE_VERSION)
@@ -253,7 +252,7 @@ def facts_from_parse(parse: Parse, closed_counts: bool = False) -> list[Fact]:
                     words, had = lexicon()["style_tag_words"], lexicon()["style_had"]
                     if tag.tag and (head.lower_ in had or head.lower_ not in words and head.lemma_.lower() not in words):
                         kind = "style_has"  # "stunning volumetric lighting": what the picture has, not a style
-                    elif " " not in tag.value and _ADJECTIVE_ENDING.fullmatch(tag.value):
+                    elif " " not in tag.value and ADJECTIVE_ENDING.fullmatch(tag.value):
                         kind = "style"  # "atmospheric", "psychedelic": a look ("is the image atmospheric?"), not a style name
                 head = parse.doc[tag.index]
                 if tag.tag and _RESOLUTION.fullmatch(tag.value):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from autoalign.scoring.parse.lexicon import ADJECTIVE_ENDING
 from autoalign.scoring.parse.state import _ReaderState
 from autoalign.scoring.parse.tokens import (
     _adjective_conjuncts,
@@ -106,7 +107,9 @@ class _FramesReader(_ReaderState):
         if any(t.pos_ in ("VERB", "AUX") and not _in(t, words) for t in fragment):
             return False
         resolution = any(t.lower_ in ("k", "p") and i > 0 and fragment[i - 1].like_num for i, t in enumerate(fragment))
-        return resolution or any(_in(t, words) for t in fragment)
+        # a one-word tag that by its ending describes ("pychedelic", "atmospheric"): a look of the picture
+        looks = len(fragment) == 1 and fragment[0].is_lower and ADJECTIVE_ENDING.fullmatch(fragment[0].lower_) is not None
+        return resolution or looks or any(_in(t, words) for t in fragment)
 
     def _artists(self, by) -> bool:
         """ "by greg rutkowski and alphonse mucha": each name a global "style of" tag; its words are no things. A name

@@ -61,6 +61,11 @@ def lexicon() -> dict[str, Any]:
     return data
 
 
+# a word that by its ending describes ("atmospheric", "psychedelic", "dangerous", "picturesque"), whichever way the tagger
+# read it: a user prompt's one-word tag asked as a look ("is the image psychedelic?")
+ADJECTIVE_ENDING = re.compile(r"[a-z-]{6,}ic|[a-z-]{3,}(?:ical|ous|esque|istic)")
+
+
 @functools.lru_cache(maxsize=4096)
 def _reads_as_noun(word: str, model: str) -> bool:
     return load_spacy(model)(f"the {word}")[-1].tag_.startswith("NN")
