@@ -133,3 +133,19 @@ def test_poses_said_with_be_states_before_another_verb_and_what_is_not_so():
     assert "are the planes parked?" in _questions("There are two planes parked waiting for passengers.")
     qs = _questions("the background is not clear")
     assert "is the background not clear?" in qs and "is the background clear?" not in qs
+
+
+def test_artists_lead_a_prompt_or_follow_a_print_and_are_no_places():
+    assert _questions("by leonora carrington") == ["is the image in the style of leonora carrington?"]
+    qs = _questions("a painting of a woman in a forest, a silk screen by harry clarke, deviantart, arts and crafts movement, mixed media")
+    assert "is the image in the style of harry clarke?" in qs
+    assert not any(q.startswith("is the silk screen by") for q in qs) and "is there harry clarke?" not in qs
+    assert "is the screen by the window?" in _questions("a screen by the window")
+
+
+def test_what_a_singular_subject_is_in_is_not_a_second_subject():
+    qs = _questions("A woman in a white shirt and a black skirt is standing on a red tennis court.")
+    assert {"is the woman in the skirt?", "is the woman standing on the tennis court?"} <= set(qs)
+    assert "is the skirt standing on the tennis court?" not in qs
+    assert "is the man standing on the court?" in _questions("A man and a woman are standing on a court.")
+    assert "is it noon?" in _questions("chernobyl station at spring, Wes Anderson style, aerial shot, noon, symmetry, Cumulonimbus clouds")

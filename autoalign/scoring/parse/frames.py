@@ -141,6 +141,8 @@ class _FramesReader(_ReaderState):
         for tok in self.doc:
             if tok.lower_ == "by" and tok.dep_ in ("prep", "agent") and (_in(tok.head, heads) or tok.head.i in self.frames):
                 self._artists(tok)
+        if fragments and fragments[0][0].lower_ == "by" and len(fragments[0]) > 1:
+            self._artists(fragments[0][0])  # a prompt that starts with its artist: "by leonora carrington"
         if len(fragments) < 2:
             return
         for fragment in fragments[1:]:

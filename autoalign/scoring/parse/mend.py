@@ -330,6 +330,22 @@ def _mend_coordinated_colour(doc, lex) -> None:
         tok.pos_, tok.tag_, tok.lemma_ = "ADJ", "JJ", tok.lower_
 
 
+def _mend_singular_subject_list(doc) -> None:
+    """ "A woman in a white shirt and a black skirt is standing ...": a thing joined by "and" to a singular verb's subject
+    (the verb says "is") after that subject's place phrase is the place's too (the skirt is what she is in, not a second
+    one standing)."""
+    for tok in doc:
+        first = tok.head
+        if tok.dep_ != "conj" or tok.pos_ not in ("NOUN", "PROPN") or tok.tag_ != "NN" or first.dep_ != "nsubj":
+            continue
+        verb = first.head
+        if not (verb.tag_ == "VBZ" or any(a.dep_ == "aux" and a.lower_ in ("is", "was") for a in verb.children)):
+            continue
+        pobj = next((o for p in first.children if p.dep_ == "prep" and p.i < tok.i for o in p.children if o.dep_ == "pobj"), None)
+        if pobj is not None and pobj.i < tok.i and pobj.pos_ == "NOUN":
+            _rehang(tok, pobj, "conj")
+
+
 def _mend_parse(doc, lex, model: str):
     """Mend the tagger's known slips in ``doc`` (each mend on its own: one that fails is logged and skipped)."""
     mends = (
@@ -346,6 +362,7 @@ def _mend_parse(doc, lex, model: str):
         ("text verbs", lambda: _mend_text_verb(doc, lex["text_nouns"])),
         ("sides of the body", lambda: _mend_body_side(doc, lex)),
         ("coordinated colours", lambda: _mend_coordinated_colour(doc, lex)),
+        ("lists after a singular subject", lambda: _mend_singular_subject_list(doc)),
     )
     for step, mend in mends:
         with salvage(f"mending {step}", doc.text):

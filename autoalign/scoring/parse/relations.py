@@ -55,6 +55,8 @@ class _RelationsReader(_ReferentsReader):
     def _preposition_relations(self, tok) -> None:
         """The relations a preposition (or a passive's "by") states, from what it hangs on to its object."""
         lex = self.lex
+        if tok.lower_ == "by" and tok.i in self.skip:
+            return  # "a silk screen by harry clarke, deviantart, ...": an artist (read with the frames), no place
         rel = _prep_relation(tok, lex)
         anchor = _anchor(tok)
         if rel is None or tok.lower_ in lex["non_spatial_prepositions"] and tok.lower_ != "of" and not self._sought(tok, anchor):

@@ -76,7 +76,7 @@ class _ThingsReader(_FramesReader):
                 # "with neon green and orange face paint": the colour is the paint's, shared across "and"
                 self.shared_colours += [(tok, c) for c in tok.children if c.dep_ == "conj" and c.pos_ in ("NOUN", "PROPN")]
                 continue
-            lone = self._fragment(tok) and len(list(tok.subtree)) == 1  # "..., realistic, vibrant, twilight, octane"
+            lone = [tok] in self._fragments()  # "..., realistic, vibrant, twilight, octane": a fragment of its own
             if lem in lex["time_words"] and (tok.dep_ in ("pobj", "npadvmod", "ROOT") or lone) and (tok.dep_ != "pobj" or tok.head.lower_ in ("at", "during", "in", "on", "by")):
                 self._time(tok)
                 continue
