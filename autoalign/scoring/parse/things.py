@@ -90,11 +90,6 @@ class _ThingsReader(_FramesReader):
                 and any(c.dep_ == "amod" and c.pos_ == "ADJ" and not c.like_num for c in tok.children)
             ):
                 continue  # "spheres of different sizes": which kinds the spheres are (an attribute), not "are there sizes?"
-            if (
-                lem in lex["frame_nouns"] and tok.dep_ == "pobj" and tok.head.lower_ == "of"
-                and (_lemma(tok.head.head) in nt["position"] or _lemma(tok.head.head) in lex["compound_prep_nouns"])
-            ):
-                continue  # "a bird in the middle of the picture", "at the top of the image": a place in the picture
             if self._measure(tok):
                 continue  # "37 x 16 in (95.3 x 42 x 44 cm)", "11 quot", "1950s", "(8)": a size or a year, not a thing
             if any(c.dep_ == "det" and c.lower_ == "no" for c in tok.children):
