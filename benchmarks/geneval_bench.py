@@ -37,6 +37,7 @@ from autoalign.benchmarks.bench_runner import META_FILE, RESULTS_FILE, latest_re
 from autoalign.benchmarks.geneval_rules import TAGS, evaluate, score_image, spec_metadata
 from autoalign.benchmarks.metrics import N_BOOT, SEED, Metric, wilson
 from autoalign.benchmarks.records import BenchRecord
+from autoalign.benchmarks.suites import SHAPES_SUITES
 from autoalign.errors import InputError
 from autoalign.files import atomic_write_json, atomic_write_text
 from autoalign.types import Box
@@ -50,7 +51,7 @@ ITEM_CACHE = "geneval.json"
 RULES_VERSION = 2
 STAGES = ("baseline", "reranked", "corrected")
 GAINS = (("corrected", "baseline"), ("reranked", "baseline"), ("corrected", "reranked"))
-SUITES = ("geneval", "shapes")
+SUITES = ("geneval", *SHAPES_SUITES)
 
 
 # --------------------------------------------------------------------------------------------- metadata
@@ -81,7 +82,7 @@ def check_suite_metadata(suite: Any) -> None:
 
 def metadata_for(record: BenchRecord, suite_name: str, by_id: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
     """GenEval's metadata of a record's prompt: the suite file's (geneval) or the caption's (shapes)."""
-    if suite_name == "shapes":
+    if suite_name in SHAPES_SUITES:
         from autoalign.world.scene import Spec, parse_caption
 
         spec = parse_caption(record.prompt)
@@ -319,7 +320,7 @@ def analyse(out: str | Path, config: Any, *, suite: Any = None, models: Any = No
         if metadata is None:
             skipped.append(record.id)
             continue
-        items.append(score_item(record, out, metadata, scorer, with_oracle=name == "shapes"))
+        items.append(score_item(record, out, metadata, scorer, with_oracle=name in SHAPES_SUITES))
     if skipped:
         logger.warning("%d prompt(s) without GenEval metadata skipped (first: %s)", len(skipped), skipped[0])
     result = {"suite": name, "config_hash": meta.get("config_hash"), "grounder": scorer.key,

@@ -51,7 +51,9 @@ from autoalign.models.loading import autoalign_home
 
 logger = logging.getLogger(__name__)
 
-SUITE_NAMES: tuple[str, ...] = ("drawbench", "editbench", "geneval", "t2i-compbench", "shapes")
+SUITE_NAMES: tuple[str, ...] = ("drawbench", "editbench", "geneval", "t2i-compbench", "shapes", "shapes-val")
+#: The shapes world's suites: held-out ``shapes`` (report it) and ``shapes-val`` (choose settings on it).
+SHAPES_SUITES: tuple[str, ...] = ("shapes", "shapes-val")
 T2I_COMPBENCH_CATEGORIES: tuple[str, ...] = (
     "color", "shape", "texture", "spatial", "non_spatial", "complex", "3d_spatial", "numeracy",
 )
@@ -543,26 +545,40 @@ def _download(source: SuiteSource, folder: Path, timeout: float = 30.0) -> None:
 SHAPES_UNSEEN = "unseen_combinations"
 #: Prompts per category; "shape" captions ("a red circle") have only 15 held-in colour-shape pairs.
 SHAPES_TARGETS = {"counting": 60, "colour_binding": 60, "shape": 15, "size": 60, "spatial": 60, SHAPES_UNSEEN: 60}
+#: The validation suite (n = 100), from the ``val`` split. It has no "shape" category: every caption of one
+#: coloured shape is already in the held-out suite.
+SHAPES_VAL_TARGETS = {"counting": 20, "colour_binding": 20, "size": 20, "spatial": 20, SHAPES_UNSEEN: 20}
+#: ``unseen_combinations`` of the validation suite come from this index on of the ``compositional`` split
+#: (the held-out suite takes its first ones), minus any caption the held-out suite has.
+VAL_UNSEEN_START = 20_000
 
 
-def shapes_items(targets: dict[str, int] | None = None) -> list[SuiteItem]:
+def shapes_items(targets: dict[str, int] | None = None, split: str = "test") -> list[SuiteItem]:
     """The ``shapes`` suite: distinct held-out world prompts per category (``test`` split;
     ``unseen_combinations`` from the ``compositional`` split), interleaved so that ``--limit`` takes every
-    category. What the oracle says about a bench run on it: :mod:`autoalign.benchmarks.shapes_bench`."""
+    category. What the oracle says about a bench run on it: :mod:`autoalign.benchmarks.shapes_bench`.
+
+    ``split="val"`` gives ``shapes-val``, the suite to choose loop settings on: captions of the ``val`` split
+    (``unseen_combinations``: later ``compositional`` ones), none of them a caption of the held-out suite."""
     from autoalign.world.scene import spec_for
 
-    targets = targets or SHAPES_TARGETS
-    seen: set[str] = set()
+    if split not in ("test", "val"):
+        raise InputError(f"the shapes suites come from the test or val split, not {split!r}")
+    targets = targets or (SHAPES_TARGETS if split == "test" else SHAPES_VAL_TARGETS)
+    seen: set[str] = set() if split == "test" else {item.prompt for item in shapes_items()}
+    prefix = "shapes" if split == "test" else "shapes-val"
+    start = 0 if split == "test" else VAL_UNSEEN_START
     columns = []
     for category, want in targets.items():
         column = []
         for i in range(5000):
-            spec = spec_for("compositional", i) if category == SHAPES_UNSEEN else spec_for("test", i, category)
+            unseen = category == SHAPES_UNSEEN
+            spec = spec_for("compositional", start + i) if unseen else spec_for(split, i, category)
             caption = spec.caption()
             if caption in seen:
                 continue
             seen.add(caption)
-            column.append(SuiteItem(f"shapes-{category}-{i:04d}", caption, category))
+            column.append(SuiteItem(f"{prefix}-{category}-{i:04d}", caption, category))
             if len(column) == want:
                 break
         columns.append(column)
@@ -581,6 +597,8 @@ def load_suite(name: str, suite_file: str | Path | None = None, cache_dir: str |
     key = name.strip().lower().replace("_", "-")
     if key == "shapes" and suite_file is None:  # generated in code from the shapes world's held-out splits
         return Suite("shapes", shapes_items(), "generated: autoalign.world (test and compositional splits)", "")
+    if key == "shapes-val" and suite_file is None:  # the validation twin: choose settings here
+        return Suite("shapes-val", shapes_items(split="val"), "generated: autoalign.world (val and later compositional specs)", "")
     if key not in SOURCES:
         path = Path(name)
         if path.suffix.lower() in (".csv", ".jsonl") and path.exists():

@@ -79,6 +79,17 @@ def test_shapes_suite_holds_300_held_out_prompts_in_every_category():
     assert len({item.category for item in first}) == 6
 
 
+def test_shapes_val_is_the_validation_twin_and_shares_no_caption_with_the_held_out_suite():
+    from autoalign.benchmarks.suites import load_suite
+    from autoalign.world.scene import parse_caption
+
+    val, held_out = load_suite("shapes-val"), load_suite("shapes")
+    assert len(val) == 100 and len({item.prompt for item in val}) == 100
+    assert set(val.categories()) == {"counting", "colour_binding", "size", "spatial", "unseen_combinations"}
+    assert not {item.prompt for item in val} & {item.prompt for item in held_out}
+    assert all(item.id.startswith("shapes-val-") and parse_caption(item.prompt) is not None for item in val)
+
+
 @pytest.mark.slow
 def test_bench_run_on_shapes_reads_every_stage_with_the_oracle(tmp_path):
     config = tmp_path / "fast.toml"

@@ -33,13 +33,13 @@ def _bench(
 ) -> None:
     from autoalign.benchmarks.bench_runner import bench_run
     from autoalign.benchmarks.report import write_reports as write_reports_of
-    from autoalign.benchmarks.suites import load_suite
+    from autoalign.benchmarks.suites import SHAPES_SUITES, load_suite
     from autoalign.config import load_config
     from autoalign.memory_check import check_memory
 
     cfg = load_config(preset, config, overrides)
     the_suite = load_suite(suite, suite_file)
-    geneval = the_suite.name == "geneval" or (the_suite.name == "shapes" and correct and cfg.grounder is not None)
+    geneval = the_suite.name == "geneval" or (the_suite.name in SHAPES_SUITES and correct and cfg.grounder is not None)
     if the_suite.name == "geneval":  # before anything runs or is written: one line
         from autoalign.benchmarks.geneval_bench import check_suite_metadata, needs_grounder
 
@@ -59,7 +59,7 @@ def _bench(
             oracle["geneval"] = geneval_bench.analyse_locked(out, cfg, suite=the_suite, progress=not no_progress)
             paths["geneval"] = out / geneval_bench.REPORT_FILE
         paths.update(write_reports_of(out))
-        if correct and the_suite.name == "shapes":  # the oracle reads every stage image and the ablations
+        if correct and the_suite.name in SHAPES_SUITES:  # the oracle reads every stage image and the ablations
             from autoalign.benchmarks import shapes_bench
 
             oracle["result"] = shapes_bench.analyse_locked(out, cfg, progress=not no_progress)
