@@ -16,8 +16,9 @@ Each node takes ``(state, runtime)`` and reads its live dependencies from ``runt
   (``policy.judge_edit``); the first accepted edit ends the round, a rejection tries the next
   instruction (at most ``loop.max_instructions``).
 
-Keep-best: ``best`` only changes when an edit is accepted, and ``judge_edit`` accepts only a
-score gain, so the final image never scores below ``first_best``.
+Keep-best: ``best`` only changes when an edit is accepted, and ``judge_edit`` accepts only an
+improvement: a score gain, or, with the grounded pass deciding (``detection.pass_decides``), a grounded
+mismatch gone and none added. The final image is ``best``, never worse than ``first_best`` by those rules.
 """
 
 from __future__ import annotations
@@ -340,13 +341,25 @@ def _judge(
     origin: str,
 ) -> tuple[Attempt, int]:
     """Score new images against the prompt, pick the top one, look for its mismatches and judge it
-    against the best so far: ``(the attempt, index of the top image)``."""
+    against the best so far: ``(the attempt, index of the top image)``.
+
+    The top image is the best by score, or with ``loop.pick_sample = "fewest_mismatches"`` the one the
+    detectors find the fewest mismatches in (the score breaks ties; the low-score fallback is not a detector)."""
     with meter.call("scorer"):
         cards = ctx.scorer.score(images, state["prompt"])
-    top = rank(cards, keys_for(ctx.config))[0]
+    order = rank(cards, keys_for(ctx.config))
+    if ctx.config.loop.pick_sample == "fewest_mismatches" and len(images) > 1:
+        seen = {i: _observe(ctx, images[i], state["prompt"], cards[i], meter) for i in order}
+        found = {i: sum(m.source != policy.LOW_SCORE_SOURCE for m in mm) for i, mm in seen.items()}
+        top = min(order, key=lambda i: found[i])  # min keeps the first of equals: the best score among them
+        after_mm = seen[top]
+    else:
+        top = order[0]
+        after_mm = _observe(ctx, images[top], state["prompt"], cards[top], meter)
     card = cards[top]
-    after_mm = _observe(ctx, images[top], state["prompt"], card, meter)
-    decision = policy.judge_edit(best.card, before_mm, card, after_mm, ctx.config.loop.min_gain)
+    decision = policy.judge_edit(best.card, before_mm, card, after_mm, ctx.config.loop.min_gain,
+                                 question_threshold=ctx.config.detection.threshold,
+                                 grounded_aspects=policy.grounded_aspects(ctx.config))
     attempt = Attempt(
         instruction=instruction,
         seed=seed,
@@ -399,6 +412,11 @@ def route(state: LoopState) -> Route:
 
 
 def final_candidate(state: LoopState) -> dict[str, Any]:
-    """The run's answer: the best image, never worse than the best first-round candidate."""
-    pool = [Candidate.from_dict(c) for c in (state.get("first_best"), state.get("best")) if c]
-    return policy.best_so_far(pool).to_dict()
+    """The run's answer: the image the judge kept last. ``best`` only changes when ``judge_edit`` accepts an
+    edit, that is when the edit is an improvement by its rules (a higher score; with the grounded pass
+    deciding, also one more grounded mismatch gone and none added), so the answer is never worse than the
+    best first-round candidate by those rules. Without ``best`` (a run cut short) it is that candidate."""
+    chosen = state.get("best") or state.get("first_best")
+    if not chosen:
+        raise InputError("the run has no candidate: a run has at least one generated image")
+    return Candidate.from_dict(chosen).to_dict()

@@ -98,6 +98,10 @@ def check_device(device: str, name: str = "device") -> None:
     SETTINGS["device"].check(device, name)
 
 
+#: How an edit's samples are picked (``loop.pick_sample``).
+PICK_SAMPLE = ("score", "fewest_mismatches")
+
+
 @dataclass
 class LoopSettings:
     """The self-correction loop's knobs."""
@@ -112,11 +116,16 @@ class LoopSettings:
     multi_mismatch: str = "sequential"  # "sequential": one mismatch per edit; "combined": one instruction
     max_instructions: int = 3  # instructions tried per round before giving up on the round
     regenerate_on_stall: bool = False  # every edit failed: regenerate from prompts/regenerate_prompt.txt
+    # which of an edit's samples is judged: "score" (the best by scoring.rerank) or "fewest_mismatches" (the
+    # detectors look at every sample; fewest detector mismatches first, the score breaks ties)
+    pick_sample: str = "score"
 
     def validate(self) -> None:
         # the numeric fields' bounds are declared with the settings (autoalign.settings.check_config)
         if self.multi_mismatch not in ("sequential", "combined"):
             raise ConfigError(f"loop.multi_mismatch must be 'sequential' or 'combined' (got {self.multi_mismatch!r})")
+        if self.pick_sample not in PICK_SAMPLE:
+            raise ConfigError(f"loop.pick_sample must be one of {', '.join(map(repr, PICK_SAMPLE))} (got {self.pick_sample!r})")
 
 
 @dataclass
@@ -154,6 +163,10 @@ class DetectionSettings:
     # the pass that counts: before the loop calls an image aligned, the grounded layout (the ``layout`` detector's
     # missing / extra objects, counts and relations) must agree with the prompt; needs a [grounder]
     grounded_pass: bool = False
+    # with the grounded pass on: objects, counts and places are the pass's alone. The other detectors' entity /
+    # number / relation findings are dropped (CLIP is bag-of-words, a small VLM barely counts), and an edit is
+    # not held back by a low-score question of those aspects (autoalign.editing.policy.judge_edit)
+    pass_decides: bool = False
     # the words the preset's models know (a file of prompts/, autoalign.vocabulary): outside words are warned about
     # once per run, and detectors correct only within it. "" = open vocabulary
     vocabulary: str = ""
@@ -216,6 +229,13 @@ class Config:
         ids = {role: getattr(self, role).model for role in MODEL_ROLES}
         ids.update({role: getattr(self, role).model for role in OPTIONAL_ROLES if getattr(self, role) is not None})
         return ids
+
+
+def region_attributes(config: Any) -> bool:
+    """``[region_editor] attributes = true``: attribute mismatches with boxes go to the region editor too (the
+    loop's policy routes them; the grounded pass then reports the layout detector's colour triplets)."""
+    spec = getattr(config, "region_editor", None)
+    return spec is not None and spec.options.get("attributes") is True
 
 
 def check_seed(value: Any, what: str = "loop.seed") -> int:

@@ -195,3 +195,47 @@ def test_rejected_instruction_is_followed_by_the_next_one(tmp_path):
 
 def test_edit_seed_changes_every_round():
     assert len({nodes.edit_seed(0, r, 0) for r in (1, 2, 3)}) == 3
+
+
+class WrongThenRightEditorDouble:
+    """TEST DOUBLE editor: its first sample keeps the wrong count, its second draws the prompt's scene."""
+
+    def edit(self, image, instruction, n, seed):
+        return [render_scene(parse_scene("one red apple and a blue plate"), image.size),
+                render_scene(parse_scene(PROMPT), image.size)][:n]
+
+
+class FlatteringScorerDouble:
+    """TEST DOUBLE around the real scorer: of two images, it scores the first above the second (a judge that
+    prefers the wrong sample), and leaves every other call alone."""
+
+    def __init__(self, scorer):
+        self.scorer = scorer
+
+    def score(self, images, prompt):
+        cards = self.scorer.score(images, prompt)
+        if len(cards) == 2:  # every score the ranking reads
+            for key in ("overall", "vq2", "vnli", "clip"):
+                if getattr(cards[1], key) is not None:
+                    setattr(cards[0], key, getattr(cards[1], key) + 0.05)
+        return cards
+
+
+@pytest.mark.parametrize(("pick", "accepted", "path"), [("score", False, None),
+                                                        ("fewest_mismatches", True, "rounds/r01/i0_s1.png")])
+def test_the_sample_with_fewest_mismatches_can_be_judged_instead_of_the_top_scored(tmp_path, pick, accepted, path):
+    overrides = {"generator": {"flaw": "count"}, "loop": {"candidates": 1, "edit_samples": 2, "pick_sample": pick,
+                                                          "max_instructions": 1}}
+    config = load_config("scene-double", overrides=overrides)
+    models = ModelsDouble(Models(config), editor=WrongThenRightEditorDouble())
+    scorer = FlatteringScorerDouble(Scorer(models, config, question_disk_cache=False))
+    runtime = make_runtime(tmp_path, overrides, models=models, scorer=scorer,
+                           writer=FixedWriterDouble(["add another apple"]))
+    state = run_nodes(start_state(), runtime, "generate", "score", "detect", "instruct", "edit")
+    (record,) = state["rounds"]
+    (attempt,) = record["attempts"]
+    assert attempt["decision"]["accepted"] is accepted
+    assert attempt["chosen"] == ("rounds/r01/i0_s0.png" if pick == "score" else path)
+    if accepted:
+        assert state["best"]["path"] == path and state["mismatches"] == []
+        assert state["model_calls"]["detect"] == 3  # the first best, then both samples

@@ -16,7 +16,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from autoalign.config import ConfigError, RoleSpec, load_config  # noqa: E402
 from autoalign.grounding import box_iou  # noqa: E402
 from autoalign.models.loading import DeviceSpec  # noqa: E402
-from autoalign.types import Box, Grounding  # noqa: E402
+from autoalign.types import Box, Grounding, Mismatch  # noqa: E402
 from autoalign.world.render import draw, object_map  # noqa: E402
 from autoalign.world.scene import Obj, Scene  # noqa: E402
 
@@ -221,6 +221,69 @@ def test_the_grounded_pass_refuses_a_wrong_count_that_clip_passes(world):
     assert [(m.aspect, m.correction, m.source) for m in found] == [("number", "two yellow circles", "layout")]
     assert len(found[0].evidence["boxes"]) == 2
     assert not is_aligned(card, found, config.loop.threshold)
+
+
+class _GuessingDetectorDouble:
+    """A test double for a bag-of-words detector: it guesses a count and a colour, whatever the image."""
+
+    name = "guessing-double"
+
+    def __init__(self, models, config):
+        pass
+
+    def detect(self, image, prompt, card):
+        return [Mismatch("number", "three yellow circles", "two yellow circles", 0.9, self.name),
+                Mismatch("attribute", "yellow", "red", 0.8, self.name)]
+
+
+class _LayoutDouble(_GuessingDetectorDouble):
+    """A test double for the layout detector: its boxes find one circle too many."""
+
+    name = "layout"
+
+    def detect(self, image, prompt, card):
+        return [Mismatch("number", "a red square", "two red squares", 0.7, self.name, {"boxes": []})]
+
+
+def test_when_the_pass_decides_other_detectors_keep_only_their_attributes(monkeypatch):
+    from autoalign import registry
+    from autoalign.detection import detect
+
+    monkeypatch.setitem(registry._REGISTRY, "detector", {**registry._REGISTRY["detector"],
+                                                         "guessing-double": _GuessingDetectorDouble, "layout": _LayoutDouble})
+    image = Image.new("RGB", (64, 64))
+    both = {"detectors": ["guessing-double"], "max_mismatches": 5}
+    config = load_config("shapes", overrides={"detection": {**both, "pass_decides": False}})
+    assert sorted((m.aspect, m.source) for m in detect(image, "a prompt", None, None, config)) == [
+        ("attribute", "guessing-double"), ("number", "guessing-double"), ("number", "layout")]
+    config = load_config("shapes", overrides={"detection": {**both, "pass_decides": True}})
+    assert sorted((m.aspect, m.source) for m in detect(image, "a prompt", None, None, config)) == [
+        ("attribute", "guessing-double"), ("number", "layout")]
+
+
+class _ColourLayoutDouble(_GuessingDetectorDouble):
+    """A test double for the layout detector: the square it boxes is red, the prompt asks for a blue one."""
+
+    name = "layout"
+
+    def detect(self, image, prompt, card):
+        box = {"xyxy": [10.0, 10.0, 30.0, 30.0], "score": 0.9, "label": "red square", "mask": ""}
+        return [Mismatch("attribute", "blue", "red", 0.8, self.name, {"noun": "square", "expected": "blue", "boxes": [box]})]
+
+
+def test_the_pass_reports_colours_with_boxes_when_the_region_editor_takes_attributes(monkeypatch):
+    from autoalign import registry
+    from autoalign.detection import grounded_pass
+    from autoalign.editing.policy import region_mismatches
+
+    monkeypatch.setitem(registry._REGISTRY, "detector", {**registry._REGISTRY["detector"], "layout": _ColourLayoutDouble})
+    image = Image.new("RGB", (64, 64))
+    plain = load_config("shapes", overrides={"region_editor": {"attributes": False}})
+    assert grounded_pass(image, "a blue square", None, plain) == []
+    config = load_config("shapes", overrides={"region_editor": {"attributes": True}})
+    found = grounded_pass(image, "a blue square", None, config)
+    assert [(m.aspect, m.phrase) for m in found] == [("attribute", "blue")]
+    assert region_mismatches(found, config) == found  # with its box, it goes to the region editor
 
 
 def test_grounded_answers_replace_the_vlm_on_count_and_place_questions(world):

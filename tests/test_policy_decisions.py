@@ -247,3 +247,66 @@ def test_question_that_starts_failing_after_an_edit_is_a_new_mismatch():
     after_mm = mismatches_to_fix([], card(0.62, after_qs), CFG)
     d = judge_edit(card(0.55, before_qs), before_mm, card(0.62, after_qs), after_mm, min_gain=0.0)
     assert (d.accepted, d.reason) == (False, NEW_MISMATCH)
+
+
+def _layout_relation() -> Mismatch:
+    return Mismatch("relation", "below", "above", 0.9, "layout", {"subject": "circle", "object": "triangle", "boxes": [
+        {"xyxy": [38.0, 5.0, 48.0, 16.0], "score": 0.93, "label": "green circle", "mask": ""}]})
+
+
+def test_a_question_that_already_failed_before_is_not_new_when_the_detectors_fall_silent():
+    # the detectors named the misplaced circle; after the move they are silent and the fallback lists the
+    # VQA model's failing questions, one of which ("small") failed on the image before as well
+    before_qs = [q("q1", "entity", "a circle", 0.9), q("q2", "attribute", "small circle", 0.45)]
+    after_qs = [q("q1", "entity", "a circle", 0.9), q("q2", "attribute", "small circle", 0.49)]
+    after_mm = mismatches_to_fix([], card(0.6, after_qs), CFG)
+    assert [m.source for m in after_mm] == ["low_score"] and not after_mm[0].evidence["passing"]
+    d = judge_edit(card(0.5, before_qs), [_layout_relation()], card(0.6, after_qs), after_mm, min_gain=0.0)
+    assert (d.accepted, d.reason) == (True, ACCEPTED) and d.added == []
+    # the same question passing before and failing now is new
+    before_passing = [q("q1", "entity", "a circle", 0.9), q("q2", "attribute", "small circle", 0.8)]
+    d = judge_edit(card(0.5, before_passing), [_layout_relation()], card(0.6, after_qs), after_mm, min_gain=0.0)
+    assert (d.accepted, d.reason) == (False, NEW_MISMATCH)
+
+
+def test_when_the_grounded_pass_decides_a_vqa_relation_question_does_not_undo_a_grounded_move():
+    before_qs = [q("q1", "relation", "circle below a triangle", 0.2)]
+    after_qs = [q("q1", "relation", "circle below a triangle", 0.22)]  # the VQA model still says no
+    after_mm = mismatches_to_fix([], card(0.6, after_qs), CFG)
+    assert [(m.source, m.aspect) for m in after_mm] == [("low_score", "relation")]
+    after_mm = [Mismatch("relation", "below", "", 0.78, "low_score", {**after_mm[0].evidence})]  # same key as layout's
+    plain = judge_edit(card(0.5, before_qs), [_layout_relation()], card(0.6, after_qs), after_mm, min_gain=0.0)
+    assert (plain.accepted, plain.reason) == (False, NOTHING_FIXED)
+    grounded = judge_edit(card(0.5, before_qs), [_layout_relation()], card(0.6, after_qs), after_mm, min_gain=0.0,
+                          grounded_aspects=("entity", "number", "relation"))
+    assert (grounded.accepted, grounded.reason) == (True, ACCEPTED)
+    assert [m["source"] for m in grounded.removed] == ["layout"]
+    # a layout finding after the edit still counts: the boxes say the circle is not below
+    still = judge_edit(card(0.5, before_qs), [_layout_relation()], card(0.6, after_qs), [_layout_relation()],
+                       min_gain=0.0, grounded_aspects=("entity", "number", "relation"))
+    assert (still.accepted, still.reason) == (False, NOTHING_FIXED)
+
+
+def test_grounded_aspects_follow_the_preset():
+    assert policy.grounded_aspects(load_config("tiny")) == ()
+    assert policy.grounded_aspects(load_config("shapes")) == ("entity", "number", "relation")  # on in the preset
+    off = load_config("shapes", overrides={"detection": {"pass_decides": False}})
+    assert policy.grounded_aspects(off) == ()
+    no_pass = load_config("shapes", overrides={"detection": {"pass_decides": True, "grounded_pass": False}})
+    assert policy.grounded_aspects(no_pass) == ()
+
+
+def test_when_the_grounded_pass_decides_a_grounded_fix_needs_no_score_gain():
+    count = Mismatch("number", "two green circles", "three green circles", 0.9, "layout", {"boxes": []})
+    colour = Mismatch("attribute", "green", "blue", 0.8, "clip-probe")
+    grounded = ("entity", "number", "relation")
+    # the boxes now count two circles; CLIP likes the new image a little less
+    plain = judge_edit(card(2.1), [count], card(2.0), [], min_gain=0.0)
+    assert (plain.accepted, plain.reason) == (False, NO_GAIN)
+    fixed = judge_edit(card(2.1), [count], card(2.0), [], min_gain=0.0, grounded_aspects=grounded)
+    assert (fixed.accepted, fixed.reason) == (True, ACCEPTED) and fixed.gain < 0
+    # the waiver is for the pass's own aspects only, and breaking something still refuses the edit
+    recoloured = judge_edit(card(2.1), [colour], card(2.0), [], min_gain=0.0, grounded_aspects=grounded)
+    assert (recoloured.accepted, recoloured.reason) == (False, NO_GAIN)
+    broke = judge_edit(card(2.1), [count], card(2.0), [colour], min_gain=0.0, grounded_aspects=grounded)
+    assert (broke.accepted, broke.reason) == (False, NEW_MISMATCH)

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from PIL import Image
 
 from autoalign import registry
+from autoalign.config import region_attributes
 from autoalign.detection.base import Detector, card_from
 from autoalign.detection.ensemble import merge
 from autoalign.types import Mismatch, ScoreCard
@@ -51,11 +52,15 @@ def detect(
     """Mismatches between ``image`` and ``prompt`` from the configured detectors, merged, best first (0-3)."""
     card = card_from(card)
     found = []
+    grounded = bool(getattr(config.detection, "grounded_pass", False))
+    decides = grounded and bool(getattr(config.detection, "pass_decides", False))
     for detector in make_detectors(models, config):
         mismatches = detector.detect(image, prompt, card)
         logger.debug("detector %s: %d mismatch(es)", detector.name, len(mismatches))
+        if decides and detector.name != "layout":  # objects, counts and places are the grounded pass's to say
+            mismatches = [m for m in mismatches if m.aspect not in PASS_ASPECTS]
         found.append(mismatches)
-    if getattr(config.detection, "grounded_pass", False) and "layout" not in config.detection.detectors:
+    if grounded and "layout" not in config.detection.detectors:
         found.append(grounded_pass(image, prompt, models, config))
     return merge(found, config.detection.max_mismatches)
 
@@ -67,11 +72,17 @@ PASS_ASPECTS = ("entity", "number", "relation")
 def grounded_pass(image: Image.Image, prompt: str, models: "Models", config: "Config") -> list[Mismatch]:
     """The pass that counts (``detection.grounded_pass``): the ``layout`` detector's missing and extra objects,
     wrong counts and wrong relations. Any of them keeps the loop from calling the image aligned
-    (:func:`autoalign.editing.policy.is_aligned` sees a mismatch) and becomes something to fix."""
+    (:func:`autoalign.editing.policy.is_aligned` sees a mismatch) and becomes something to fix. Its colour
+    triplets join when they are half of a count (:func:`surplus_colours`), and all of them when the region
+    editor takes attributes (``[region_editor] attributes = true``)."""
     detector = registry.get("detector", "layout")(models, config)
     everything = detector.detect(image, prompt, None)
     found = [m for m in everything if m.aspect in PASS_ASPECTS]
-    found += surplus_colours(everything)
+    colours = surplus_colours(everything)
+    if region_attributes(config):  # the region editor recolours: every colour triplet, with its boxes
+        marked = {m.key() for m in colours}
+        colours += [m for m in everything if m.aspect == "attribute" and m.key() not in marked]
+    found += colours
     logger.debug("grounded pass: %d mismatch(es)", len(found))
     return found
 

@@ -13,7 +13,7 @@ nodes read them out of the graph state, which holds their ``to_dict()`` form).
 from __future__ import annotations
 
 import logging
-from typing import Any, Literal, get_args
+from typing import Any, Collection, Literal, get_args
 
 from autoalign.errors import InputError
 from autoalign.types import Candidate, EditDecision, Mismatch, ScoreCard, StopReason
@@ -44,6 +44,9 @@ def judge_edit(
     after: ScoreCard,
     after_mm: list[Mismatch],
     min_gain: float,
+    *,
+    question_threshold: float = 0.5,
+    grounded_aspects: Collection[str] = (),
 ) -> EditDecision:
     """Accept an edit only if it raised the score, fixed something and broke nothing.
 
@@ -53,26 +56,41 @@ def judge_edit(
       so an edit that changes nothing is never accepted;
     * at least one mismatch of ``before_mm`` is gone (identity is :meth:`Mismatch.key`); when
       ``before_mm`` is empty there was nothing listed to fix and the score alone decides;
-    * no mismatch in ``after_mm`` is new (a "low_score" stand-in for a passing question, see
-      :func:`low_score_mismatches`, does not count).
+    * no mismatch in ``after_mm`` is new. A "low_score" mismatch (see :func:`low_score_mismatches`) is new
+      only when its question scored at least ``question_threshold`` on ``before`` too: the fallback lists
+      failing questions only once the detectors are silent, so a question that already failed was there
+      before (and a stand-in for a passing question never counts).
 
-    Checked in that order; ``reason`` names the first rule that failed. Pass the mismatches the
-    loop worked on for both images (e.g. both through :func:`mismatches_to_fix`), so that
+    With ``grounded_aspects`` (the grounded pass decides, ``detection.pass_decides``), "low_score"
+    mismatches of those aspects are left out on both sides: the boxes, not the VQA model, say whether a
+    count or a place is right; and an edit that removes a detector's mismatch of those aspects needs no
+    score gain (the first rule is waived; the others hold). Checked in that order; ``reason`` names the first rule that failed. Pass the
+    mismatches the loop worked on for both images (e.g. both through :func:`mismatches_to_fix`), so that
     "low_score" mismatches compare like for like.
     """
     if min_gain < 0:
         raise InputError(f"min_gain must be >= 0 (got {min_gain})")
-    bm, am = list(before_mm), list(after_mm)
+    grounded = set(grounded_aspects)
+
+    def counted(m: Mismatch) -> bool:
+        return not (m.source == LOW_SCORE_SOURCE and m.aspect in grounded)
+
+    bm, am = [m for m in before_mm if counted(m)], [m for m in after_mm if counted(m)]
+    failed_before = {qs.question.id for qs in before.questions if qs.p_yes < question_threshold}
     gain = float(after.overall) - float(before.overall)
     before_keys = {m.key() for m in bm}
     after_keys = {m.key() for m in am}
     removed = [m.to_dict() for m in bm if m.key() not in after_keys]
     # A "low_score" stand-in for a question that passes (the weakest one, named only so the loop
     # has something to work on) is not a new failure.
-    added = [m.to_dict() for m in am if m.key() not in before_keys and not _passing_stand_in(m)]
+    added = [m.to_dict() for m in am if m.key() not in before_keys and not _passing_stand_in(m)
+             and not (m.source == LOW_SCORE_SOURCE and m.evidence.get("question_id") in failed_before)]
 
     raised = gain > _EPS if min_gain == 0 else gain >= min_gain - _EPS
-    if not raised:
+    # the grounded pass decides: an edit that makes its boxes agree with one more thing the prompt says
+    # (and breaks nothing) is progress whatever the score says
+    grounded_progress = any(m["aspect"] in grounded and m["source"] != LOW_SCORE_SOURCE for m in removed)
+    if not raised and not grounded_progress:
         reason = NO_GAIN
     elif added:
         reason = NEW_MISMATCH
@@ -212,15 +230,23 @@ def best_so_far(candidates: list[Candidate]) -> Candidate:
     return best
 
 
+def grounded_aspects(config: Any) -> tuple[str, ...]:
+    """The aspects the grounded pass alone decides (``detection.grounded_pass`` and ``pass_decides``), else ()."""
+    from autoalign.detection import PASS_ASPECTS
+
+    detection = config.detection
+    return PASS_ASPECTS if getattr(detection, "grounded_pass", False) and getattr(detection, "pass_decides", False) else ()
+
+
 def region_aspects(config: Any) -> tuple[str, ...]:
     """The mismatch aspects the region editor answers: counts, missing / extra things and places, and
     attributes too when the preset's ``[region_editor] attributes = true``."""
+    from autoalign.config import region_attributes
     from autoalign.editing.layout_plan import REGION_ASPECTS
 
-    spec = getattr(config, "region_editor", None)
-    if spec is None:
+    if getattr(config, "region_editor", None) is None:
         return ()
-    return REGION_ASPECTS + (("attribute",) if spec.options.get("attributes") is True else ())
+    return REGION_ASPECTS + (("attribute",) if region_attributes(config) else ())
 
 
 def region_mismatches(mismatches: list[Mismatch], config: Any) -> list[Mismatch]:
