@@ -46,10 +46,10 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     rows = []
     for spec in args.runs:
-        label, sep, folder = spec.partition("=")
+        label, sep, folder = spec.rpartition("=")
         path = Path(folder) / "oracle.json"
         if not sep or not path.is_file():
-            print(f"error: {spec!r}: want LABEL=DIR with DIR/oracle.json (a finished bench run on a shapes suite)", file=sys.stderr)
+            print(f"error: {spec!r}: want LABEL=DIR (split at the last '=') with DIR/oracle.json (a finished bench run on a shapes suite)", file=sys.stderr)
             return 2
         rows.append(row(label, json.loads(path.read_text(encoding="utf-8"))))
     command = "python -m experiments.compare_shapes_runs " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
