@@ -34,6 +34,7 @@ from typing import Any, Literal
 from PIL import Image
 
 from autoalign.agents.state import LoopContext, LoopState
+from autoalign.detection import grounded_aspects
 from autoalign.editing import policy
 from autoalign.errors import AutoAlignError, InputError
 from autoalign.scoring.rerank import keys_for, rank
@@ -359,7 +360,7 @@ def _judge(
     card = cards[top]
     decision = policy.judge_edit(best.card, before_mm, card, after_mm, ctx.config.loop.min_gain,
                                  question_threshold=ctx.config.detection.threshold,
-                                 grounded_aspects=policy.grounded_aspects(ctx.config))
+                                 grounded_aspects=grounded_aspects(ctx.config))
     attempt = Attempt(
         instruction=instruction,
         seed=seed,

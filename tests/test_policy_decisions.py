@@ -288,12 +288,14 @@ def test_when_the_grounded_pass_decides_a_vqa_relation_question_does_not_undo_a_
 
 
 def test_grounded_aspects_follow_the_preset():
-    assert policy.grounded_aspects(load_config("tiny")) == ()
-    assert policy.grounded_aspects(load_config("shapes")) == ("entity", "number", "relation")  # on in the preset
+    from autoalign.detection import grounded_aspects
+
+    assert grounded_aspects(load_config("tiny")) == ()
+    assert grounded_aspects(load_config("shapes")) == ("entity", "number", "relation")  # on in the preset
     off = load_config("shapes", overrides={"detection": {"pass_decides": False}})
-    assert policy.grounded_aspects(off) == ()
+    assert grounded_aspects(off) == ()
     no_pass = load_config("shapes", overrides={"detection": {"pass_decides": True, "grounded_pass": False}})
-    assert policy.grounded_aspects(no_pass) == ()
+    assert grounded_aspects(no_pass) == ()
 
 
 def test_when_the_grounded_pass_decides_a_grounded_fix_needs_no_score_gain():

@@ -52,21 +52,26 @@ def detect(
     """Mismatches between ``image`` and ``prompt`` from the configured detectors, merged, best first (0-3)."""
     card = card_from(card)
     found = []
-    grounded = bool(getattr(config.detection, "grounded_pass", False))
-    decides = grounded and bool(getattr(config.detection, "pass_decides", False))
+    decided = grounded_aspects(config)
     for detector in make_detectors(models, config):
         mismatches = detector.detect(image, prompt, card)
         logger.debug("detector %s: %d mismatch(es)", detector.name, len(mismatches))
-        if decides and detector.name != "layout":  # objects, counts and places are the grounded pass's to say
-            mismatches = [m for m in mismatches if m.aspect not in PASS_ASPECTS]
+        if detector.name != "layout":  # with the pass deciding, objects, counts and places are its to say
+            mismatches = [m for m in mismatches if m.aspect not in decided]
         found.append(mismatches)
-    if grounded and "layout" not in config.detection.detectors:
+    if getattr(config.detection, "grounded_pass", False) and "layout" not in config.detection.detectors:
         found.append(grounded_pass(image, prompt, models, config))
     return merge(found, config.detection.max_mismatches)
 
 
 #: What the grounded pass holds an image to: objects there, as many as asked, placed as asked.
 PASS_ASPECTS = ("entity", "number", "relation")
+
+
+def grounded_aspects(config: Any) -> tuple[str, ...]:
+    """The aspects the grounded pass alone decides (``detection.grounded_pass`` and ``pass_decides``), else ()."""
+    detection = config.detection
+    return PASS_ASPECTS if getattr(detection, "grounded_pass", False) and getattr(detection, "pass_decides", False) else ()
 
 
 def grounded_pass(image: Image.Image, prompt: str, models: "Models", config: "Config") -> list[Mismatch]:

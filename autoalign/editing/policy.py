@@ -4,7 +4,8 @@
 * :func:`mismatches_to_fix` — what the next edit should address; never empty while the score is
   below the threshold and the score card says which question failed.
 * :func:`is_aligned` / :func:`should_stop` — when the loop ends, and why.
-* :func:`best_so_far` — the image a run returns: never worse than its best first-round candidate.
+* :func:`best_so_far` — the highest-scoring of some candidates (a run returns the last image
+  :func:`judge_edit` kept: ``autoalign.agents.nodes.final_candidate``).
 
 Score cards, mismatches and candidates are the dataclasses of :mod:`autoalign.types` (the loop's
 nodes read them out of the graph state, which holds their ``to_dict()`` form).
@@ -64,9 +65,11 @@ def judge_edit(
     With ``grounded_aspects`` (the grounded pass decides, ``detection.pass_decides``), "low_score"
     mismatches of those aspects are left out on both sides: the boxes, not the VQA model, say whether a
     count or a place is right; and an edit that removes a detector's mismatch of those aspects needs no
-    score gain (the first rule is waived; the others hold). Checked in that order; ``reason`` names the first rule that failed. Pass the
-    mismatches the loop worked on for both images (e.g. both through :func:`mismatches_to_fix`), so that
-    "low_score" mismatches compare like for like.
+    score gain (the first rule is waived; the others hold).
+
+    Checked in that order; ``reason`` names the first rule that failed. Pass the mismatches the loop
+    worked on for both images (e.g. both through :func:`mismatches_to_fix`), so that "low_score"
+    mismatches compare like for like.
     """
     if min_gain < 0:
         raise InputError(f"min_gain must be >= 0 (got {min_gain})")
@@ -89,7 +92,8 @@ def judge_edit(
     raised = gain > _EPS if min_gain == 0 else gain >= min_gain - _EPS
     # the grounded pass decides: an edit that makes its boxes agree with one more thing the prompt says
     # (and breaks nothing) is progress whatever the score says
-    grounded_progress = any(m["aspect"] in grounded and m["source"] != LOW_SCORE_SOURCE for m in removed)
+    # (``bm`` holds no low-score mismatch of those aspects, so each of them removed is a detector's)
+    grounded_progress = any(m["aspect"] in grounded for m in removed)
     if not raised and not grounded_progress:
         reason = NO_GAIN
     elif added:
@@ -228,14 +232,6 @@ def best_so_far(candidates: list[Candidate]) -> Candidate:
         if c.overall > best.overall:
             best = c
     return best
-
-
-def grounded_aspects(config: Any) -> tuple[str, ...]:
-    """The aspects the grounded pass alone decides (``detection.grounded_pass`` and ``pass_decides``), else ()."""
-    from autoalign.detection import PASS_ASPECTS
-
-    detection = config.detection
-    return PASS_ASPECTS if getattr(detection, "grounded_pass", False) and getattr(detection, "pass_decides", False) else ()
 
 
 def region_aspects(config: Any) -> tuple[str, ...]:
