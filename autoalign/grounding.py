@@ -8,14 +8,20 @@ GenEval-style scorer.
 * :func:`relative_position` - where one box stands from another, GenEval's rule: the centre offset less
   ``POSITION_THRESHOLD`` x the two boxes' sizes on each axis, normalised by the offset's length; a direction
   holds beyond 0.5 (``relation_holds``: one direction, with an optional margin; the layout planner's
-  placements use it, so a plan is made by the rule that checks it).
+  placements use it, so a plan is made by the rule that checks it);
+* :func:`size_seen` - whether a box reads as small or big: its longer side against the middle size of the
+  size words (``prompts/layout_plan.json``, which the layout planner draws by), a fraction of the image's
+  shorter side.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Sequence
 
+from autoalign import prompts
 from autoalign.inflect import singular
 from autoalign.types import Box
 
@@ -36,13 +42,14 @@ SAY = {"left": ("to the left of", "left of"), "right": ("to the right of", "righ
 
 @dataclass
 class LayoutObject:
-    """One object phrase of the prompt: its chunk, head noun, colours and count (None: not said)."""
+    """One object phrase of the prompt: its chunk, head noun, colours, count (None: not said) and size word."""
 
     chunk: str
     noun: str  # singular head noun, lower case
     colors: list[str] = field(default_factory=list)
     count: int | None = 1
     index: int = -1  # the noun's token index in the parse
+    size: str | None = None  # a size word before the noun ("small", "big"; :func:`size_words`)
 
     @property
     def query(self) -> str:
@@ -81,8 +88,9 @@ def read_layout(prompt: str) -> Layout:
         if count is None and not noun.plural:
             count = 1
         by_index[noun.index] = len(objects)
+        size = next((w for w in words if w in size_words()), None)
         objects.append(LayoutObject(chunk=noun.chunk, noun=singular(doc[noun.index].lower_),
-                                    colors=[c.lower() for c in noun.colors], count=count, index=noun.index))
+                                    colors=[c.lower() for c in noun.colors], count=count, index=noun.index, size=size))
     relations = []
     for rel in parse.relations:
         word = " ".join(rel.word.lower().split())
@@ -94,6 +102,29 @@ def read_layout(prompt: str) -> Layout:
             said = next((w for w in sorted(DIRECTIONS, key=len, reverse=True) if w in between and DIRECTIONS[w] == direction), word)
             relations.append(LayoutRelation(said, direction, by_index[rel.subject], by_index[rel.obj]))
     return Layout(objects, relations)
+
+
+@lru_cache(maxsize=1)
+def _plan_words() -> dict:
+    return json.loads(prompts.load("layout_plan.json"))
+
+
+def size_words() -> dict[str, float]:
+    """Size word -> the side of its box as a fraction of the image's shorter side (``prompts/layout_plan.json``)."""
+    return dict(_plan_words()["sizes"])
+
+
+def size_class(word: str) -> str:
+    """"small" or "big": which side of the middle size (``default_size``) a size word stands."""
+    return "big" if size_words()[word] >= float(_plan_words()["default_size"]) else "small"
+
+
+def size_seen(box: Box | Sequence[float], image_size: tuple[int, int]) -> str:
+    """"small" or "big": the box's longer side against the middle size (``default_size`` of the image's
+    shorter side); the shapes world's small and big objects are 10 and 18 pixels of 64, the middle 14."""
+    x0, y0, x1, y1 = _xyxy(box)
+    side = max(x1 - x0, y1 - y0) / max(1, min(image_size))
+    return "big" if side >= float(_plan_words()["default_size"]) else "small"
 
 
 def _xyxy(box: Box | Sequence[float]) -> tuple[float, float, float, float]:

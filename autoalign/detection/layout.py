@@ -15,6 +15,9 @@ each other colour the grounder knows. Then, FineMatch triplets, each with its **
   that many): ``phrase`` = the chunk, ``correction`` = the chunk with the count seen;
 * **entity, extra** - with a closed vocabulary (a grounder that lists its nouns, such as the world's), an
   object of a noun the prompt does not name: ``evidence["action"] = "remove"``;
+* **attribute, size** (option ``sizes``) - boxes for the phrase, but one reads as the other size than the
+  prompt's size word (:func:`autoalign.grounding.size_seen`): ``phrase`` = the size word, ``correction`` =
+  the size seen, ``evidence["size"] = True``, the boxes of the wrong size;
 * **relation** - both sides grounded, and no pair of their boxes stands as the prompt says, read from box
   centres as GenEval does (the offset less ``position_threshold`` x the two boxes' sizes, normalised; a
   direction holds beyond 0.5): ``phrase`` = the relation words, ``correction`` = where the subject is.
@@ -22,7 +25,9 @@ each other colour the grounder knows. Then, FineMatch triplets, each with its **
 Words: corrections use only the prompt's words and the grounder's own labels (for the world, its
 vocabulary), never a colour or a thing the preset's models do not know.
 
-Options (``[detection.options.layout]``): ``position_threshold`` (GenEval's 0.1), ``max_mismatches``.
+Options (``[detection.options.layout]``): ``position_threshold`` (GenEval's 0.1), ``max_mismatches``,
+``sizes`` (false: a box's size says little in a photograph; the ``shapes`` preset turns it on, where a size
+word is a size in pixels).
 """
 
 from __future__ import annotations
@@ -33,7 +38,17 @@ from typing import TYPE_CHECKING, Any
 from PIL import Image
 
 from autoalign.detection.base import detector_options
-from autoalign.grounding import POSITION_THRESHOLD, SAY, WORD_OF, Layout, LayoutObject, read_layout, relative_position
+from autoalign.grounding import (
+    POSITION_THRESHOLD,
+    SAY,
+    WORD_OF,
+    Layout,
+    LayoutObject,
+    read_layout,
+    relative_position,
+    size_class,
+    size_seen,
+)
 from autoalign.inflect import plural
 from autoalign.types import Box, Mismatch, ScoreCard
 
@@ -64,9 +79,14 @@ class LayoutDetector:
         self.models = models
         self.config = config
         opts = {**detector_options(config, self.name), **options}
-        unknown = sorted(set(opts) - {"position_threshold", "max_mismatches"})
+        unknown = sorted(set(opts) - {"position_threshold", "max_mismatches", "sizes"})
         if unknown:
-            raise ConfigError(f"[detection.options.layout] unknown option(s) {', '.join(unknown)}; allowed: position_threshold, max_mismatches")
+            raise ConfigError(f"[detection.options.layout] unknown option(s) {', '.join(unknown)}; "
+                              "allowed: position_threshold, max_mismatches, sizes")
+        sizes = opts.get("sizes", False)
+        if not isinstance(sizes, bool):
+            raise ConfigError(f"[detection.options.layout] sizes must be true or false (got {sizes!r})")
+        self.sizes = sizes
         value = opts.get("position_threshold", POSITION_THRESHOLD)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1:
             raise ConfigError(f"[detection.options.layout] position_threshold must be a number in [0, 1) (got {value!r})")
@@ -118,13 +138,24 @@ class LayoutDetector:
         if not layout.objects:
             return []
         boxes = self.ground_layout(image, layout)
-        return self.mismatches(layout, boxes, closed=self._closed(self.models.grounder))[: self.limit]
+        return self.mismatches(layout, boxes, closed=self._closed(self.models.grounder),
+                               image_size=image.size if self.sizes else None)[: self.limit]
 
-    def mismatches(self, layout: Layout, boxes: dict[str, list[Box]], closed: tuple[list[str], list[str]] | None = None) -> list[Mismatch]:
-        """The triplets a layout and its grounded boxes give, most confident first (module docstring)."""
+    def mismatches(self, layout: Layout, boxes: dict[str, list[Box]], closed: tuple[list[str], list[str]] | None = None,
+                   image_size: tuple[int, int] | None = None) -> list[Mismatch]:
+        """The triplets a layout and its grounded boxes give, most confident first (module docstring); size
+        triplets only with ``image_size`` (the boxes' image, option ``sizes``)."""
         scored: list[tuple[float, Mismatch]] = []
         for o in layout.objects:
             own = boxes.get(o.query, [])
+            if own and image_size is not None and o.size:
+                wrong = [b for b in own if size_seen(b, image_size) != size_class(o.size)]
+                if wrong:
+                    seen = size_seen(wrong[0], image_size)
+                    conf = max(b.score for b in wrong)
+                    scored.append((conf, Mismatch(
+                        "attribute", o.size, seen, round(conf, 6), self.name,
+                        {"noun": o.query, "expected": o.size, "found": seen, "size": True, "boxes": _boxes(wrong)})))
             if own:
                 if o.count is not None and len(own) != o.count:
                     conf = sum(b.score for b in own) / len(own)

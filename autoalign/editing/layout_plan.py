@@ -123,6 +123,16 @@ def clamp_box(xyxy, size: tuple[int, int]) -> tuple[float, float, float, float]:
     return (x0, y0, x1, y1)
 
 
+def centred_box(xyxy, side: float, size: tuple[int, int]) -> tuple[float, float, float, float]:
+    """A square box of ``side`` centred where ``xyxy`` is, shifted (not cut) to lie inside the image."""
+    w, h = size
+    side = min(float(side), float(w), float(h))
+    cx, cy = (xyxy[0] + xyxy[2]) / 2, (xyxy[1] + xyxy[3]) / 2
+    x0 = min(max(cx - side / 2, 0.0), w - side)
+    y0 = min(max(cy - side / 2, 0.0), h - side)
+    return (x0, y0, x0 + side, y0 + side)
+
+
 def _overlap(a, b, gap: float) -> bool:
     return not (a[2] + gap <= b[0] or b[2] + gap <= a[0] or a[3] + gap <= b[1] or b[3] + gap <= a[1])
 
@@ -492,7 +502,8 @@ def ops_for_mismatches(prompt: str, mismatches: list[Any], size: tuple[int, int]
     * ``entity`` with ``action = "remove"``: its boxes are removed; with ``action = "add"``: the phrase is
       added in a free region (clear of every evidence box) where the prompt's relations hold;
     * ``number``: ``found`` above ``expected`` removes the weakest boxes, below adds the missing ones;
-    * ``attribute`` (when asked for): the boxes are recoloured to the expected colour;
+    * ``attribute`` (when asked for): the boxes are recoloured to the expected colour; a size triplet
+      (``evidence["size"]``) removes each box and adds the object at the prompt's size where it stood;
     * ``attribute`` marked ``evidence["surplus"]`` (the grounded pass): the weakest surplus box of a
       ``number`` triplet of the same noun is recoloured to the expected colour instead of removed;
     * ``relation``: the evidence's two boxes (subject, object) are re-planned by the rules (a move).
@@ -549,6 +560,14 @@ def ops_for_mismatches(prompt: str, mismatches: list[Any], size: tuple[int, int]
                 add(_object_phrase(m.phrase), f"{have} where the prompt asks {expected}")
         elif m.aspect == "attribute" and ev.get("surplus") is True:
             continue  # carried out by the number triplet's surplus boxes above
+        elif m.aspect == "attribute" and ev.get("size") is True and ev.get("expected") in words()["sizes"] and ev.get("noun"):
+            phrase = f"{ev['expected']} {ev['noun']}"
+            side = words()["sizes"][ev["expected"]] * _side(size)
+            for b in found:  # redrawn at the prompt's size where it stood: removed, then added around its centre
+                ops.append(LayoutOp("remove", b.label or str(ev["noun"]), source=b,
+                                    reason=f"{m.correction} where the prompt says {m.phrase}"))
+                ops.append(LayoutOp("add", phrase, target=Box(centred_box(b.xyxy, side, size), 1.0, label=phrase),
+                                    reason=f"{m.correction} where the prompt says {m.phrase}"))
         elif m.aspect == "attribute" and ev.get("expected") and ev.get("noun"):
             phrase = f"{ev['expected']} {ev['noun']}"
             ops += [LayoutOp("recolor", phrase, source=b, target=b, reason=f"{m.correction} where the prompt says {m.phrase}")
