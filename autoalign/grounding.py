@@ -88,7 +88,7 @@ def read_layout(prompt: str) -> Layout:
         if count is None and not noun.plural:
             count = 1
         by_index[noun.index] = len(objects)
-        size = next((w for w in words if w in size_words()), None)
+        size = next((a.lower() for a in noun.attributes if a.lower() in size_words()), None)
         objects.append(LayoutObject(chunk=noun.chunk, noun=singular(doc[noun.index].lower_),
                                     colors=[c.lower() for c in noun.colors], count=count, index=noun.index, size=size))
     relations = []

@@ -8,7 +8,10 @@ For rendered scenes of a split, each operation gets its own cases, built from th
   that object's phrase at the box it had;
 * **move** - a relation caption's scene with one of the related objects moved to a free place where
   the relation fails: move it back to its box;
-* **recolour** / **reshape** - one object drawn in another colour / shape: redraw it in its box.
+* **recolour** / **reshape** - one object drawn in another colour / shape: redraw it in its box;
+* **resize** - one object whose size the caption names drawn at the other size: the layout planner's
+  operations for the size triplet (:func:`autoalign.editing.layout_plan.ops_for_mismatches`: remove it, add
+  it at the caption's size where it stood).
 
 The edited image is read by the oracle: *fixed* when it shows the caption exactly; *others unchanged*
 per object the operation does not touch, when the oracle reads an object of the same colour, shape and
@@ -34,7 +37,7 @@ from autoalign.world.training.edits import MOST_OBJECTS, _free_spot
 
 logger = logging.getLogger(__name__)
 
-OPS = ("removal", "addition", "move", "recolour", "reshape")
+OPS = ("removal", "addition", "move", "recolour", "reshape", "resize")
 SAME_PLACE = 2.5
 
 
@@ -107,6 +110,22 @@ def make_case(kind: str, spec: Spec, scene: Scene, rng: random.Random) -> Case |
             return None
         op = LayoutOp("recolor" if kind == "recolour" else "reshape", o.describe(), source=obj_box(wrong), target=obj_box(wrong))
         return Case(kind, spec, source, [op], [p for j, p in enumerate(objs) if j != i])
+    if kind == "resize":
+        i = rng.randrange(len(objs))
+        o = objs[i]
+        wrong = replace(o, size=next(z for z in sizes() if z != o.size))
+        source = Scene(objs[:i] + [wrong] + objs[i + 1:])
+        if oracle.check(spec, source).aligned or any(_overlaps(wrong, p) for j, p in enumerate(objs) if j != i):
+            return None  # the caption names no size of it, or the other size would touch a neighbour
+        from autoalign.editing.layout_plan import ops_for_mismatches
+        from autoalign.types import Mismatch
+
+        noun = f"{o.color} {o.shape}"
+        triplet = Mismatch("attribute", o.size, wrong.size, 1.0, "layout",
+                           {"noun": noun, "expected": o.size, "found": wrong.size, "size": True,
+                            "boxes": [obj_box(wrong, noun).to_dict()]})
+        ops = ops_for_mismatches(spec.caption(), [triplet], draw(source).size, aspects=("attribute",)).ops
+        return Case(kind, spec, source, ops, [p for j, p in enumerate(objs) if j != i])
     raise ValueError(f"unknown operation {kind!r}")
 
 
