@@ -61,7 +61,7 @@ def test_a_broken_relation_is_fixed_by_moving(world):
 
 
 def test_a_surplus_object_is_recoloured_into_the_missing_one():
-    """The README's main job on a rendered scene: "a blue square and two red squares" drawn as three red
+    """Round 17's main job on a rendered scene: "a blue square and two red squares" drawn as three red
     squares. The grounded pass reports the count and, marked as half of it, the missing colour; the
     policy routes both to the region editor; the plan recolours the weakest red square; one of the
     region editor's samples reads exactly as the prompt (the loop's judge picks among its samples)."""
