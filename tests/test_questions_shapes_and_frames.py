@@ -95,3 +95,8 @@ def test_a_thing_as_another_kind_is_of_that_kind():
     assert "is the cat a gangster?" in qs
     assert ("attribute", ("cat", "gangster")) in {(f.category, f.args) for f in _facts("black-white cat as a gangster with beard")}
     assert "is the teddy bear a doctor?" in _questions("a teddy bear as a doctor")
+
+
+def test_a_full_stop_read_as_a_name_is_no_part_of_the_things_name():
+    qs = _questions("bike next to post. bike has wheel. plant in pot. plant in pot")
+    assert not any(". bike" in q for q in qs)
