@@ -344,8 +344,9 @@ def facts_from_questions(questions: list[Question], lemmas: Lemmas) -> list[Fact
     rule reads, so that they are matched exactly as the offline generator's facts are.
 
     * entity: the thing is the answer ("apples"), its key the answer's head word;
-    * attribute / number: of the entity question(s) it depends on, value (count) the answer; an attribute that depends
-      on no entity is a global fact (the picture's), as DSG's global tuples are;
+    * attribute / number: of the entity question(s) it depends on, value (count) the answer; a question that names no
+      dependency depends on the asked things its span or question names; an attribute that depends on no entity is a
+      global fact (the picture's), as DSG's global tuples are; a count on none counts its span's head word;
     * relation (also a question of another aspect that depends on two things: "what is the man petting?" -> "horse"):
       between the entity questions it depends on, the predicate the words of its span (else of its question)
       that name neither thing; an answer that names another asked thing is the object when only one thing is depended
@@ -379,6 +380,10 @@ def facts_from_questions(questions: list[Question], lemmas: Lemmas) -> list[Fact
     for q in questions:
         value = _value(q)
         parents = things_of(q)
+        if not parents and q.aspect in ("attribute", "number", "relation"):
+            # the reply named no dependency: the asked things its span or question names ("what color are the geese?")
+            said = lemmas(f"{q.span} {q.text}")
+            parents = [i for i, k in keys.items() if k and k in said and i != q.id]
         aspect = "relation" if q.aspect in ("attribute", "number") and len(parents) >= 2 else q.aspect
         if aspect == "entity":
             if keys[q.id]:
@@ -391,6 +396,8 @@ def facts_from_questions(questions: list[Question], lemmas: Lemmas) -> list[Fact
             if not parents:
                 if aspect == "attribute" and value:
                     facts.append(Fact("global", "", (value,), q))
+                elif aspect == "number" and lemmas.head(q.span):
+                    facts.append(Fact("count", "", (lemmas.head(q.span), value), q))  # "three colour balls", no ball asked
                 continue
             facts.append(Fact("count" if aspect == "number" else "attribute", "", (keys[parents[0]], value), q))
         elif aspect == "relation":

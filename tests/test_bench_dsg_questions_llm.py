@@ -79,6 +79,8 @@ def test_llm_questions_are_read_as_the_tuples_the_matching_rule_reads(tmp_path):
         ("6", "is this a watercolor?", "watercolor", "attribute", "a watercolor", []),  # no thing: the picture's
         ("7", 'what is written on the sign?', '"OPEN"', "text", 'the word "OPEN"', []),
         ("8", "how many cats?", "three", "number", "three cats", ["2"]),  # through the attribute to the cat
+        ("9", "what color is the table?", "brown", "attribute", "brown table", []),  # no dependency named: the table
+        ("10", "how many balls are there?", "two", "number", "two balls", []),  # no ball asked: the span's head
     )
     facts = {f.question.id: (f.category, f.args) for f in facts_from_questions(questions, lemmas)}
     assert facts["1"] == ("entity", ("cat",))
@@ -89,6 +91,8 @@ def test_llm_questions_are_read_as_the_tuples_the_matching_rule_reads(tmp_path):
     assert facts["6"] == ("global", ("watercolor",))
     assert facts["7"] == ("text", ("OPEN",))
     assert facts["8"] == ("count", ("cat", "three"))
+    assert facts["9"] == ("attribute", ("table", "brown"))
+    assert facts["10"] == ("count", ("ball", "two"))
     # and the matching rule covers the human tuples they state
     path = tmp_path / "a.csv"
     with open(path, "w", newline="", encoding="utf-8") as fh:
