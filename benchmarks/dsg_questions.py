@@ -46,15 +46,18 @@ import statistics
 import sys
 import time
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable
+
+import numpy as np
 
 from autoalign.benchmarks.world_eval import wilson
 from autoalign.config import RoleSpec
 from autoalign.files import atomic_write_json
 from autoalign.scoring.parse import lexicon, load_spacy, number_value, parse_prompt
 from autoalign.scoring.questions import Fact, SpacyQuestions, facts_from_parse
+from autoalign.types import Question
 
 _TUPLE = re.compile(r"^\s*(?P<broad>[\w ]+?)\s*-\s*(?P<detailed>-|[\w ]*?)\s*\((?P<args>.*)\)\s*$")
 _DROP = {"a", "an", "the", "of", "'s", "’s", "be", "-", ",", "and", "'", '"'}
@@ -329,6 +332,232 @@ def colour_binding(prompts: list[str], gen: SpacyQuestions) -> dict[str, Any]:
     return {"pairs": n, "told_apart": told, "rate": round(told / n, 3) if n else None, "examples_not_told_apart": misses}
 
 
+# ---- the LLM (DSG) generator on the same prompts -----------------------------------------------------
+
+_WORD = re.compile(r"[\w'-]+")
+_QUESTION_WORDS = {"is", "are", "was", "were", "do", "does", "did", "there", "what", "which", "where", "who", "how",
+                   "many", "much", "this", "these", "it", "image", "picture", "show", "shown", "have", "has"}
+
+
+def facts_from_questions(questions: list[Question], lemmas: Lemmas) -> list[Fact]:
+    """DSG-style questions (the LLM generator's: aspect, answer, span, dependency ids) as the tuples the matching
+    rule reads, so that they are matched exactly as the offline generator's facts are.
+
+    * entity: the thing is the answer ("apples"), its key the answer's head word;
+    * attribute / number: of the entity question(s) it depends on, value (count) the answer; a question that names no
+      dependency depends on the asked things its span or question names; an attribute that depends on no entity is a
+      global fact (the picture's), as DSG's global tuples are; a count on none counts its span's head word;
+    * relation (also a question of another aspect that depends on two things: "what is the man petting?" -> "horse"):
+      between the entity questions it depends on, the predicate the words of its span (else of its question)
+      that name neither thing; an answer that names another asked thing is the object when only one thing is depended
+      on ("what are the apples on?" -> "plate"); with one thing only, an action of that thing;
+    * text: the text is the answer without its quotes.
+
+    An answer of "yes" / "no" (the reply did not follow the instructions) is replaced by the span's words.
+    """
+    by_id = {q.id: q for q in questions}
+    keys: dict[str, str] = {}  # entity question id -> thing key
+    for q in questions:
+        if q.aspect == "entity":
+            keys[q.id] = lemmas.head(_value(q)) or lemmas.head(q.span)
+    facts: list[Fact] = []
+
+    def things_of(q: Question) -> list[str]:
+        """The entity questions that ``q`` depends on, directly or through other questions (in order, once)."""
+        out: list[str] = []
+        todo, seen = list(q.depends_on), set()
+        while todo:
+            d = todo.pop(0)
+            if d in seen or d not in by_id:
+                continue
+            seen.add(d)
+            if d in keys:
+                out.append(d)
+            else:
+                todo += by_id[d].depends_on
+        return out
+
+    for q in questions:
+        value = _value(q)
+        parents = things_of(q)
+        if not parents and q.aspect in ("attribute", "number", "relation"):
+            # the reply named no dependency: the asked things its span or question names ("what color are the geese?")
+            said = lemmas(f"{q.span} {q.text}")
+            parents = [i for i, k in keys.items() if k and k in said and i != q.id]
+        aspect = "relation" if q.aspect in ("attribute", "number") and len(parents) >= 2 else q.aspect
+        if aspect == "entity":
+            if keys[q.id]:
+                facts.append(Fact("entity", "whole", (keys[q.id],), q))
+        elif aspect == "text":
+            text = value.strip("\"'“”‘’ ")
+            if text:
+                facts.append(Fact("text", "", (text,), replace(q, answer=text)))
+        elif aspect in ("attribute", "number"):
+            if not parents:
+                if aspect == "attribute" and value:
+                    facts.append(Fact("global", "", (value,), q))
+                elif aspect == "number" and lemmas.head(q.span):
+                    facts.append(Fact("count", "", (lemmas.head(q.span), value), q))  # "three colour balls", no ball asked
+                continue
+            facts.append(Fact("count" if aspect == "number" else "attribute", "", (keys[parents[0]], value), q))
+        elif aspect == "relation":
+            if len(parents) < 2:
+                answer_key = lemmas.head(value)
+                other = [i for i, k in keys.items() if k == answer_key and i not in parents and i != q.id]
+                parents = parents + other[:1]
+            if not parents:
+                continue
+            names = set().union(*(lemmas(by_id[p].answer) | {keys[p]} for p in parents))
+            predicate = _predicate(q.span, names, lemmas) or _predicate(q.text, names, lemmas)
+            obj = keys[parents[1]] if len(parents) > 1 else ""
+            facts.append(Fact("relation", "", (keys[parents[0]], predicate or value, obj), q))
+    return facts
+
+
+def _value(q: Question) -> str:
+    answer = q.answer.strip()
+    return q.span.strip() if answer.lower() in ("", "yes", "no") else answer
+
+
+def _predicate(text: str, names: set[str], lemmas: Lemmas) -> str:
+    """The words of ``text`` that name none of the things (``names``: their lemmas), nor ask the question."""
+    words = [w for w in _WORD.findall(text.lower()) if w not in _QUESTION_WORDS and w not in _DROP]
+    return " ".join(w for w in words if not (lemmas(w) & names))
+
+
+def _llm_options(pairs: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key.strip():
+            print(f"error: --llm-option wants KEY=VALUE (got {pair!r})", file=sys.stderr)
+            raise SystemExit(2)
+        try:
+            out[key.strip()] = json.loads(raw)
+        except ValueError:
+            out[key.strip()] = raw
+    return out
+
+
+def _read_done(path: Path) -> dict[str, dict[str, Any]]:
+    """Prompts already answered in an earlier run's ``--questions-out`` (a rerun continues it)."""
+    done: dict[str, dict[str, Any]] = {}
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                row = json.loads(line)
+                done[row["item_id"]] = row
+            except (ValueError, KeyError, TypeError):
+                continue  # a line cut short by a stopped run: asked again
+    return done
+
+
+def _prompt_recall(pairs: list[tuple[HumanTuple, Fact | None]]) -> dict[str, list[int]]:
+    """Per prompt: [hits, tuples]."""
+    out: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for h, f in pairs:
+        out[h.item_id][0] += int(f is not None)
+        out[h.item_id][1] += 1
+    return out
+
+
+def paired_difference(a: list[tuple[HumanTuple, Fact | None]], b: list[tuple[HumanTuple, Fact | None]],
+                      n_boot: int = 2000, seed: int = 0) -> dict[str, Any]:
+    """Recall of ``b`` minus recall of ``a`` over the same tuples, with a 95 % bootstrap interval over prompts (the
+    tuples of one prompt are resampled together)."""
+    ra, rb = _prompt_recall(a), _prompt_recall(b)
+    items = sorted(ra)
+    if not items:
+        return {"difference": None, "ci95": [None, None], "prompts": 0, "tuples": 0}
+    arr = np.array([[ra[i][0], rb[i][0], ra[i][1]] for i in items], dtype=float)
+    diff = (arr[:, 1].sum() - arr[:, 0].sum()) / arr[:, 2].sum()
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(items), size=(n_boot, len(items)))
+    boot = (arr[idx, 1].sum(axis=1) - arr[idx, 0].sum(axis=1)) / arr[idx, 2].sum(axis=1)
+    lo, hi = np.quantile(boot, [0.025, 0.975])
+    wins = sum(1 for i in items if rb[i][0] > ra[i][0])
+    losses = sum(1 for i in items if rb[i][0] < ra[i][0])
+    return {"difference": round(float(diff), 3), "ci95": [round(float(lo), 3), round(float(hi), 3)], "prompts": len(items),
+            "tuples": int(arr[:, 2].sum()), "prompts_better": wins, "prompts_worse": losses}
+
+
+def compare_llm(args: argparse.Namespace, tuples: list[HumanTuple], prompts: dict[str, str], matcher: Matcher) -> dict[str, Any]:
+    """The LLM generator (``LLMQuestions``, offline fallback on failure) and the offline one on the same prompts: a
+    seeded sample of ``--prompts`` prompts of ``--part`` (all of it with 0)."""
+    from autoalign import registry
+
+    items = sorted(i for i in prompts if split_of(i) == args.part)
+    if args.prompts and args.prompts < len(items):
+        items = sorted(random.Random(args.seed).sample(items, args.prompts))
+    llm_spec = RoleSpec(args.llm_backend, args.llm_model or None, _llm_options(args.llm_option))
+    llm = registry.get("llm", args.llm_backend)(llm_spec)
+    gen = registry.get("questions", "llm")(RoleSpec("llm", None, {"filter": True}))
+    offline = SpacyQuestions(RoleSpec("spacy", None, {"filter": True}))
+    offline.generate("warm up the spaCy pipeline")
+    out_path = Path(args.questions_out) if args.questions_out else None
+    done = _read_done(out_path) if out_path else {}
+    rows: list[dict[str, Any]] = []
+    for n, item in enumerate(items, 1):
+        row = done.get(item)
+        if row is None or row.get("prompt") != prompts[item]:
+            calls = getattr(llm, "calls", 0)
+            t0 = time.perf_counter()
+            questions = gen.generate(prompts[item], lambda: llm)
+            row = {"item_id": item, "prompt": prompts[item], "seconds": round(time.perf_counter() - t0, 2),
+                   "requests": getattr(llm, "calls", 0) - calls, "fell_back": bool(gen.fell_back),
+                   "questions": [q.to_dict() for q in questions]}
+            if out_path:
+                out_path.parent.mkdir(parents=True, exist_ok=True)
+                with open(out_path, "a", encoding="utf-8") as fh:
+                    fh.write(json.dumps(row) + "\n")
+            print(f"[{n}/{len(items)}] {item}: {row['seconds']} s, {row['requests']} request(s), "
+                  f"{'fell back' if row['fell_back'] else f'{len(questions)} questions'}", file=sys.stderr, flush=True)
+        rows.append(row)
+    facts_llm, facts_offline, facts_replies = {}, {}, {}
+    for row in rows:
+        item = row["item_id"]
+        facts_offline[item], _ = _generate(offline, prompts[item])
+        if row["fell_back"]:
+            facts_llm[item] = facts_offline[item]  # the fallback is the offline generator
+        else:
+            facts_llm[item] = facts_replies[item] = facts_from_questions([Question.from_dict(q) for q in row["questions"]], matcher.lem)
+    part_tuples = [h for h in tuples if h.item_id in set(items)]
+    reply_tuples = [h for h in part_tuples if h.item_id in facts_replies]
+    report_llm, pairs_llm = recall_report(part_tuples, facts_llm, matcher)
+    report_off, pairs_off = recall_report(part_tuples, facts_offline, matcher)
+    report_replies, _ = recall_report(reply_tuples, facts_replies, matcher)
+    seconds = [r["seconds"] for r in rows]
+    n = len(rows)
+    fell_back = sum(r["fell_back"] for r in rows)
+    first_try = sum(1 for r in rows if not r["fell_back"] and r["requests"] == 1)
+    return {
+        "file": args.anns, "generator": "llm", "part": args.part, "seed": args.seed, "prompts": n,
+        "human_tuples": len(part_tuples), "llm": {"backend": args.llm_backend, "model": getattr(llm, "model", args.llm_model),
+                                                 "options": {k: v for k, v in llm_spec.options.items() if k != "api_key"}},
+        "llm_generator": report_llm, "offline_generator": report_off, "llm_replies_only": report_replies,
+        "paired_llm_minus_offline": {
+            cat: paired_difference([p for p in pairs_off if _in(p[0], cat)], [p for p in pairs_llm if _in(p[0], cat)], seed=args.seed)
+            for cat in ("all", "entity", "attribute", "relation+action")
+        },
+        "questions_per_prompt": {"llm": round(sum(len(f) for f in facts_llm.values()) / n, 2) if n else None,
+                                 "offline": round(sum(len(f) for f in facts_offline.values()) / n, 2) if n else None,
+                                 "dsg": round(len(part_tuples) / n, 2) if n else None},
+        "seconds_per_prompt": {"median": round(statistics.median(seconds), 2) if seconds else None,
+                               "mean": round(statistics.fmean(seconds), 2) if seconds else None,
+                               "max": round(max(seconds), 2) if seconds else None},
+        "replies": {"valid_first_request": wilson(first_try, n), "valid_after_retries": wilson(n - fell_back, n),
+                    "fell_back_to_offline": wilson(fell_back, n)},
+    }
+
+
+def _in(h: HumanTuple, cat: str) -> bool:
+    if cat == "all":
+        return True
+    if cat == "relation+action":
+        return h.broad in ("relation", "action")
+    return h.broad == cat
+
+
 # ---- the command ------------------------------------------------------------------------------------
 
 
@@ -347,6 +576,16 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                          "the held-out part's misses are never printed).")
     ap.add_argument("--json", action="store_true", help="Print JSON.")
     ap.add_argument("--results-json", default="", help="Also write the figures in the results-page shape to this path (docs/results/...).")
+    ap.add_argument("--generator", choices=["spacy", "llm"], default="spacy",
+                    help="llm: DSG's own method, the LLM generator of [questions] backend = 'llm' (an OpenAI-compatible server), "
+                         "measured with the offline generator on the same prompts of --part.")
+    ap.add_argument("--prompts", type=int, default=0, help="With --generator llm: a random sample (--seed) of N prompts of --part; 0: all.")
+    ap.add_argument("--llm-backend", default="openai", help="With --generator llm: the [llm] backend (registry role 'llm').")
+    ap.add_argument("--llm-model", default="", help="With --generator llm: the model name (else AUTOALIGN_LLM_MODEL).")
+    ap.add_argument("--llm-option", action="append", default=[], metavar="KEY=VALUE",
+                    help="With --generator llm: an [llm] option (base_url, response_format, timeout, max_tokens, json_retries, ...).")
+    ap.add_argument("--questions-out", default="",
+                    help="With --generator llm: append each prompt's LLM questions to this JSONL file; a rerun continues it.")
     args = ap.parse_args(argv)
 
     tuples = read_anns(args.anns)
@@ -355,6 +594,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         raise SystemExit(2)
     prompts = {h.item_id: h.prompt for h in tuples}
     matcher = Matcher(Lemmas(), synonyms=not args.lexical_predicates)
+    if args.generator == "llm":
+        out = compare_llm(args, tuples, prompts, matcher)
+        print(json.dumps(out, indent=1) if args.json else _format_llm(out))
+        if args.results_json:
+            command = "python -m autoalign.benchmarks.dsg_questions " + " ".join(argv if argv is not None else sys.argv[1:])
+            atomic_write_json(Path(args.results_json), results_page_llm(out, command))
+        return out
     settings = {"on": [True], "off": [False], "both": [False, True]}[args.filter]
     out: dict[str, Any] = {"file": args.anns, "prompts": len(prompts), "human_tuples": len(tuples), "split": "sha1(item_id) % 2: even = tune"}
     samples: dict[str, Any] = {}
@@ -446,6 +692,60 @@ def results_page(out: dict[str, Any], command: str) -> dict[str, Any]:
         ),
         "tables": tables,
     }
+
+
+def results_page_llm(out: dict[str, Any], command: str) -> dict[str, Any]:
+    """The LLM generator against the offline one on the same prompts, in the results page's generic shape."""
+    cats = ["all", "entity", "attribute", "relation+action", "global", "other"]
+    rows = []
+    for key, label in (("llm_generator", "LLM (fallback: offline)"), ("llm_replies_only", "LLM replies only"),
+                       ("offline_generator", "offline (spacy)")):
+        broad = out[key]["by_category_broad"]
+        rows.append([label] + [_cell(broad[c]) if c in broad else "-" for c in cats])
+    paired = [[cat, d["difference"], f"[{d['ci95'][0]}, {d['ci95'][1]}]", d["prompts"], d["tuples"], d["prompts_better"], d["prompts_worse"]]
+              for cat, d in out["paired_llm_minus_offline"].items() if d["difference"] is not None]
+    rep = out["replies"]
+    share = lambda m: f"{m['value']:.3f} [{m['ci_low']:.3f}, {m['ci_high']:.3f}] n={m['n']}" if m["value"] is not None else "-"  # noqa: E731
+    sec, qpp = out["seconds_per_prompt"], out["questions_per_prompt"]
+    src_rows = []
+    for src in sorted(set(out["llm_generator"]["by_source"]) | set(out["offline_generator"]["by_source"])):
+        a, b = out["llm_generator"]["by_source"].get(src, {}), out["offline_generator"]["by_source"].get(src, {})
+        src_rows.append([src, _cell(a["all"]) if "all" in a else "-", _cell(b["all"]) if "all" in b else "-"])
+    return {
+        "title": f"LLM question generator (DSG's method) against the offline one: {Path(out['file']).name}, {out['part']} part",
+        "command": command,
+        "measures": (
+            f"Recall of the human-checked DSG tuples of {out['prompts']} prompts of the {out['part']} part (a random sample, seed "
+            f"{out['seed']}, when fewer than the part) by the LLM question generator ([questions] backend = 'llm', model "
+            f"{out['llm']['model']}), and by the offline generator on the same prompts. The LLM's questions are read as tuples "
+            "from their aspect, answer, span and dependency ids (facts_from_questions) and matched by the same tuple-atom "
+            "rule. 'LLM (fallback: offline)' is what a user gets (a prompt whose replies all failed is answered by the "
+            "offline generator); 'LLM replies only' counts the prompts the LLM answered. Intervals: Wilson over tuples; "
+            "the paired difference's by a bootstrap over prompts."
+        ),
+        "tables": [
+            {"name": "recall of the human DSG tuples", "columns": ["generator"] + cats, "rows": rows},
+            {"name": "paired difference, LLM minus offline (same tuples)",
+             "columns": ["category", "difference", "95 % CI (bootstrap over prompts)", "prompts", "tuples", "prompts better", "prompts worse"],
+             "rows": paired},
+            {"name": "replies and time", "columns": ["measure", "value"],
+             "rows": [["valid JSON on the first request", share(rep["valid_first_request"])],
+                      ["valid after retries", share(rep["valid_after_retries"])],
+                      ["fell back to the offline generator", share(rep["fell_back_to_offline"])],
+                      ["seconds per prompt (median / mean / max)", f"{sec['median']} / {sec['mean']} / {sec['max']}"],
+                      ["questions per prompt (LLM / offline / DSG's)", f"{qpp['llm']} / {qpp['offline']} / {qpp['dsg']}"]]},
+            {"name": "by source, all tuples", "columns": ["source", "LLM (fallback: offline)", "offline"], "rows": src_rows},
+        ],
+    }
+
+
+def _format_llm(out: dict[str, Any]) -> str:
+    page = results_page_llm(out, "")
+    lines = [page["title"]]
+    for table in page["tables"]:
+        lines.append(f"\n== {table['name']}\n  " + " | ".join(table["columns"]))
+        lines += ["  " + " | ".join(str(c) for c in row) for row in table["rows"]]
+    return "\n".join(lines)
 
 
 def _print_misses(pairs: list[tuple[HumanTuple, Fact | None]], facts_by_item: dict[str, list[Fact]]) -> None:

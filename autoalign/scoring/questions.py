@@ -61,7 +61,7 @@ logger = logging.getLogger(__name__)
 _RESOLUTION = re.compile(r"\d+\s?k|\d{3,4}\s?p|u?hd|full hd")
 
 LLMProvider = Callable[[], Any]  # returns an object with complete_json(messages, schema, name)
-CACHE_VERSION = "21"  # bump when generated questions change for the same settings (history: git log -S CACHE_VERSION)
+CACHE_VERSION = "22"  # bump when generated questions change for the same settings (history: git log -S CACHE_VERSION)
 
 
 # ---- the VQ2 answer-consistency filter -------------------------------------------------------------
@@ -176,7 +176,11 @@ def _number_word(value: int) -> str:
 
 def _name_part(tok) -> bool:
     """Whether a describing word may be part of the thing's name ("lily pad"): not coordinated with another
-    describing word ("a measly and underdeveloped pine") and not read as an adverb."""
+    describing word ("a measly and underdeveloped pine"), not one of a run of describing words ("adorable cute silly
+    puppy") and not read as an adverb."""
+    after = tok.doc[tok.i + 1] if tok.i + 1 < len(tok.doc) else None
+    if after is not None and after.dep_ == "amod" and after.head.i == tok.head.i:
+        return False
     return tok.pos_ != "ADV" and tok.dep_ != "conj" and not any(c.dep_ in ("cc", "conj") for c in tok.children)
 
 

@@ -82,6 +82,7 @@ class _AttributesReader(_ReferentsReader):
             ):
                 self.add_attr(noun, tok.head.lower_, "state", tok.head.i)
         self._pronoun_predicates()
+        self._state_places()
         for noun in list(self.nouns.values()):
             if noun.lemma in self.lex["body_parts"] or doc[noun.index].lower_ in self.lex["body_parts"]:
                 self._pose(noun)
@@ -89,6 +90,8 @@ class _AttributesReader(_ReferentsReader):
         for noun in list(self.nouns.values()):
             self._kinds(noun)
             self._lettering(noun)
+            self._shape(noun)
+            self._as_kind(noun)
         # verbs: a colour as the object ("dressed in green"), "made of X", and actions without objects
         for verb in doc:
             if verb.pos_ not in ("VERB", "AUX") or verb.lemma_ == "be" and verb.dep_ != "acl":
@@ -104,6 +107,11 @@ class _AttributesReader(_ReferentsReader):
             subject = _subject_of(verb) if verb.dep_ not in ("amod",) else None
             if subject is None and verb.dep_ != "amod":
                 subject = self._previous_subject(verb)  # "There are two birds on the ground. They are laying down."
+            quoted = subject is not None and subject.i < verb.i and sum(t.is_quote for t in self.doc[subject.i : verb.i]) % 2 == 1
+            if (subject is None or subject.i not in self.nouns or quoted) and verb.tag_ == "VBN" and _lemma(verb) in lexicon()["making_verbs"]:
+                # "Studio shot of words 'the food is terrible' made from hotdogs": the quote read as a sentence hides
+                # what is made; it is the last thing before the participle
+                subject = self._last_thing_before(verb)
             if subject is None or subject.i not in self.nouns:
                 continue
             noun = self.nouns[subject.i]
@@ -114,7 +122,7 @@ class _AttributesReader(_ReferentsReader):
             handled = False
             for c in verb.children:
                 target = None
-                if c.dep_ in ("prep", "agent"):
+                if c.dep_ in ("prep", "agent") or c.dep_ == "prt" and c.lower_ == "out":  # ("made out of", "out" a particle)
                     target = next((p for p in c.children if p.dep_ == "pobj"), None)
                     of = next((p for p in c.children if p.dep_ == "prep" and p.lower_ == "of"), None)
                     if target is None and c.lower_ == "out" and of is not None:  # "made out of fire"
@@ -122,6 +130,8 @@ class _AttributesReader(_ReferentsReader):
                     if target is None:  # "dressed in black" with the colour hung on "in" as a describing word
                         target = next((p for p in c.children if p.dep_ == "amod" and p.lower_ in self.lex["colors"]), None)
                     words = f"{vwords} out of" if c.lower_ == "out" and of is not None else f"{vwords} {c.lower_}"
+                    if c.dep_ == "prt":
+                        words = f"{vwords} of"  # (the particle is in vwords already)
                 elif c.dep_ in ("dobj", "oprd", "acomp") and c.lower_ in self.lex["colors"]:
                     target, words = c, vwords
                 if target is None:
@@ -218,6 +228,87 @@ class _AttributesReader(_ReferentsReader):
                 continue
             value = self.doc[min(c.i for c in which) : kind.i + 1].text.lower()
             self.add_attr(noun, value, "type", min(c.i for c in which), phrase=f"of {value}")
+
+    def _as_kind(self, noun: Noun) -> None:
+        """ "black-white cat as a gangster", "a teddy bear as a doctor": the thing is of that kind ("is the cat a
+        gangster?")."""
+        for c in self.doc[noun.index].children:
+            kind = next((p for p in c.children if p.dep_ == "pobj" and p.i in self.nouns), None) if c.dep_ == "prep" and c.lower_ == "as" else None
+            if kind is None:
+                continue
+            det = next((d.lower_ for d in kind.children if d.dep_ == "det" and d.lower_ in ("a", "an")), "")
+            value = _phrase(kind) if kind.pos_ == "PROPN" else _phrase(kind).lower()
+            self.add_attr(noun, value, "type", kind.i, phrase=f"{det} {value}".strip())
+
+    def _state_places(self) -> None:
+        """ "In the center of the image, we can see cake", "in the front there is a leaf", "zebras in the wild": where
+        in the picture a thing is, or how it is, is its attribute ("is the cake in the center of the image?"); the place
+        and the picture are no things (``state_places``)."""
+        lex = self.lex
+        for prep in self.doc:
+            if prep.dep_ != "prep" or prep.lower_ not in ("in", "at", "on"):
+                continue
+            place = next((c for c in prep.children if c.dep_ == "pobj"), None)
+            if place is None or place.i in self.nouns or _lemma(place) not in lex["state_places"] and place.lower_ not in lex["state_places"]:
+                continue
+            of = next((c for c in place.children if c.dep_ == "prep" and c.lower_ == "of"), None)
+            whole = next((c for c in of.children if c.dep_ == "pobj"), None) if of is not None else None
+            if of is not None and (whole is None or whole.i in self.nouns or _lemma(whole) not in lex["picture_words"]):
+                continue  # "on the edge of the table": a place on a thing, a relation
+            phrase = self.doc[prep.i : (whole if whole is not None else place).i + 1].text.lower()
+            for thing in self._things_placed_by(prep.head):
+                # (the value without the preposition and at the thing's own index: no describing word of its name)
+                self.add_attr(self.nouns[thing.i], phrase.split(" ", 1)[1], "state", thing.i, phrase=phrase)
+
+    def _things_placed_by(self, anchor) -> list:
+        """The things a place phrase hung on ``anchor`` places: the thing itself, what "we can see", what "there is", or
+        the verb's subject."""
+        if anchor.i in self.nouns:
+            return [anchor]  # (not the things listed with it: "right arm down on side, left arm out")
+        if _lemma(anchor) in self.lex["seeing_verbs"] or anchor.lemma_ == "be":
+            first = [c for c in anchor.children if c.dep_ in ("dobj", "attr", "nsubj") and c.i in self.nouns]
+        elif anchor.pos_ == "VERB" and (subject := _subject_of(anchor)) is not None and subject.i in self.nouns:
+            first = [subject]
+        else:
+            return []
+        out = list(first)
+        for t in first:
+            out += [c for c in t.conjuncts if c.i in self.nouns and c not in out]
+        return out
+
+    def _last_thing_before(self, tok):
+        """The last thing before ``tok`` in its sentence, outside quotes (None if there is none)."""
+        quotes = 0
+        for i in range(tok.i - 1, tok.sent.start - 1, -1):
+            t = self.doc[i]
+            if t.is_quote:
+                quotes += 1
+            elif i in self.nouns and quotes % 2 == 0:
+                return t
+        return None
+
+    def _shape(self, noun: Noun) -> None:
+        """ "a cloud in the shape of a heart", "in the form of a dragon", "a pool shaped like a guitar": the shape is the
+        thing's ("is the cloud in the shape of a heart?"), the heart is no thing of its own."""
+        if noun.index not in self.nouns:
+            return  # (another thing's shape, read before it)
+        for c in self.doc[noun.index].children:
+            shape, words = None, ""
+            if c.dep_ == "prep" and c.lower_ == "in":
+                form = next((p for p in c.children if p.dep_ == "pobj" and p.lower_ in ("shape", "form")), None)
+                of = next((p for p in form.children if p.dep_ == "prep" and p.lower_ == "of"), None) if form is not None else None
+                shape = next((p for p in of.children if p.dep_ == "pobj"), None) if of is not None else None
+                words = f"in the {form.lower_} of" if form is not None else ""
+            elif c.dep_ in ("acl", "amod") and c.lower_ == "shaped":
+                like = next((p for p in c.children if p.dep_ == "prep" and p.lower_ in ("like", "as")), None)
+                shape = next((p for p in like.children if p.dep_ == "pobj"), None) if like is not None else None
+                words = f"shaped {like.lower_}" if like is not None else ""
+            if shape is None or shape.i == noun.index:
+                continue
+            value = _phrase(shape).lower()
+            det = next((d.lower_ for d in shape.children if d.dep_ == "det" and d.lower_ in ("a", "an", "the")), "")
+            self.add_attr(noun, value, "shape", shape.i, phrase=" ".join(w for w in (words, det, value) if w))
+            self.nouns.pop(shape.i, None)  # ("is there a heart?" is not what the prompt says)
 
     def _lettering(self, noun: Noun) -> None:
         """ "the text 'las vegas' in bold block letters", "the word 'multiplication' written in flowing cursive": how the

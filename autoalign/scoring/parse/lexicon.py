@@ -47,6 +47,8 @@ def lexicon() -> dict[str, Any]:
     data["seeing_verbs"] = set(words["seeing_verbs"]["words"])
     data["backdrops"] = set(words["backdrops"]["words"])
     data["place_adverbs"] = set(words["place_adverbs"]["words"])
+    data["state_places"] = set(words["state_places"]["words"])
+    data["picture_words"] = set(words["state_places"]["picture"])
     data["light_verbs"] = set(words["light_verbs"]["words"])
     data["body_parts"] = set(words["body_parts"]["words"])
     data["pose_states"] = set(words["pose_states"]["words"])

@@ -272,6 +272,22 @@ def _mend_adjective_on_verb(doc) -> None:
         _rehang(adj, thing, "amod")
 
 
+def _mend_leading_adjective(doc) -> None:
+    """ "adorable cute silly happy corgi puppy, enamel pin": a describing word that starts a sentence, read as the
+    sentence's head with the thing after it as its object, describes that thing (the thing heads the sentence)."""
+    for sent in doc.sents:
+        adj = sent.root
+        if adj.pos_ != "ADJ" or adj.i != sent.start:
+            continue
+        thing = next((c for c in adj.children if c.dep_ in ("dobj", "attr", "npadvmod") and c.pos_ in ("NOUN", "PROPN")), None)
+        if thing is None or any(t.head.i != thing.i or t.dep_ not in ("amod", "compound") for t in doc[adj.i + 1 : thing.i]):
+            continue  # ("happy is the dog": a verb between)
+        _rehang(thing, thing, "ROOT")
+        _rehang(adj, thing, "amod")
+        for c in list(adj.children):
+            _rehang(c, thing, c.dep_)  # (what hung on the describing word now hangs on the thing: ", enamel pin")
+
+
 def _mend_frame_verb(doc, lex) -> None:
     """ "Studio shot of words made from hotdogs": a frame noun ("shot") read as a verb whose subject is the noun right
     before it and that is followed by "of" is the frame, that noun its compound ("a studio shot")."""
@@ -351,6 +367,7 @@ def _mend_parse(doc, lex, model: str):
     mends = (
         ("leading nouns read as verbs", lambda: _mend_leading_noun(doc, model)),
         ("describing words hung on a verb", lambda: _mend_adjective_on_verb(doc)),
+        ("leading describing words read as the head", lambda: _mend_leading_adjective(doc)),
         ("frames read as verbs", lambda: _mend_frame_verb(doc, lex)),
         ("frames read as participles", lambda: _mend_frame_participle(doc, lex)),
         ("listed places", lambda: _mend_listed_place(doc, lex)),

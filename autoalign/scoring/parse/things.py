@@ -81,8 +81,18 @@ class _ThingsReader(_FramesReader):
                 self._time(tok)
                 continue
             named_place = lem in nt["position"] and any(c.pos_ == "NOUN" and not _in(c, nt["meta"]) for c in _compounds(tok))
+            # "a red frame made of wood", "a golden frame": a frame or edge with a look or a material of its own is a thing
+            named_place = named_place or lem in nt["position"] and any(
+                c.dep_ == "amod" and _kind(c, lex) in ("color", "material", "texture")
+                or c.dep_ == "acl" and _lemma(c) in lex["making_verbs"]
+                for c in tok.children
+            )
             if lem == "style" or (lem in nt["meta"] or tok.lower_ in nt["meta"]) and not named_place or lem in nt["duration"]:
                 continue  # ("a street corner", "a picture frame" are things)
+            if lem in lex["state_places"] and tok.dep_ == "pobj" and tok.head.lower_ in ("in", "at", "on") and not _compounds(tok) and not any(
+                c.dep_ in ("amod", "compound") for c in tok.children
+            ):
+                continue  # "zebras in the wild": how they are, not "is there a wild?"
             if lem in nt["pronoun"] and not _compounds(tok):
                 continue  # "one behind the other": the thing is named elsewhere
             if (

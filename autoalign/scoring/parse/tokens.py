@@ -61,7 +61,7 @@ def _compounds(tok) -> list[Any]:
     """The compound modifiers before ``tok``, recursively ("New York skyline": New, York)."""
     out = []
     for c in tok.children:
-        if c.dep_ == "compound" and c.i < tok.i and c.pos_ != "VERB":
+        if c.dep_ == "compound" and c.i < tok.i and c.pos_ != "VERB" and any(ch.isalnum() for ch in c.text):  # (not a "." read as a name)
             out += _compounds(c) + [c]
     return out
 
