@@ -40,6 +40,7 @@ if importlib.util.find_spec("playwright") is None:
 
 from playwright.sync_api import expect, sync_playwright  # noqa: E402
 
+from autoalign.config import load_config  # noqa: E402
 from autoalign.settings import STUDIO_PRESET  # noqa: E402
 from autoalign.ui.app import build_app, launch  # noqa: E402
 
@@ -110,7 +111,7 @@ def test_the_settings_follow_the_chosen_preset(studio_url):
             threshold = page.locator("#setting-threshold input[type=range]")
             candidates = page.locator("#setting-candidates input[type=number]")
             expect(threshold).to_have_attribute("max", "2.5", timeout=60_000)
-            expect(threshold).to_have_value("2.2")
+            expect(threshold).to_have_value(str(load_config("shapes").loop.threshold))  # the preset's gate
             expect(candidates).to_have_value("4")
             page.get_by_label("Preset").click()
             page.get_by_role("option", name="tiny", exact=True).click()
