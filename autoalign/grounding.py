@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Sequence
+from typing import Any, Sequence
 
 from autoalign import prompts
 from autoalign.inflect import singular
@@ -105,26 +105,33 @@ def read_layout(prompt: str) -> Layout:
 
 
 @lru_cache(maxsize=1)
-def _plan_words() -> dict:
-    return json.loads(prompts.load("layout_plan.json"))
+def plan_words() -> dict[str, Any]:
+    """``prompts/layout_plan.json`` (its ``_comment`` left out): the size, relation and number words and the
+    geometry the layout planner draws by and :func:`size_seen` reads by (:mod:`autoalign.editing.layout_plan`)."""
+    data = json.loads(prompts.load("layout_plan.json"))
+    return {k: v for k, v in data.items() if not k.startswith("_")}
 
 
 def size_words() -> dict[str, float]:
     """Size word -> the side of its box as a fraction of the image's shorter side (``prompts/layout_plan.json``)."""
-    return dict(_plan_words()["sizes"])
+    return plan_words()["sizes"]
+
+
+def _size_of(fraction: float) -> str:
+    """"small" or "big": a side (a fraction of the image's shorter side) against the middle size, ``default_size``."""
+    return "big" if fraction >= float(plan_words()["default_size"]) else "small"
 
 
 def size_class(word: str) -> str:
     """"small" or "big": which side of the middle size (``default_size``) a size word stands."""
-    return "big" if size_words()[word] >= float(_plan_words()["default_size"]) else "small"
+    return _size_of(size_words()[word])
 
 
 def size_seen(box: Box | Sequence[float], image_size: tuple[int, int]) -> str:
     """"small" or "big": the box's longer side against the middle size (``default_size`` of the image's
     shorter side); the shapes world's small and big objects are 10 and 18 pixels of 64, the middle 14."""
     x0, y0, x1, y1 = _xyxy(box)
-    side = max(x1 - x0, y1 - y0) / max(1, min(image_size))
-    return "big" if side >= float(_plan_words()["default_size"]) else "small"
+    return _size_of(max(x1 - x0, y1 - y0) / max(1, min(image_size)))
 
 
 def _xyxy(box: Box | Sequence[float]) -> tuple[float, float, float, float]:

@@ -31,7 +31,7 @@ from autoalign.benchmarks.metrics import Metric
 from autoalign.types import Box, LayoutOp
 from autoalign.world import oracle
 from autoalign.world.render import _overlaps, draw, relation_holds
-from autoalign.world.scene import Group, Obj, Scene, Spec, colors, shapes, sizes
+from autoalign.world.scene import IMAGE_SIZE, Group, Obj, Scene, Spec, colors, shapes, sizes
 from autoalign.world.training.data import world_scenes
 from autoalign.world.training.edits import MOST_OBJECTS, _free_spot
 
@@ -124,7 +124,7 @@ def make_case(kind: str, spec: Spec, scene: Scene, rng: random.Random) -> Case |
         triplet = Mismatch("attribute", o.size, wrong.size, 1.0, "layout",
                            {"noun": noun, "expected": o.size, "found": wrong.size, "size": True,
                             "boxes": [obj_box(wrong, noun).to_dict()]})
-        ops = ops_for_mismatches(spec.caption(), [triplet], draw(source).size, aspects=("attribute",)).ops
+        ops = ops_for_mismatches(spec.caption(), [triplet], (IMAGE_SIZE, IMAGE_SIZE), aspects=("attribute",)).ops
         return Case(kind, spec, source, ops, [p for j, p in enumerate(objs) if j != i])
     raise ValueError(f"unknown operation {kind!r}")
 

@@ -149,9 +149,10 @@ class LayoutDetector:
         for o in layout.objects:
             own = boxes.get(o.query, [])
             if own and image_size is not None and o.size:
-                wrong = [b for b in own if size_seen(b, image_size) != size_class(o.size)]
+                asked = size_class(o.size)
+                wrong = [b for b in own if size_seen(b, image_size) != asked]
                 if wrong:
-                    seen = size_seen(wrong[0], image_size)
+                    seen = "small" if asked == "big" else "big"
                     conf = max(b.score for b in wrong)
                     scored.append((conf, Mismatch(
                         "attribute", o.size, seen, round(conf, 6), self.name,

@@ -35,11 +35,10 @@ import logging
 import math
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 from autoalign import prompts
-from autoalign.grounding import box_iou
+from autoalign.grounding import box_iou, plan_words
 from autoalign.grounding import relation_holds as geneval_relation
 from autoalign.inflect import singular
 from autoalign.types import Box, LayoutOp, LayoutPlan
@@ -47,10 +46,9 @@ from autoalign.types import Box, LayoutOp, LayoutPlan
 logger = logging.getLogger(__name__)
 
 
-@lru_cache(maxsize=1)
 def words() -> dict[str, Any]:
-    data = json.loads(prompts.load("layout_plan.json"))
-    return {k: v for k, v in data.items() if not k.startswith("_")}
+    """The planner's words and geometry (``prompts/layout_plan.json``, read once by :func:`autoalign.grounding.plan_words`)."""
+    return plan_words()
 
 
 def _tokens(text: str) -> list[str]:
@@ -562,7 +560,7 @@ def ops_for_mismatches(prompt: str, mismatches: list[Any], size: tuple[int, int]
             continue  # carried out by the number triplet's surplus boxes above
         elif m.aspect == "attribute" and ev.get("size") is True and ev.get("expected") in words()["sizes"] and ev.get("noun"):
             phrase = f"{ev['expected']} {ev['noun']}"
-            side = words()["sizes"][ev["expected"]] * _side(size)
+            side = wanted_side(Wanted(str(ev["noun"]).split()[-1], size=ev["expected"]), size, [])
             for b in found:  # redrawn at the prompt's size where it stood: removed, then added around its centre
                 ops.append(LayoutOp("remove", b.label or str(ev["noun"]), source=b,
                                     reason=f"{m.correction} where the prompt says {m.phrase}"))
