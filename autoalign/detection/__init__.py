@@ -76,17 +76,18 @@ def grounded_aspects(config: Any) -> tuple[str, ...]:
 
 def grounded_pass(image: Image.Image, prompt: str, models: "Models", config: "Config") -> list[Mismatch]:
     """The pass that counts (``detection.grounded_pass``): the ``layout`` detector's missing and extra objects,
-    wrong counts and wrong relations. Any of them keeps the loop from calling the image aligned
+    wrong counts and wrong relations, and (its option ``sure``) an object it cannot read for sure. Any of them keeps the loop from calling the image aligned
     (:func:`autoalign.editing.policy.is_aligned` sees a mismatch) and becomes something to fix. Its colour
     triplets join when they are half of a count (:func:`surplus_colours`), and all of them when the region
     editor takes attributes (``[region_editor] attributes = true``)."""
     detector = registry.get("detector", "layout")(models, config)
     everything = detector.detect(image, prompt, None)
-    found = [m for m in everything if m.aspect in PASS_ASPECTS]
+    found = [m for m in everything if m.aspect in PASS_ASPECTS or (m.evidence or {}).get("unsure") is True]
     colours = surplus_colours(everything)
     if region_attributes(config):  # the region editor recolours: every colour triplet, with its boxes
         marked = {m.key() for m in colours}
-        colours += [m for m in everything if m.aspect == "attribute" and m.key() not in marked]
+        colours += [m for m in everything if m.aspect == "attribute" and m.key() not in marked
+                    and (m.evidence or {}).get("unsure") is not True]
     found += colours
     logger.debug("grounded pass: %d mismatch(es)", len(found))
     return found

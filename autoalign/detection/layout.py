@@ -20,14 +20,19 @@ each other colour the grounder knows. Then, FineMatch triplets, each with its **
   the size seen, ``evidence["size"] = True``, the boxes of the wrong size;
 * **relation** - both sides grounded, and no pair of their boxes stands as the prompt says, read from box
   centres as GenEval does (the offset less ``position_threshold`` x the two boxes' sizes, normalised; a
-  direction holds beyond 0.5): ``phrase`` = the relation words, ``correction`` = where the subject is.
+  direction holds beyond 0.5): ``phrase`` = the relation words, ``correction`` = where the subject is;
+* **attribute, unsure** (option ``sure``) - nothing above, but the weakest box of the prompt's objects scores
+  below ``sure``: the grounder found the object without being sure what it is (a blob between two shapes).
+  ``phrase`` = ``correction`` = the object's phrase, ``evidence["unsure"] = True``, its box: the planner
+  redraws it as the prompt says, and the grounded pass does not call the image aligned meanwhile.
 
 Words: corrections use only the prompt's words and the grounder's own labels (for the world, its
 vocabulary), never a colour or a thing the preset's models do not know.
 
 Options (``[detection.options.layout]``): ``position_threshold`` (GenEval's 0.1), ``max_mismatches``,
 ``sizes`` (false: a box's size says little in a photograph; the ``shapes`` preset turns it on, where a size
-word is a size in pixels).
+word is a size in pixels), ``sure`` (0, off: the box score below which an object is not read for sure; a
+grounder's scores mean different things, so it is chosen per preset on validation).
 """
 
 from __future__ import annotations
@@ -79,10 +84,14 @@ class LayoutDetector:
         self.models = models
         self.config = config
         opts = {**detector_options(config, self.name), **options}
-        unknown = sorted(set(opts) - {"position_threshold", "max_mismatches", "sizes"})
+        unknown = sorted(set(opts) - {"position_threshold", "max_mismatches", "sizes", "sure"})
         if unknown:
             raise ConfigError(f"[detection.options.layout] unknown option(s) {', '.join(unknown)}; "
-                              "allowed: position_threshold, max_mismatches, sizes")
+                              "allowed: position_threshold, max_mismatches, sizes, sure")
+        sure = opts.get("sure", 0.0)
+        if isinstance(sure, bool) or not isinstance(sure, (int, float)) or not 0 <= sure <= 1:
+            raise ConfigError(f"[detection.options.layout] sure must be a number in [0, 1] (got {sure!r})")
+        self.sure = float(sure)
         sizes = opts.get("sizes", False)
         if not isinstance(sizes, bool):
             raise ConfigError(f"[detection.options.layout] sizes must be true or false (got {sizes!r})")
@@ -218,5 +227,13 @@ class LayoutDetector:
                 "relation", rel.words, correction, round(conf, 6), self.name,
                 {"subject": a.noun, "object": b.noun, "expected": rel.direction, "found": seen,
                  "boxes": _boxes([x, y])})))
+        if not scored and self.sure > 0:
+            weakest = min(((b, o) for o in layout.objects for b in boxes.get(o.query, [])), key=lambda bo: bo[0].score,
+                          default=None)
+            if weakest is not None and weakest[0].score < self.sure:
+                box, o = weakest
+                scored.append((1.0 - box.score, Mismatch(
+                    "attribute", o.query, o.query, round(1.0 - box.score, 6), self.name,
+                    {"unsure": True, "object": o.query, "score": round(box.score, 6), "boxes": _boxes([box])})))
         scored.sort(key=lambda p: -p[0])
         return [m for _, m in scored]

@@ -504,6 +504,9 @@ def ops_for_mismatches(prompt: str, mismatches: list[Any], size: tuple[int, int]
       (``evidence["size"]``) removes each box and adds the object at the prompt's size where it stood;
     * ``attribute`` marked ``evidence["surplus"]`` (the grounded pass): the weakest surplus box of a
       ``number`` triplet of the same noun is recoloured to the expected colour instead of removed;
+    * ``attribute`` marked ``evidence["unsure"]`` (the layout detector's option ``sure``): the object is removed
+      and drawn again with its phrase around the same centre, at the prompt's size word or as wide as the box's
+      narrower side;
     * ``relation``: the evidence's two boxes (subject, object) are re-planned by the rules (a move).
 
     Triplets without the evidence a step needs are skipped (the instruction editor still has them)."""
@@ -536,7 +539,7 @@ def ops_for_mismatches(prompt: str, mismatches: list[Any], size: tuple[int, int]
 
     for m in mismatches:
         ev = m.evidence or {}
-        if m.aspect not in aspects and not (m.aspect == "attribute" and ev.get("surplus") is True):
+        if m.aspect not in aspects and not (m.aspect == "attribute" and (ev.get("surplus") is True or ev.get("unsure") is True)):
             continue
         found = _evidence_boxes(m)
         if m.aspect == "entity" and ev.get("action") == "remove":
@@ -558,6 +561,16 @@ def ops_for_mismatches(prompt: str, mismatches: list[Any], size: tuple[int, int]
                 add(_object_phrase(m.phrase), f"{have} where the prompt asks {expected}")
         elif m.aspect == "attribute" and ev.get("surplus") is True:
             continue  # carried out by the number triplet's surplus boxes above
+        elif m.aspect == "attribute" and ev.get("unsure") is True and ev.get("object"):
+            phrase = str(ev["object"])
+            want = next((w for w in layout.objects if w.matches(phrase)), Wanted(phrase.split()[-1]))
+            for b in found[:1]:  # redrawn where it stood: at the prompt's size, else as wide as its narrower side
+                x0, y0, x1, y1 = b.xyxy
+                side = wanted_side(want, size, []) if want.size else min(x1 - x0, y1 - y0)
+                reason = f"not read for sure (score {b.score:.2f}): redrawn as the prompt says"
+                ops.append(LayoutOp("remove", b.label or phrase, source=b, reason=reason))
+                ops.append(LayoutOp("add", phrase, target=Box(centred_box(b.xyxy, side, size), 1.0, label=phrase),
+                                    reason=reason))
         elif m.aspect == "attribute" and ev.get("size") is True and ev.get("expected") in words()["sizes"] and ev.get("noun"):
             phrase = f"{ev['expected']} {ev['noun']}"
             side = wanted_side(Wanted(str(ev["noun"]).split()[-1], size=ev["expected"]), size, [])

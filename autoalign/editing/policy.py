@@ -247,13 +247,14 @@ def region_aspects(config: Any) -> tuple[str, ...]:
 
 def region_mismatches(mismatches: list[Mismatch], config: Any) -> list[Mismatch]:
     """The mismatches the loop sends to the region editor: those of :func:`region_aspects` that carry
-    evidence boxes or ask for an addition (the rest go to the instruction editor), and a colour that is
-    half of a count (``evidence["surplus"]``: a surplus object of that noun is recoloured)."""
+    evidence boxes or ask for an addition (the rest go to the instruction editor), a colour that is
+    half of a count (``evidence["surplus"]``: a surplus object of that noun is recoloured) and an object the
+    grounder cannot read for sure (``evidence["unsure"]``: redrawn in its box)."""
     aspects = region_aspects(config)
     out = []
     for m in mismatches:
         ev = m.evidence or {}
-        surplus = m.aspect == "attribute" and ev.get("surplus") is True and bool(aspects)
+        surplus = m.aspect == "attribute" and (ev.get("surplus") is True or ev.get("unsure") is True) and bool(aspects)
         if (m.aspect in aspects or surplus) and (ev.get("boxes") or ev.get("action") == "add"):
             out.append(m)
     return out
