@@ -133,6 +133,25 @@ class _FramesReader(_ReaderState):
         self.skip.add(by.i)
         return True
 
+    def _named_tag(self, fragment: list[Any], count: int) -> bool:
+        """ "landscape with mountains, ivan shishkin, oil on canvas": in a list of three or more tags, a later one that is
+        only a name (two or three words, one of them written or tagged as a name, none a word of the lists, the last not a
+        plural) is the artist, as "by ivan shishkin" would be ("is the image in the style of ivan shishkin?"), not a
+        thing ("is there ivan shishkin?")."""
+        words = [t for t in fragment if not t.is_punct]
+        if count < 3 or not 2 <= len(words) <= 3 or len(words) != len(fragment) or any(t.i in self.skip for t in words):
+            return False
+        if not all(t.is_alpha and t.pos_ in ("PROPN", "NOUN", "ADJ") for t in words) or words[-1].tag_ in ("NNS", "NNPS"):
+            return False
+        if not any(t.pos_ == "PROPN" or t.ent_type_ == "PERSON" for t in words):
+            return False
+        lex = self.lex
+        if any(_in(t, lex["frame_nouns"]) or _in(t, lex["style_tag_words"]) or t.lower_ in lex["colors"] or _in(t, self.not_things["meta"]) for t in words):
+            return False
+        self._add_global("style of " + self.doc[words[0].i : words[-1].i + 1].text, "style", words[-1].i)
+        self.skip.update(t.i for t in words)
+        return True
+
     def read_style_tags(self) -> None:
         """Tags after a user prompt's first fragment ("highly detailed", "octane render", "8k") and artists ("by X",
         "art by X") are global facts about the picture, not things (``style_tags`` in the word lists)."""
@@ -150,6 +169,8 @@ class _FramesReader(_ReaderState):
                 continue
             if len(fragment) > 2 and fragment[0].lower_ == "part" and fragment[1].lower_ == "by" and self._artists(fragment[1]):
                 self.skip.add(fragment[0].i)  # "..., part by gerhard richter, part by takato yamamoto"
+                continue
+            if self._named_tag(fragment, len(fragments)):
                 continue
             if not self._style_tag(fragment) or any(t.i in self.skip for t in fragment):
                 continue

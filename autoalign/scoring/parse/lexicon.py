@@ -74,6 +74,13 @@ def _reads_as_noun(word: str, model: str) -> bool:
 
 
 @functools.lru_cache(maxsize=4096)
+def _reads_as_name(word: str, model: str) -> bool:
+    """Whether the pipeline tags ``word`` as a name in a plain sentence ("the ivan is here"): a lower-case word it read
+    as a name in a prompt ("bench on table") is often a common noun after all."""
+    return load_spacy(model)(f"the {word} is here")[1].tag_ in ("NNP", "NNPS")
+
+
+@functools.lru_cache(maxsize=4096)
 def _reads_as_listed_noun(word: str, model: str) -> bool:
     """Whether ``word`` reads as a noun alone ("the owl") and in a list of things ("an owl and a dog"): "the cute", "the
     blurry" read as nouns alone, but "a cute and a dog" does not."""

@@ -126,7 +126,8 @@ class _ThingsReader(_FramesReader):
         if not any(not any(c.dep_ == "compound" and c.pos_ in ("NOUN", "PROPN") for c in doc[n.index].children) for n in bodily):
             return  # no body part ("running in the park with a dog"), or a thing's ("flying drone robot ... on drone robot body")
         self.nouns[first.i] = Noun(index=first.i, phrase="person", plural=False, chunk="person", start=first.i, end=first.i + 1, lemma="person")
-        self.add_attr(self.nouns[first.i], first.lower_, "state", first.i)
+        if not any(c.dep_ == "dobj" for c in first.children):  # "holding the Universe in my Hands": no "is the person holding?"
+            self.add_attr(self.nouns[first.i], first.lower_, "state", first.i)
         self.implied.add(first.i)
 
     def _measure(self, tok) -> bool:
