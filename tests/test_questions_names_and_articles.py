@@ -101,3 +101,11 @@ def test_a_pose_word_with_an_object_is_no_state_of_the_implied_person():
     qs = _questions("Holding the Universe in my Hands")
     assert "is the person holding?" not in qs and "is the person holding the Universe?" in qs
     assert "is the person standing?" in _questions("standing on left leg right leg up and knee bent")
+
+
+def test_an_artists_name_after_by_goes_on_to_the_end_of_its_fragment():
+    prompt = "a girl walking a giant snail, a surrealist painting by remedies varo"
+    qs = _questions(prompt)
+    assert "is the image in the style of remedies varo?" in qs
+    assert not any("varo" in q and "style" not in q for q in qs)  # no "is the surrealist painting varoing?"
+    assert "is the man painting by the river?" in _questions("a man painting by the river")  # a place, no artist

@@ -111,6 +111,8 @@ class _FramesReader(_ReaderState):
         looks = len(fragment) == 1 and fragment[0].is_lower and ADJECTIVE_ENDING.fullmatch(fragment[0].lower_) is not None
         return resolution or looks or any(_in(t, words) for t in fragment)
 
+    _NOT_NAME = ("ADP", "DET", "CCONJ", "SCONJ", "AUX", "PRON", "PART", "NUM")
+
     def _artists(self, by) -> bool:
         """ "by greg rutkowski and alphonse mucha": each name a global "style of" tag; its words are no things. A name
         listed after the first is taken when it is written as a name (proper nouns, no style word: not "..., deviantart,
@@ -128,8 +130,15 @@ class _FramesReader(_ReaderState):
                     stack.append(c)
         for name in names:
             parts = sorted([name, *[c for c in name.children if c.dep_ in ("compound", "amod") and c.i < name.i]], key=lambda t: t.i)
-            self._add_global("style of " + self.doc[parts[0].i : name.i + 1].text, "style", name.i)
-            self.skip.update(range(parts[0].i, name.i + 1))
+            end = name.i + 1
+            # "a surrealist painting by remedies varo": the name goes on to the end of its fragment (the tagger read
+            # "varo" as the sentence's verb: "is the surrealist painting varoing?")
+            rest = list(self.doc[end : end + 2])
+            cut = next((k for k, t in enumerate(rest) if not t.is_alpha or t.pos_ in self._NOT_NAME), len(rest))
+            if len(names) == 1 and rest and (cut == len(rest) and end + cut == len(self.doc) or cut < len(rest) and rest[cut].is_punct):
+                end += cut
+            self._add_global("style of " + self.doc[parts[0].i : end].text, "style", name.i)
+            self.skip.update(range(parts[0].i, end))
         self.skip.add(by.i)
         return True
 
