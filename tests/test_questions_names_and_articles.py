@@ -109,3 +109,11 @@ def test_an_artists_name_after_by_goes_on_to_the_end_of_its_fragment():
     assert "is the image in the style of remedies varo?" in qs
     assert not any("varo" in q and "style" not in q for q in qs)  # no "is the surrealist painting varoing?"
     assert "is the man painting by the river?" in _questions("a man painting by the river")  # a place, no artist
+
+
+def test_a_noun_inside_a_three_word_preposition_is_no_thing():
+    qs = _questions("the left hand is in contact with the floor")
+    assert "is the hand in contact with the floor?" in qs and "contact" not in _things("the left hand is in contact with the floor")
+    prompt = "The head is turned slightly to the right so that it is in line with the right shoulder."
+    assert "line" not in _things(prompt) and not any("line" in q for q in _questions(prompt))
+    assert "line" in _things("a row of soldiers standing in a line")  # a line of its own is a thing

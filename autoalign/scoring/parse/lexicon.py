@@ -55,6 +55,7 @@ def lexicon() -> dict[str, Any]:
     data["material_names"] = set(words["material_names"]["words"])
     data["kind_nouns"] = set(words["kind_nouns"]["words"])
     data["lettering"] = set(words["lettering"]["words"])
+    data["phrase_prep_nouns"] = {k: v for k, v in words["phrase_prep_nouns"].items() if not k.startswith("_")}
     data["style_tag_words"] = set(words["style_tags"]["words"])
     data["artist_heads"] = set(words["style_tags"]["artist_heads"])
     data["style_had"] = set(words["style_tags"]["had"])
