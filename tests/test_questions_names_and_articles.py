@@ -117,3 +117,9 @@ def test_a_noun_inside_a_three_word_preposition_is_no_thing():
     prompt = "The head is turned slightly to the right so that it is in line with the right shoulder."
     assert "line" not in _things(prompt) and not any("line" in q for q in _questions(prompt))
     assert "line" in _things("a row of soldiers standing in a line")  # a line of its own is a thing
+
+
+def test_a_short_sentence_is_no_tag_even_in_a_list_of_sentences():
+    # (the named-tag rule is for comma-separated tags; a three-word sentence of a relation list is things)
+    prompt = "boat has person. person ride boat. sky above boat. Person Ride"
+    assert not any("style" in q for q in _questions(prompt))

@@ -150,6 +150,8 @@ class _FramesReader(_ReaderState):
         words = [t for t in fragment if not t.is_punct]
         if count < 3 or not 2 <= len(words) <= 3 or len(words) != len(fragment) or any(t.i in self.skip for t in words):
             return False
+        if fragment[0].i == 0 or self.doc[fragment[0].i - 1].text not in (",", ";", "|", "::"):
+            return False  # a tag is set off by a comma; a short sentence is none ("boat has person. person ride boat")
         if not all(t.is_alpha and t.pos_ in ("PROPN", "NOUN", "ADJ") for t in words) or words[-1].tag_ in ("NNS", "NNPS"):
             return False
         if not any(t.pos_ == "PROPN" or t.ent_type_ == "PERSON" for t in words):
