@@ -48,7 +48,7 @@ from autoalign import prompts
 from autoalign.config import RoleSpec
 from autoalign.errors import AutoAlignError
 from autoalign.files import atomic_write_json
-from autoalign.inflect import is_plural, plural
+from autoalign.inflect import indefinite_article, is_plural, is_uncountable, plural
 from autoalign.scoring.f1 import ANSWER_F1_THRESHOLD, token_f1
 from autoalign.scoring.parse import DEFAULT_SPACY_MODEL, Noun, Parse, lexicon, number_value, parse_prompt, salvage
 from autoalign.scoring.parse.lexicon import ADJECTIVE_ENDING
@@ -61,7 +61,7 @@ logger = logging.getLogger(__name__)
 _RESOLUTION = re.compile(r"\d+\s?k|\d{3,4}\s?p|u?hd|full hd")
 
 LLMProvider = Callable[[], Any]  # returns an object with complete_json(messages, schema, name)
-CACHE_VERSION = "22"  # bump when generated questions change for the same settings (history: git log -S CACHE_VERSION)
+CACHE_VERSION = "23"  # bump when generated questions change for the same settings (history: git log -S CACHE_VERSION)
 
 
 # ---- the VQ2 answer-consistency filter -------------------------------------------------------------
@@ -94,7 +94,34 @@ def filter_consistent(
 
 
 def _article(word: str) -> str:
-    return "an" if word[:1].lower() in "aeiou" else "a"
+    return indefinite_article(word)
+
+
+# endings of nouns of a quality or an act, rarely counted when a prompt writes them bare
+_ABSTRACT_ENDINGS = ("ness", "ism", "tion", "sion", "ment", "ship", "hood", "dom")
+
+
+def _entity_kind(noun: Noun, head, parse: Parse) -> str:
+    """How a singular thing is asked: "is there a cat?", or without an article for a mass the prompt gives no "a" of
+    its own ("the surface of the water": "is there water?") and for a name ("is there Greta Thunberg?"); a bare
+    singular noun that is no mass gets one ("cute girl smiling": "is there a girl?", not "is there girl?")."""
+    counted = any(c.dep_ == "det" and c.lower_ in ("a", "an", "one", "another", "each", "every") for c in head.children)
+    if is_uncountable(noun.phrase) and not counted:
+        return "entity_bare"
+    if noun.bare and head.lower_.endswith(_ABSTRACT_ENDINGS):
+        return "entity_bare"  # "at various stages of development", "arts and crafts movement": no "a development"
+    if noun.bare and head.dep_ == "pobj" and head.head.lower_ == "of" and head.head.head.lemma_.lower() in lexicon()["not_things"]["quantity"]:
+        return "entity_bare"  # "a slice of toast", "a piece of driftwood": a mass by the measure before it
+    name = head.doc[min(noun.start, head.i) : head.i + 1]
+    if noun.bare and not any(parse.reads_as_name(t) for t in name if t.pos_ in ("NOUN", "PROPN")) and noun.phrase[:1].islower():
+        return "entity_singular"
+    return "entity_bare" if noun.bare else "entity_singular"
+
+
+def _proper_name(noun: Noun, head, parse: Parse) -> bool:
+    """A name the prompt writes capitalised and without an article ("Greta Thunberg", "Mona Lisa"): the questions name
+    it as written, "is Mona Lisa wearing a hat?", not "is the Mona Lisa wearing a hat?"."""
+    return noun.bare and not noun.plural and parse.reads_as_name(head) and all(w[:1].isupper() for w in noun.phrase.split())
 
 
 def _without(name: str, word: str) -> str:
@@ -131,6 +158,7 @@ class _Builder:
         self.yes_no = lex["yes_no_templates"]
         self.facts: list[Fact] = []
         self._seen: dict[str, Fact] = {}
+        self.names: set[str] = set()  # proper names, asked without "the" ("is Greta Thunberg holding the cup?")
 
     def add(
         self,
@@ -146,6 +174,8 @@ class _Builder:
         **slots: str,
     ) -> Question:
         text = " ".join(self.yes_no[kind].format(**slots).split())
+        for name in self.names:
+            text = re.sub(rf"\bthe {re.escape(name)}\b", name, text)
         existing = self._seen.get(text)
         if existing is not None:  # the same question twice ("an apple and an apple"): ask once
             return existing.question
@@ -204,6 +234,13 @@ def facts_from_parse(parse: Parse, closed_counts: bool = False) -> list[Fact]:
     text = parse.doc.text
     entity_id: dict[int, str] = {}
     same_name = Counter(n.phrase.lower() for n in parse.nouns)
+    b.names = {n.phrase for n in parse.nouns if _proper_name(n, parse.doc[n.index], parse) and same_name[n.phrase.lower()] == 1}
+    # one way of asking each name: "person has kite. kite near person" asks "is there a kite?" once, whichever way the
+    # tagger read each "kite"
+    counted_names = {n.phrase.lower() for n in parse.nouns if not n.plural and _entity_kind(n, parse.doc[n.index], parse) == "entity_singular"}
+
+    def entity_kind(noun: Noun) -> str:
+        return "entity_singular" if noun.phrase.lower() in counted_names else _entity_kind(noun, parse.doc[noun.index], parse)
 
     def be(noun: Noun) -> str:
         return "are" if noun.plural else "is"
@@ -216,8 +253,9 @@ def facts_from_parse(parse: Parse, closed_counts: bool = False) -> list[Fact]:
         return " ".join(before + [noun.phrase])
 
     def the(noun: Noun) -> str:
-        """A relation's object: "the plate", but "soccer" as the prompt writes it without an article."""
-        return name(noun) if noun.bare else f"the {name(noun)}"
+        """A relation's object: "the plate" (also for "lamp near sofa"), but "soccer", "water", "Greta Thunberg" as the prompt
+        writes them without an article."""
+        return name(noun) if noun.bare and (noun.plural or entity_kind(noun) == "entity_bare") else f"the {name(noun)}"
 
     def objects(rel_obj: Noun, others: list[Noun], subject: Noun) -> str:
         """A relation's objects: "the plate and the cup", "another person" for one of the subject's own name ("person
@@ -274,7 +312,7 @@ def facts_from_parse(parse: Parse, closed_counts: bool = False) -> list[Fact]:
             if noun.plural:
                 q = b.add("entity", "whole", (noun.lemma,), "entity_plural", "entity", head, noun.chunk, [], noun=head)
             else:
-                kind = "entity_bare" if noun.bare else "entity_singular"
+                kind = entity_kind(noun)
                 q = b.add("entity", "whole", (noun.lemma,), kind, "entity", head, noun.chunk, [], noun=head, article=_article(head))
             entity_id[noun.index] = q.id
             parent = [q.id]
@@ -345,7 +383,7 @@ def facts_from_parse(parse: Parse, closed_counts: bool = False) -> list[Fact]:
                       noun=name(subject), prep=rel.word, object="each other", be=be(subject))
                 continue
             if rel.kind == "part":
-                thing = obj.phrase if obj.plural else f"{_article(obj.phrase)} {obj.phrase}"
+                thing = obj.phrase if obj.plural or entity_kind(obj) == "entity_bare" else f"{_article(obj.phrase)} {obj.phrase}"
                 b.add("relation", "part", args, "part", "relation", obj.phrase, span, deps, noun=name(subject), object=thing, do=do)
             elif rel.finite:
                 words = rel.word.split()

@@ -100,8 +100,8 @@ class _AttributesReader(_ReferentsReader):
                 continue  # "trending on artstation", "the airplane is left to ..."
             if verb.lower_ in self.lex["body_parts"]:
                 continue  # "buttocks almost sitting": a body part read as a verb
-            if verb.i in self.nouns or verb.i in self.lettered:
-                continue  # "next to vase": a thing the tagger read as a verb; "written in cursive" (read as lettering)
+            if verb.i in self.nouns or verb.i in self.lettered or verb.i in self.skip:
+                continue  # "next to vase": a thing the tagger read as a verb; "written in cursive" (read as lettering); "by remedies varo" (a name)
             if _negated(verb):
                 continue  # "the legs are close but not joined"
             subject = _subject_of(verb) if verb.dep_ not in ("amod",) else None

@@ -111,6 +111,8 @@ class _FramesReader(_ReaderState):
         looks = len(fragment) == 1 and fragment[0].is_lower and ADJECTIVE_ENDING.fullmatch(fragment[0].lower_) is not None
         return resolution or looks or any(_in(t, words) for t in fragment)
 
+    _NOT_NAME = ("ADP", "DET", "CCONJ", "SCONJ", "AUX", "PRON", "PART", "NUM")
+
     def _artists(self, by) -> bool:
         """ "by greg rutkowski and alphonse mucha": each name a global "style of" tag; its words are no things. A name
         listed after the first is taken when it is written as a name (proper nouns, no style word: not "..., deviantart,
@@ -128,9 +130,37 @@ class _FramesReader(_ReaderState):
                     stack.append(c)
         for name in names:
             parts = sorted([name, *[c for c in name.children if c.dep_ in ("compound", "amod") and c.i < name.i]], key=lambda t: t.i)
-            self._add_global("style of " + self.doc[parts[0].i : name.i + 1].text, "style", name.i)
-            self.skip.update(range(parts[0].i, name.i + 1))
+            end = name.i + 1
+            # "a surrealist painting by remedies varo": the name goes on to the end of its fragment (the tagger read
+            # "varo" as the sentence's verb: "is the surrealist painting varoing?")
+            rest = list(self.doc[end : end + 2])
+            cut = next((k for k, t in enumerate(rest) if not t.is_alpha or t.pos_ in self._NOT_NAME), len(rest))
+            if len(names) == 1 and rest and (cut == len(rest) and end + cut == len(self.doc) or cut < len(rest) and rest[cut].is_punct):
+                end += cut
+            self._add_global("style of " + self.doc[parts[0].i : end].text, "style", name.i)
+            self.skip.update(range(parts[0].i, end))
         self.skip.add(by.i)
+        return True
+
+    def _named_tag(self, fragment: list[Any], count: int) -> bool:
+        """ "landscape with mountains, ivan shishkin, oil on canvas": in a list of three or more tags, a later one that is
+        only a name (two or three words, one of them written or tagged as a name, none a word of the lists, the last not a
+        plural) is the artist, as "by ivan shishkin" would be ("is the image in the style of ivan shishkin?"), not a
+        thing ("is there ivan shishkin?")."""
+        words = [t for t in fragment if not t.is_punct]
+        if count < 3 or not 2 <= len(words) <= 3 or len(words) != len(fragment) or any(t.i in self.skip for t in words):
+            return False
+        if fragment[0].i == 0 or self.doc[fragment[0].i - 1].text not in (",", ";", "|", "::"):
+            return False  # a tag is set off by a comma; a short sentence is none ("boat has person. person ride boat")
+        if not all(t.is_alpha and t.pos_ in ("PROPN", "NOUN", "ADJ") for t in words) or words[-1].tag_ in ("NNS", "NNPS"):
+            return False
+        if not any(t.pos_ == "PROPN" or t.ent_type_ == "PERSON" for t in words):
+            return False
+        lex = self.lex
+        if any(_in(t, lex["frame_nouns"]) or _in(t, lex["style_tag_words"]) or t.lower_ in lex["colors"] or _in(t, self.not_things["meta"]) for t in words):
+            return False
+        self._add_global("style of " + self.doc[words[0].i : words[-1].i + 1].text, "style", words[-1].i)
+        self.skip.update(t.i for t in words)
         return True
 
     def read_style_tags(self) -> None:
@@ -150,6 +180,8 @@ class _FramesReader(_ReaderState):
                 continue
             if len(fragment) > 2 and fragment[0].lower_ == "part" and fragment[1].lower_ == "by" and self._artists(fragment[1]):
                 self.skip.add(fragment[0].i)  # "..., part by gerhard richter, part by takato yamamoto"
+                continue
+            if self._named_tag(fragment, len(fragments)):
                 continue
             if not self._style_tag(fragment) or any(t.i in self.skip for t in fragment):
                 continue

@@ -55,6 +55,7 @@ def lexicon() -> dict[str, Any]:
     data["material_names"] = set(words["material_names"]["words"])
     data["kind_nouns"] = set(words["kind_nouns"]["words"])
     data["lettering"] = set(words["lettering"]["words"])
+    data["phrase_prep_nouns"] = {k: v for k, v in words["phrase_prep_nouns"].items() if not k.startswith("_")}
     data["style_tag_words"] = set(words["style_tags"]["words"])
     data["artist_heads"] = set(words["style_tags"]["artist_heads"])
     data["style_had"] = set(words["style_tags"]["had"])
@@ -71,6 +72,13 @@ ADJECTIVE_ENDING = re.compile(r"[a-z-]{6,}ic|[a-z-]{3,}(?:ical|ous|esque|istic)"
 @functools.lru_cache(maxsize=4096)
 def _reads_as_noun(word: str, model: str) -> bool:
     return load_spacy(model)(f"the {word}")[-1].tag_.startswith("NN")
+
+
+@functools.lru_cache(maxsize=4096)
+def _reads_as_name(word: str, model: str) -> bool:
+    """Whether the pipeline tags ``word`` as a name in a plain sentence ("the ivan is here"): a lower-case word it read
+    as a name in a prompt ("bench on table") is often a common noun after all."""
+    return load_spacy(model)(f"the {word} is here")[1].tag_ in ("NNP", "NNPS")
 
 
 @functools.lru_cache(maxsize=4096)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from autoalign.scoring.parse.lexicon import DEFAULT_SPACY_MODEL, _reads_as_listed_noun
+from autoalign.scoring.parse.lexicon import DEFAULT_SPACY_MODEL, _reads_as_listed_noun, _reads_as_name
 
 
 @dataclass
@@ -84,6 +84,14 @@ class Parse:
         """Whether the pipeline tags ``word`` alone ("the owl") as a noun: a modifier read as an adjective
         in context ("an owl family") is then likely part of a compound name."""
         return _reads_as_listed_noun(word.lower(), self.model)  # ("a cute girl": "cute" is no kind of girl)
+
+    def reads_as_name(self, tok) -> bool:
+        """Whether a token names someone or something ("Greta", "ivan" in "ivan shishkin"): a named entity, or read as a
+        name both here and, lower-cased, in a plain sentence ("bench" at a sentence's start is no name, "ivan" is)."""
+        if tok.text[:1].islower():  # (the tagger's names and entities among lower-case words are often things)
+            return _reads_as_name(tok.lower_, self.model)
+        written = not tok.is_sent_start  # (a sentence's first word is capitalised anyway)
+        return bool(tok.ent_type_) or tok.pos_ == "PROPN" and (written or _reads_as_name(tok.lower_, self.model))
 
     def noun_at(self, index: int) -> Noun | None:
         return next((n for n in self.nouns if n.index == index), None)

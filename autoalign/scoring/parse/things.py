@@ -18,6 +18,7 @@ from autoalign.scoring.parse.tokens import (
     _name_tail,
     _next,
     _phrase,
+    _phrase_prep,
     _prep_relation,
     _shading,
     _subject_of,
@@ -57,6 +58,8 @@ class _ThingsReader(_FramesReader):
             has_of = any(c.dep_ == "prep" and c.lower_ == "of" for c in tok.children)
             if lem in lex["compound_prep_nouns"] and tok.dep_ == "pobj" and has_of:
                 continue  # "front" in "in front of"
+            if _phrase_prep(tok, lex) is not None:
+                continue  # "line" in "in line with the shoulder"
             on_thing = tok.dep_ == "pobj" and tok.head.lower_ in ("with", "on") and tok.head.head.i in self.nouns
             # "a woman taking a photo of a bird": a picture a thing acts on is a thing too, not the frame
             maker = _subject_of(tok.head) if tok.dep_ == "dobj" and tok.head.pos_ == "VERB" else None
@@ -126,7 +129,8 @@ class _ThingsReader(_FramesReader):
         if not any(not any(c.dep_ == "compound" and c.pos_ in ("NOUN", "PROPN") for c in doc[n.index].children) for n in bodily):
             return  # no body part ("running in the park with a dog"), or a thing's ("flying drone robot ... on drone robot body")
         self.nouns[first.i] = Noun(index=first.i, phrase="person", plural=False, chunk="person", start=first.i, end=first.i + 1, lemma="person")
-        self.add_attr(self.nouns[first.i], first.lower_, "state", first.i)
+        if not any(c.dep_ == "dobj" for c in first.children):  # "holding the Universe in my Hands": no "is the person holding?"
+            self.add_attr(self.nouns[first.i], first.lower_, "state", first.i)
         self.implied.add(first.i)
 
     def _measure(self, tok) -> bool:

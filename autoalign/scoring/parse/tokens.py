@@ -170,6 +170,17 @@ def _subject_of(tok):
     return None
 
 
+def _phrase_prep(tok, lex) -> tuple[str, Any] | None:
+    """(the preposition after it, its object) when ``tok`` is the noun of a three-word preposition ("in line with the
+    shoulder": ("with", shoulder)); ``phrase_prep_nouns`` in the word lists."""
+    after = lex["phrase_prep_nouns"].get(_lemma(tok))
+    if after is None or tok.dep_ != "pobj" or tok.head.lower_ not in ("in", "at") or any(c.dep_ in ("det", "amod", "compound") for c in tok.children):
+        return None
+    prep = next((c for c in tok.children if c.dep_ == "prep" and c.lower_ == after), None)
+    inner = next((c for c in prep.children if c.dep_ == "pobj"), None) if prep is not None else None
+    return (after, inner) if inner is not None else None
+
+
 def _prep_relation(prep, lex) -> tuple[str, Any] | None:
     """(preposition words, object noun) of a ``prep`` token, joining "next to", "in front of", "on top of"."""
     pobj = next((c for c in prep.children if c.dep_ == "pobj"), None)
@@ -195,6 +206,9 @@ def _prep_relation(prep, lex) -> tuple[str, Any] | None:
         return f"to the {side} of", pobj
     if _side_word(prep):  # "next to", "(is) close to"
         words = f"{prep.head.lower_} {words}"
+    phrase = _phrase_prep(pobj, lex)
+    if phrase is not None:  # "in line with X", "in contact with X"
+        return f"{words} {pobj.lower_} {phrase[0]}", phrase[1]
     if _lemma(pobj) in lex["compound_prep_nouns"]:  # "in front of X", "to the left of X"
         of = next((c for c in pobj.children if c.dep_ == "prep" and c.lower_ == "of"), None)
         inner = next((c for c in of.children if c.dep_ == "pobj"), None) if of is not None else None
