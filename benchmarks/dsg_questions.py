@@ -52,7 +52,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from autoalign.benchmarks.world_eval import wilson
+from autoalign.benchmarks.metrics import wilson
 from autoalign.config import RoleSpec
 from autoalign.files import atomic_write_json
 from autoalign.scoring.parse import lexicon, load_spacy, number_value, parse_prompt

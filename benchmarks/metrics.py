@@ -23,6 +23,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from autoalign.benchmarks.records import BenchRecord, StageResult
+from autoalign.stats import wilson_interval
 from autoalign.types import ASPECTS
 
 STAGES: tuple[str, ...] = ("baseline", "reranked", "corrected")
@@ -144,14 +145,12 @@ def permutation_test(diffs: Sequence[float], *, n_perm: int = 10000, seed: int =
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> dict[str, Any]:
-    """The share ``k / n`` with its 95 % Wilson interval, as a :class:`Metric`'s JSON form."""
+    """The share ``k / n`` with its 95 % Wilson interval (:func:`autoalign.stats.wilson_interval`), as a
+    :class:`Metric`'s JSON form: what every benchmark imports to report a share."""
     if n == 0:
         return Metric("share", None, 0).to_dict()
-    p = k / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return Metric("share", p, n, max(0.0, c - h), min(1.0, c + h)).to_dict()
+    lo, hi = wilson_interval(k, n, z)
+    return Metric("share", k / n, n, lo, hi).to_dict()
 
 
 def paired_gain(name: str, before: Sequence[Any], after: Sequence[Any], higher_is_better: bool = True) -> Metric:

@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from autoalign.benchmarks.meta import winoground_item
-from autoalign.benchmarks.metrics import Metric, wilson  # noqa: F401  (wilson: re-exported for its old callers)
+from autoalign.benchmarks.metrics import Metric, wilson
 from autoalign.world import facts, oracle
 from autoalign.world.render import draw, scene_for
 from autoalign.world.scene import Group, Scene, Spec, parse_caption, spec_for

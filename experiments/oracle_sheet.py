@@ -61,7 +61,7 @@ def make_sheet(n: int, out: Path, seed: int = 11) -> list[dict]:
 
 
 def score(out: Path) -> dict:
-    from autoalign.benchmarks.world_eval import wilson
+    from autoalign.benchmarks.metrics import wilson
 
     eye = json.loads((out / "eye.json").read_text(encoding="utf-8"))
     rows = json.loads((out / "readings.json").read_text(encoding="utf-8"))

@@ -303,19 +303,11 @@ def finite_numbers(values: Any, lo: float, hi: float, what: str) -> list[float]:
     return values
 
 
-def wilson(k: int, n: int, z: float = 1.96) -> list[float]:
-    """The 95 % Wilson interval of a share k/n."""
-    if n == 0:
-        return [0.0, 1.0]
-    p = k / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return [round(max(0.0, centre - half), 3), round(min(1.0, centre + half), 3)]
-
-
 def share(k: int, n: int) -> dict[str, Any]:
-    return {"k": k, "n": n, "share": round(k / n, 3) if n else None, "ci95": wilson(k, n)}
+    """The share k/n with its 95 % Wilson interval, rounded to 3 places."""
+    from autoalign.stats import wilson_interval  # after bootstrap(): the package from the checkout
+
+    return {"k": k, "n": n, "share": round(k / n, 3) if n else None, "ci95": [round(x, 3) for x in wilson_interval(k, n)]}
 
 
 def release(*backends: Any) -> None:

@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import tomllib
 from pathlib import Path
 from typing import Any, Callable
+
+from autoalign.stats import wilson_interval
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS_DIR = ROOT / "docs" / "results"
@@ -63,14 +64,6 @@ def metric_cell(m: dict[str, Any], digits: int = 3) -> str:
 def p_value(m: dict[str, Any]) -> str:
     p = ((m.get("extra") or {}).get("wilcoxon") or {}).get("p")
     return "" if p is None else f"{p:.2g}"
-
-
-def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The 95 % Wilson interval of k successes in n."""
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def cell(x: Any) -> str:
@@ -215,7 +208,7 @@ def _recall(r: dict[str, Any]) -> str:
     if not n:
         return "n/a (n=0)"
     k = round(r["recall"] * n)  # exact: with n < 1000 the rounded recall names one k
-    lo, hi = wilson(k, n)
+    lo, hi = wilson_interval(k, n)
     return f"{r['recall']:.3f} ({k}/{n}) [{lo:.3f}, {hi:.3f}]"
 
 
@@ -243,7 +236,7 @@ def render_dsg_questions(data: dict[str, Any], source: str) -> list[str]:
                   *table(["category", "tuning part: recall (k/n) [95 % CI]", "held-out part: recall (k/n) [95 % CI]"], rows), ""]
     cb = data.get("colour_binding")
     if cb and cb.get("pairs"):
-        lo, hi = wilson(cb["told_apart"], cb["pairs"])
+        lo, hi = wilson_interval(cb["told_apart"], cb["pairs"])
         lines += [f"**colour binding**: {cb['told_apart']} of {cb['pairs']} colour-swapped caption pairs get a question "
                   f"that tells them apart ({cb['told_apart'] / cb['pairs']:.3f} [{lo:.3f}, {hi:.3f}]).", ""]
     return lines

@@ -129,7 +129,8 @@ def test_compare_records_pairs_on_shared_ids():
 
 
 def test_one_metric_form_everywhere_and_the_old_world_eval_form_still_reads():
-    from autoalign.benchmarks.world_eval import auc_with_ci, wilson
+    from autoalign.benchmarks.metrics import wilson
+    from autoalign.benchmarks.world_eval import auc_with_ci
 
     new = M.Metric("share", 0.5, 10, 0.2, 0.8, True)
     assert M.Metric.from_dict(new.to_dict()) == new

@@ -139,10 +139,12 @@ def test_black_image_and_wrong_size_fail(gc):
         gc.finite_numbers([0.5, math.nan], -1.0, 1.0, "cosine")
 
 
-def test_box_matching_and_wilson(gc):
+def test_box_matching_and_share(gc):
     assert gc._match_iou([(0, 0, 10, 10), (20, 20, 30, 30)], [(20, 20, 30, 30)]) == [1.0]
     assert gc._match_iou([], [(0, 0, 1, 1)]) == []
-    assert gc.wilson(32, 32)[1] == 1.0 and 0.88 < gc.wilson(32, 32)[0] < 0.9
+    got = gc.share(32, 32)
+    assert got["share"] == 1.0 and got["ci95"][1] == 1.0 and 0.88 < got["ci95"][0] < 0.9
+    assert gc.share(0, 0) == {"k": 0, "n": 0, "share": None, "ci95": [0.0, 1.0]}
 
 
 def test_cpu_mode_runs_one_real_check_and_skips_cuda(gc, tmp_path, monkeypatch):

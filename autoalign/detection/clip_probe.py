@@ -35,7 +35,7 @@ from PIL import Image
 
 from autoalign import prompts, vocabulary
 from autoalign.detection.base import detector_options
-from autoalign.inflect import plural, singular
+from autoalign.inflect import indefinite_article, plural, singular
 from autoalign.scoring.clipscore import text_for
 from autoalign.types import Mismatch, ScoreCard
 
@@ -79,7 +79,7 @@ def slots(prompt: str) -> list[Slot]:
         """(the prompt, the noun's chunk) with some of the chunk's tokens replaced."""
         toks = [swap.get(i, doc[i].text) for i in range(noun.start, noun.end)]
         if len(toks) > 1 and toks[0].lower() in ("a", "an") and noun.start + 1 in swap:  # "a red" -> "an orange"
-            toks[0] = toks[0][0] + ("n" if toks[1][:1].lower() in "aeiou" else "")
+            toks[0] = toks[0][0] + indefinite_article(toks[1])[1:]  # the article's case is kept ("A" -> "An")
         new_chunk = _words(toks, [doc[i].whitespace_ for i in range(noun.start, noun.end)])
         start, end = doc[noun.start].idx, doc[noun.end - 1].idx + len(doc[noun.end - 1].text)
         return prompt[:start] + new_chunk + prompt[end:], new_chunk

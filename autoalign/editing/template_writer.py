@@ -39,7 +39,7 @@ from typing import Any
 
 from autoalign import prompts
 from autoalign.editing.policy import by_confidence
-from autoalign.inflect import plural
+from autoalign.inflect import indefinite_article, plural
 from autoalign.types import Instruction, Mismatch
 from autoalign.wording import ABSENT_CORRECTIONS
 
@@ -150,8 +150,7 @@ def with_article(phrase: str) -> str:
         return phrase
     if _is_plural_phrase(phrase):
         return phrase
-    article = "an" if first[0] in "aeiou" else "a"
-    return f"{article} {phrase}"
+    return f"{indefinite_article(first)} {phrase}"
 
 
 # ---------------------------------------------------------------------------- prompt analysis

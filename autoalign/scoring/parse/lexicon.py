@@ -10,6 +10,7 @@ from typing import Any
 
 from autoalign import prompts
 from autoalign.errors import AutoAlignError
+from autoalign.inflect import indefinite_article
 
 logger = logging.getLogger(__name__)
 
@@ -85,7 +86,7 @@ def _reads_as_name(word: str, model: str) -> bool:
 def _reads_as_listed_noun(word: str, model: str) -> bool:
     """Whether ``word`` reads as a noun alone ("the owl") and in a list of things ("an owl and a dog"): "the cute", "the
     blurry" read as nouns alone, but "a cute and a dog" does not."""
-    return _reads_as_noun(word, model) and load_spacy(model)(f"{'an' if word[:1] in 'aeiou' else 'a'} {word} and a dog")[1].tag_.startswith("NN")
+    return _reads_as_noun(word, model) and load_spacy(model)(f"{indefinite_article(word)} {word} and a dog")[1].tag_.startswith("NN")
 
 
 @functools.lru_cache(maxsize=4)
