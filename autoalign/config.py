@@ -100,6 +100,8 @@ def check_device(device: str, name: str = "device") -> None:
 
 #: How an edit's samples are picked (``loop.pick_sample``).
 PICK_SAMPLE = ("score", "fewest_mismatches")
+#: Which edits the judge keeps (``loop.accept``).
+ACCEPT = ("strict", "fewer_errors")
 
 
 @dataclass
@@ -119,6 +121,9 @@ class LoopSettings:
     # which of an edit's samples is judged: "score" (the best by scoring.rerank) or "fewest_mismatches" (the
     # detectors look at every sample; fewest detector mismatches first, the score breaks ties)
     pick_sample: str = "score"
+    # which edits are kept: "strict" (policy.judge_edit: something fixed, nothing new) or "fewer_errors" (with the
+    # grounded pass deciding, also an edit whose grounded layout has fewer object errors, new triplets or not)
+    accept: str = "strict"
 
     def validate(self) -> None:
         # the numeric fields' bounds are declared with the settings (autoalign.settings.check_config)
@@ -126,6 +131,8 @@ class LoopSettings:
             raise ConfigError(f"loop.multi_mismatch must be 'sequential' or 'combined' (got {self.multi_mismatch!r})")
         if self.pick_sample not in PICK_SAMPLE:
             raise ConfigError(f"loop.pick_sample must be one of {', '.join(map(repr, PICK_SAMPLE))} (got {self.pick_sample!r})")
+        if self.accept not in ACCEPT:
+            raise ConfigError(f"loop.accept must be one of {', '.join(map(repr, ACCEPT))} (got {self.accept!r})")
 
 
 @dataclass

@@ -48,6 +48,7 @@ def judge_edit(
     *,
     question_threshold: float = 0.5,
     grounded_aspects: Collection[str] = (),
+    errors: tuple[int | None, int | None] = (None, None),
 ) -> EditDecision:
     """Accept an edit only if it raised the score, fixed something and broke nothing.
 
@@ -66,6 +67,12 @@ def judge_edit(
     mismatches of those aspects are left out on both sides: the boxes, not the VQA model, say whether a
     count or a place is right; and an edit that removes a detector's mismatch of those aspects needs no
     score gain (the first rule is waived; the others hold).
+
+    With ``errors`` = (object errors of the grounded layout before, after; ``loop.accept = "fewer_errors"``,
+    :func:`autoalign.detection.layout.layout_errors`), an edit that lowers that count is progress too: it needs
+    no score gain and nothing of ``before_mm`` gone, and the layout detector's triplets it shows anew do not
+    refuse it (the same objects, told another way: a colour triplet becomes a count and an extra thing once
+    one of three is recoloured). Other detectors' new mismatches still refuse it.
 
     Checked in that order; ``reason`` names the first rule that failed. Pass the mismatches the loop
     worked on for both images (e.g. both through :func:`mismatches_to_fix`), so that "low_score"
@@ -94,11 +101,14 @@ def judge_edit(
     # (and breaks nothing) is progress whatever the score says
     # (``bm`` holds no low-score mismatch of those aspects, so each of them removed is a detector's)
     grounded_progress = any(m["aspect"] in grounded for m in removed)
-    if not raised and not grounded_progress:
+    fewer = bool(grounded) and None not in errors and errors[1] < errors[0]
+    if fewer:
+        added = [m for m in added if m.get("source") != "layout"]
+    if not raised and not grounded_progress and not fewer:
         reason = NO_GAIN
     elif added:
         reason = NEW_MISMATCH
-    elif bm and not removed:
+    elif bm and not removed and not fewer:
         reason = NOTHING_FIXED
     else:
         reason = ACCEPTED
