@@ -63,12 +63,17 @@ def _field(mismatch: Any, name: str) -> Any:
 def mismatch_words(mismatch: Any, *, aspect: bool = False, max_chars: int | None = 80) -> str:
     """A mismatch (a ``Mismatch`` or its dict) in words: ``asked for blue, image shows pink``.
 
-    Without a correction (or one that means "absent"): ``asked for a cat, image does not show it``.
+    Without a correction (or one that means "absent"): ``asked for a cat, image does not show it``; an object
+    the grounder found without being sure what it is (``evidence["unsure"]``): ``asked for red square, image
+    shows an unclear red square``.
     ``aspect=True`` prefixes the aspect: ``attribute: asked for blue, image shows pink``.
     """
     phrase = clean_text(_field(mismatch, "phrase"), max_chars) or "?"
     correction = clean_text(_field(mismatch, "correction"), max_chars)
-    if correction.lower().strip(" .") in ABSENT_CORRECTIONS:
+    evidence = _field(mismatch, "evidence") or {}
+    if isinstance(evidence, dict) and evidence.get("unsure") is True:  # the grounder is not sure what it found
+        words = f"asked for {phrase}, image shows an unclear {correction or phrase}"
+    elif correction.lower().strip(" .") in ABSENT_CORRECTIONS:
         words = f"asked for {phrase}, image does not show it"
     else:
         words = f"asked for {phrase}, image shows {correction}"

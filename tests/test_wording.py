@@ -81,3 +81,11 @@ def test_a_non_boolean_flag_is_refused():
 
     with pytest.raises(ConfigError, match="random_weights must be true or false"):
         load_config("tiny", overrides={"random_weights": "yes"})
+
+
+def test_an_unsure_object_is_said_as_unclear():
+    from autoalign.types import Mismatch
+
+    m = Mismatch("attribute", "red square", "red square", 0.3, "layout", {"unsure": True, "boxes": []})
+    assert mismatch_words(m) == "asked for red square, image shows an unclear red square"
+    assert mismatch_words(m.to_dict(), aspect=True) == "attribute: asked for red square, image shows an unclear red square"
