@@ -4,27 +4,15 @@ its rule (the prompts are written for the tests, not taken from a DSG file)."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
+from question_facts import questions as _questions
+from question_facts import things
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-
-from autoalign.inflect import indefinite_article, is_uncountable  # noqa: E402
-from autoalign.scoring.parse import parse_prompt  # noqa: E402
-from autoalign.scoring.questions import facts_from_parse  # noqa: E402
-
-
-def _facts(prompt: str):
-    return facts_from_parse(parse_prompt(prompt))
-
-
-def _questions(prompt: str) -> list[str]:
-    return [f.question.text for f in _facts(prompt)]
+from autoalign.inflect import indefinite_article, is_uncountable
 
 
 def _things(prompt: str) -> set[str]:
-    return {f.args[0].lower() for f in _facts(prompt) if f.category == "entity"}
+    return {t.lower() for t in things(prompt)}
 
 
 @pytest.mark.parametrize(

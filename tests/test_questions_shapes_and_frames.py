@@ -4,24 +4,9 @@ rule."""
 
 from __future__ import annotations
 
-import os
-
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-
-from autoalign.scoring.parse import parse_prompt  # noqa: E402
-from autoalign.scoring.questions import facts_from_parse  # noqa: E402
-
-
-def _facts(prompt: str):
-    return facts_from_parse(parse_prompt(prompt))
-
-
-def _questions(prompt: str) -> list[str]:
-    return [f.question.text for f in _facts(prompt)]
-
-
-def _things(prompt: str) -> set[str]:
-    return {f.args[0] for f in _facts(prompt) if f.category == "entity"}
+from question_facts import facts as _facts
+from question_facts import questions as _questions
+from question_facts import things as _things
 
 
 def test_a_shape_said_with_in_the_shape_of_is_the_things_shape_not_a_second_thing():
