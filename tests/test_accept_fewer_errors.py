@@ -1,4 +1,4 @@
-"""``loop.accept = "fewer_errors"`` (round 19, an option, off): object errors of a grounded layout, and the judge
+"""``loop.accept = "fewer_errors"`` (round 19; on in the shapes preset): object errors of a grounded layout, and the judge
 keeping an edit that lowers them even when the layout detector tells the rest of the scene another way."""
 
 from __future__ import annotations
@@ -62,6 +62,7 @@ def test_the_judge_keeps_an_edit_with_fewer_object_errors_and_new_layout_triplet
 
 
 def test_loop_accept_is_checked():
-    assert load_config("shapes").loop.accept == "strict"
+    assert load_config("shapes").loop.accept == "fewer_errors"  # chosen on validation, round 19
+    assert load_config("tiny").loop.accept == "strict"
     with pytest.raises(ConfigError, match="loop.accept must be one of"):
         load_config("shapes", overrides={"loop": {"accept": "lenient"}})
