@@ -220,11 +220,8 @@ class LayoutDetector:
                         {"action": "remove", "found": len(extra), "boxes": _boxes(extra)})))
         for rel in layout.relations:
             a, b = layout.objects[rel.subject], layout.objects[rel.obj]
-            sa, sb = boxes.get(a.query, []), boxes.get(b.query, [])
-            if not sa or not sb:
-                continue  # a missing side is reported as missing, not as a relation
-            pairs = [(x, y) for x in sa for y in sb if x.xyxy != y.xyxy]
-            if not pairs or any(rel.direction in relative_position(x, y, self.position_threshold) for x, y in pairs):
+            pairs = failed_pairs(layout, rel, boxes, self.position_threshold)
+            if not pairs:
                 continue
             x, y = max(pairs, key=lambda p: p[0].score * p[1].score)
             seen = sorted(relative_position(x, y, self.position_threshold))
@@ -263,9 +260,16 @@ def layout_errors(layout: Layout, boxes: dict[str, list[Box]], closed: tuple[lis
     if closed:
         seen = {b.xyxy for noun in closed[0] for b in boxes.get(noun, [])}
         errors += len(seen - claimed)
-    for rel in layout.relations:
-        sa, sb = boxes.get(layout.objects[rel.subject].query, []), boxes.get(layout.objects[rel.obj].query, [])
-        pairs = [(x, y) for x in sa for y in sb if x.xyxy != y.xyxy]
-        if pairs and not any(rel.direction in relative_position(x, y, position_threshold) for x, y in pairs):
-            errors += 1
+    errors += sum(1 for rel in layout.relations if failed_pairs(layout, rel, boxes, position_threshold))
     return errors
+
+
+def failed_pairs(layout: Layout, rel: Any, boxes: dict[str, list[Box]], position_threshold: float) -> list[tuple[Box, Box]]:
+    """The (subject, object) box pairs of a relation when both sides are grounded and no pair stands as the prompt
+    says (GenEval's rule, :func:`autoalign.grounding.relative_position`); else [] (the relation holds, or a side is
+    missing, which is reported as missing, not as a relation)."""
+    sa, sb = boxes.get(layout.objects[rel.subject].query, []), boxes.get(layout.objects[rel.obj].query, [])
+    pairs = [(x, y) for x in sa for y in sb if x.xyxy != y.xyxy]
+    if any(rel.direction in relative_position(x, y, position_threshold) for x, y in pairs):
+        return []
+    return pairs

@@ -493,6 +493,13 @@ def _surplus(m: Any) -> list[Box]:
     return sorted(found, key=lambda b: b.score)[: max(0, len(found) - int(ev["expected"]))]
 
 
+def fixed_in_place(m: Any) -> bool:
+    """An attribute triplet the region editor carries out even where attributes are not routed to it: the surplus
+    colour of a count (``evidence["surplus"]``) or an object the grounder cannot read for sure (``evidence["unsure"]``)."""
+    ev = getattr(m, "evidence", None) or {}
+    return getattr(m, "aspect", None) == "attribute" and (ev.get("surplus") is True or ev.get("unsure") is True)
+
+
 def ops_for_mismatches(prompt: str, mismatches: list[Any], size: tuple[int, int],
                        aspects: tuple[str, ...] = REGION_ASPECTS) -> LayoutPlan:
     """The operations that answer the ``layout`` detector's triplets (their ``evidence["boxes"]``):
@@ -524,6 +531,11 @@ def ops_for_mismatches(prompt: str, mismatches: list[Any], size: tuple[int, int]
         if box is not None:
             ops.append(LayoutOp("add", phrase, target=Box(box, 1.0, label=phrase), reason=reason))
 
+    def redraw(b: Box, phrase: str, side: float, reason: str, removed: str | None = None) -> None:
+        """The object in ``b`` removed, then ``phrase`` added in a square of ``side`` around the same centre."""
+        ops.append(LayoutOp("remove", removed or b.label or phrase, source=b, reason=reason))
+        ops.append(LayoutOp("add", phrase, target=Box(centred_box(b.xyxy, side, size), 1.0, label=phrase), reason=reason))
+
     recolour: dict[tuple[float, ...], str] = {}  # surplus box -> the colour it takes instead of being removed
     for m in mismatches:
         ev = m.evidence or {}
@@ -539,7 +551,7 @@ def ops_for_mismatches(prompt: str, mismatches: list[Any], size: tuple[int, int]
 
     for m in mismatches:
         ev = m.evidence or {}
-        if m.aspect not in aspects and not (m.aspect == "attribute" and (ev.get("surplus") is True or ev.get("unsure") is True)):
+        if m.aspect not in aspects and not fixed_in_place(m):
             continue
         found = _evidence_boxes(m)
         if m.aspect == "entity" and ev.get("action") == "remove":
@@ -564,21 +576,15 @@ def ops_for_mismatches(prompt: str, mismatches: list[Any], size: tuple[int, int]
         elif m.aspect == "attribute" and ev.get("unsure") is True and ev.get("object"):
             phrase = str(ev["object"])
             want = next((w for w in layout.objects if w.matches(phrase)), Wanted(phrase.split()[-1]))
-            for b in found[:1]:  # redrawn where it stood: at the prompt's size, else as wide as its narrower side
+            for b in found[:1]:  # at the prompt's size, else as wide as its narrower side
                 x0, y0, x1, y1 = b.xyxy
                 side = wanted_side(want, size, []) if want.size else min(x1 - x0, y1 - y0)
-                reason = f"not read for sure (score {b.score:.2f}): redrawn as the prompt says"
-                ops.append(LayoutOp("remove", b.label or phrase, source=b, reason=reason))
-                ops.append(LayoutOp("add", phrase, target=Box(centred_box(b.xyxy, side, size), 1.0, label=phrase),
-                                    reason=reason))
+                redraw(b, phrase, side, f"not read for sure (score {b.score:.2f}): redrawn as the prompt says")
         elif m.aspect == "attribute" and ev.get("size") is True and ev.get("expected") in words()["sizes"] and ev.get("noun"):
-            phrase = f"{ev['expected']} {ev['noun']}"
             side = wanted_side(Wanted(str(ev["noun"]).split()[-1], size=ev["expected"]), size, [])
-            for b in found:  # redrawn at the prompt's size where it stood: removed, then added around its centre
-                ops.append(LayoutOp("remove", b.label or str(ev["noun"]), source=b,
-                                    reason=f"{m.correction} where the prompt says {m.phrase}"))
-                ops.append(LayoutOp("add", phrase, target=Box(centred_box(b.xyxy, side, size), 1.0, label=phrase),
-                                    reason=f"{m.correction} where the prompt says {m.phrase}"))
+            for b in found:
+                redraw(b, f"{ev['expected']} {ev['noun']}", side, f"{m.correction} where the prompt says {m.phrase}",
+                       removed=b.label or str(ev["noun"]))
         elif m.aspect == "attribute" and ev.get("expected") and ev.get("noun"):
             phrase = f"{ev['expected']} {ev['noun']}"
             ops += [LayoutOp("recolor", phrase, source=b, target=b, reason=f"{m.correction} where the prompt says {m.phrase}")

@@ -260,11 +260,12 @@ def region_mismatches(mismatches: list[Mismatch], config: Any) -> list[Mismatch]
     evidence boxes or ask for an addition (the rest go to the instruction editor), a colour that is
     half of a count (``evidence["surplus"]``: a surplus object of that noun is recoloured) and an object the
     grounder cannot read for sure (``evidence["unsure"]``: redrawn in its box)."""
+    from autoalign.editing.layout_plan import fixed_in_place
+
     aspects = region_aspects(config)
     out = []
     for m in mismatches:
         ev = m.evidence or {}
-        surplus = m.aspect == "attribute" and (ev.get("surplus") is True or ev.get("unsure") is True) and bool(aspects)
-        if (m.aspect in aspects or surplus) and (ev.get("boxes") or ev.get("action") == "add"):
+        if (m.aspect in aspects or (fixed_in_place(m) and bool(aspects))) and (ev.get("boxes") or ev.get("action") == "add"):
             out.append(m)
     return out
