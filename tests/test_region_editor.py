@@ -35,11 +35,11 @@ def test_a_box_mask_covers_the_box_and_its_margin_only():
     assert arr[18:32, 8:22].all() and arr.sum() == 14 * 14
 
 
-def test_steps_remove_first_then_change_then_add():
+def test_steps_remove_first_then_recolour_then_add():
     a, b = Box((0, 0, 8, 8), 1.0, "red circle"), Box((20, 20, 28, 28), 1.0, "blue square")
     ops = [LayoutOp("add", "green circle", target=Box((40, 0, 48, 8), 1.0)), LayoutOp("move", "red circle", source=a, target=b),
            LayoutOp("recolor", "white square", source=b, target=b), LayoutOp("remove", "blue square", source=b)]
-    assert [s[0] for s in steps_of(ops)] == ["remove", "remove", "change", "add", "add"]
+    assert [s[0] for s in steps_of(ops)] == ["remove", "remove", "recolor", "add", "add"]
     assert np.asarray(plan_mask(ops, (64, 64))).any()
 
 
@@ -203,3 +203,54 @@ def test_the_plan_picture_draws_sources_and_targets_and_the_contact_sheet_shows_
         image.save(folder / name)
     [(label, items)] = _rows(tmp_path, None)
     assert label == "round 1" and [p for p, _ in items] == ["rounds/r01/plan.png", "rounds/r01/i0_s0.png", "rounds/r01/region_s0.png"]
+
+
+def test_a_colour_transfer_recolours_the_object_in_place_and_keeps_its_outline():
+    """``transfer_colour``: a rendered red circle becomes green with the same outline (the oracle reads a green
+    circle where the red one was), the other object and the background stay as they were; an empty box has
+    no object to recolour."""
+    from autoalign.models.region_editor import transfer_colour
+    from autoalign.world.oracle import read
+    from autoalign.world.render import draw
+    from autoalign.world.scene import Obj, Scene, colors
+
+    o = Obj("circle", "red", "big", 20, 30)
+    source = draw(Scene([o, Obj("square", "blue", "small", 50, 50)]))
+    box = (o.x - 9, o.y - 9, o.x + 10, o.y + 10)
+    out = transfer_colour(source, box, np.array(colors()["green"], dtype=np.float32), threshold=60)
+    scene = read(out).scene
+    assert scene is not None
+    assert sorted((b.color, b.shape) for b in scene.objects) == [("blue", "square"), ("green", "circle")]
+    before = np.abs(np.asarray(source, dtype=int) - 50).sum(-1) > 60
+    after = np.abs(np.asarray(out, dtype=int) - 50).sum(-1) > 60
+    assert (before == after).all()  # the same outline
+    grown = np.zeros((64, 64), bool)
+    grown[max(0, box[1] - 3):box[3] + 3, max(0, box[0] - 3):box[2] + 3] = True
+    assert (np.asarray(out)[~grown] == np.asarray(source)[~grown]).all()
+    assert transfer_colour(source, (30, 2, 44, 14), np.array([0, 200, 0], np.float32), threshold=60) is None
+
+
+def test_recolour_transfer_keeps_the_drawn_colour_and_the_old_outline_outside_the_box_nothing_changes():
+    """``recolour = "transfer"`` in the editor: the phrase is drawn (the world's generator), its colour laid on
+    the old object, so the object's outline (its non-background pixels) stays; a reshape still goes as
+    ``change`` says."""
+    from autoalign.world.render import draw
+    from autoalign.world.scene import Obj, Scene
+
+    ed = editor("world:generator", num_inference_steps=4, resolution=64, remove="fill", change="paste", add="paste",
+                paste_tries=2, paste_strength=0.0, add_prompt="a {phrase}", recolour="transfer")
+    o = Obj("square", "red", "big", 22, 30)
+    box = Box((o.x - 9, o.y - 9, o.x + 10, o.y + 10), 1.0, "red square")
+    source = draw(Scene([o, Obj("circle", "white", "small", 50, 50)]))
+    out = ed.edit(source, [LayoutOp("recolor", "blue square", source=box, target=box)], n=2, seed=0)
+    assert ed.calls == 1  # the drawings only: the transfer itself calls no pipeline
+    mask = np.asarray(box_mask(box.xyxy, source.size)) > 0
+    src = np.asarray(source, dtype=int)
+    for im in out:
+        arr = np.asarray(im, dtype=int)
+        assert not np.abs(arr - src).sum(-1)[~mask].any()
+        body = np.abs(src - 50).sum(-1) > 60
+        assert (np.abs(arr - 50).sum(-1)[mask & body] > 0).all() and (arr[mask & ~body] == src[mask & ~body]).all()
+        assert np.abs(arr - src).sum(-1)[mask & body].mean() > 60  # its colour changed
+    with pytest.raises(ConfigError, match="recolour must be one of"):
+        editor("tiny:sd-inpaint", recolour="paint")

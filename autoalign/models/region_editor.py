@@ -28,7 +28,11 @@ Each :class:`~autoalign.types.LayoutOp` becomes masked edits (SLD's operations):
 * ``recolor`` / ``reshape``: the source box is inpainted with the new phrase, from noise
   (``change_strength = 1``) or from the object as it is (SDEdit, ``change_strength`` < 1)
   (``change = "inpaint"``); or (``change = "paste"``) the old object is removed as ``remove`` says and the
-  new phrase is drawn alone and pasted into its box, as an ``add = "paste"`` addition.
+  new phrase is drawn alone and pasted into its box, as an ``add = "paste"`` addition;
+* ``recolor`` with ``recolour = "transfer"``: the new phrase is drawn alone as a pasted addition draws it
+  (``paste_tries`` drawings, ``paste_choose``), and the drawn object's colour is laid onto the old object
+  where it stands (:func:`transfer_colour`), so its outline stays the object's own; where the old object
+  cannot be told from its surroundings, or no drawing shows one, the recolour goes as ``change`` says.
 
 All removals go first (so a move may land where another object was), then recolours, then additions.
 Whatever the pipeline does, every pixel outside the masks is copied back from the input, so nothing
@@ -57,6 +61,7 @@ Preset options::
     paste_choose = "largest"            # which drawing: "largest" object, or "clip" (the preset's CLIP, drawing vs text)
     change = "inpaint"                  # "inpaint" | "paste" (remove the object, paste a new drawing)
     change_strength = 1.0               # recolour / reshape strength of change = "inpaint" (1: from noise)
+    recolour = "redraw"                 # "redraw" (as change says) | "transfer" (the drawn colour on the old outline)
     attributes = false                  # the loop's policy also sends attribute mismatches here
     planner = "triplets"                # the loop's plan: "triplets" (from the layout detector's mismatches),
                                         # "rules" or "llm" (SLD's LLM controller, the preset's [llm]; falls back
@@ -90,16 +95,18 @@ logger = logging.getLogger(__name__)
 
 OWN_OPTIONS: frozenset[str] = frozenset(
     {"resolution", "grow", "remove", "remove_prompt", "fill_strength", "add_prompt", "add", "move", "paste_strength",
-     "paste_threshold", "paste_tries", "paste_choose", "change", "change_strength", "attributes", "planner"}
+     "paste_threshold", "paste_tries", "paste_choose", "change", "change_strength", "recolour", "attributes",
+     "planner"}
 )
 RESERVED: frozenset[str] = RESERVED_CALL_ARGS | {"mask_image", "strength"}
 REMOVE_MODES = ("inpaint", "fill")
 ADD_MODES = ("inpaint", "paste")
 MOVE_MODES = ("redraw", "paste")
 CHANGE_MODES = ("inpaint", "paste")
+RECOLOUR_MODES = ("redraw", "transfer")
 CHOOSE_MODES = ("largest", "clip")
 PLANNERS = ("triplets", "rules", "llm")
-STAGES = ("remove", "change", "add")
+STAGES = ("remove", "recolor", "reshape", "add")
 
 
 def box_mask(xyxy, size: tuple[int, int], grow: float = 0.0) -> Image.Image:
@@ -122,7 +129,8 @@ def union(masks: list[Image.Image], size: tuple[int, int]) -> Image.Image:
 
 
 def steps_of(ops: list[LayoutOp], paste_moves: bool = False) -> list[tuple[str, str, Any]]:
-    """The plan as ordered masked steps ``(stage, phrase, box)``: removals, then changes, then additions.
+    """The plan as ordered masked steps ``(stage, phrase, box)``: removals, then recolours and reshapes, then
+    additions.
     With ``paste_moves``, the moves come first as one step (stage ``paste``, ``box`` = a list of
     (source, target, phrase)): every source box is cut, every source filled, every piece pasted."""
     steps: list[tuple[str, str, Any]] = []
@@ -134,7 +142,7 @@ def steps_of(ops: list[LayoutOp], paste_moves: bool = False) -> list[tuple[str, 
             steps.append(("remove", op.phrase, op.source.xyxy))
     for op in ops:
         if op.kind in ("recolor", "reshape") and op.source is not None:
-            steps.append(("change", op.phrase, op.source.xyxy))
+            steps.append((op.kind, op.phrase, op.source.xyxy))
     for op in ops:
         if (op.kind == "add" or (op.kind == "move" and not paste_moves)) and op.target is not None:
             steps.append(("add", op.phrase, op.target.xyxy))
@@ -263,6 +271,7 @@ class InpaintRegionEditor:
         if isinstance(self.paste_tries, bool) or not isinstance(self.paste_tries, int) or not 1 <= self.paste_tries <= 16:
             raise ConfigError(f"[region_editor] paste_tries must be an integer from 1 to 16 (got {self.paste_tries!r})")
         self.change_strength = self._fraction("change_strength", 1.0)
+        self.recolour = self._choice("recolour", "redraw", RECOLOUR_MODES)
         self.paste_threshold = o.get("paste_threshold", 60)
         if isinstance(self.paste_threshold, bool) or not isinstance(self.paste_threshold, (int, float)) or self.paste_threshold <= 0:
             raise ConfigError(f"[region_editor] paste_threshold must be a positive number (got {self.paste_threshold!r})")
@@ -367,15 +376,19 @@ class InpaintRegionEditor:
                 logger.info("region editor: the %s box %s lies outside the image; skipped", stage, box)
                 continue
             before = current
-            if stage == "remove" or (stage == "change" and self.change == "paste"):
+            change = stage in ("recolor", "reshape")
+            if stage == "recolor" and self.recolour == "transfer":
+                current = self._transfer(current, box, phrase, prompt, step_seeds)
+                continue
+            if stage == "remove" or (change and self.change == "paste"):
                 current = self._remove(current, mask, step_seeds)
             if stage == "remove":
                 continue
-            if (stage == "add" and self.add == "paste") or (stage == "change" and self.change == "paste"):
+            if (stage == "add" and self.add == "paste") or (change and self.change == "paste"):
                 current = self._paste_add(current, box, mask, phrase, prompt, step_seeds,
-                                          fallback=before if stage == "change" else None)
+                                          fallback=before if change else None)
             else:
-                strength = self.change_strength if stage == "change" else 1.0
+                strength = self.change_strength if change else 1.0
                 current = self._inpaint(current, mask, self._text(phrase, prompt), step_seeds, strength)
         return current
 
@@ -411,34 +424,120 @@ class InpaintRegionEditor:
                                     self.paste_strength)
         return out
 
-    def _paste_add(self, images, box, mask, phrase, prompt, seeds, fallback=None):
-        """``phrase`` drawn alone ``paste_tries`` times per image (one batched call), the largest object cut
-        out of those drawings pasted into ``box``; where no drawing shows one, ``fallback``'s image (or the
-        input) is kept."""
+    def _drawn_objects(self, images, phrase, prompt, seeds):
+        """Per image, the object cut out of ``phrase`` drawn alone ``paste_tries`` times (one batched call for
+        all images): the drawing the ranker prefers (``paste_choose = "clip"``) or the largest object; None
+        where no drawing shows one."""
         size = images[0].size
         full = Image.new("L", size, 255)
         k = self.paste_tries
         canvases = [im for im in images for _ in range(k)]
         drawings = self._inpaint(canvases, full, self._text(phrase, prompt), [s + 1 + 104729 * t for s in seeds for t in range(k)])
-        out = []
-        for i, im in enumerate(images):
+        chosen = []
+        for i in range(len(images)):
             mine = drawings[i * k:(i + 1) * k]
             cuts = [(j, c) for j, c in enumerate(object_cutout(d, self.paste_threshold) for d in mine) if c is not None]
             if self.paste_choose == "clip" and len(cuts) > 1:
                 if self.rank is None:
                     raise ConfigError('[region_editor] paste_choose = "clip" needs the preset\'s [clip] role')
                 scores = self.rank([mine[j] for j, _ in cuts], self._text(phrase, prompt))
-                cut = cuts[int(np.argmax(scores))][1]
+                chosen.append(cuts[int(np.argmax(scores))][1])
             else:
-                cut = max((c for _, c in cuts), key=lambda c: int(np.count_nonzero(np.asarray(c[1]))), default=None)
+                chosen.append(max((c for _, c in cuts), key=lambda c: int(np.count_nonzero(np.asarray(c[1]))), default=None))
+            if chosen[-1] is None:
+                logger.info("region editor: the drawing of %r shows no object", phrase)
+        return chosen
+
+    def _paste_add(self, images, box, mask, phrase, prompt, seeds, fallback=None):
+        """``phrase`` drawn alone and the chosen object (:meth:`_drawn_objects`) pasted into ``box``; where no
+        drawing shows one, ``fallback``'s image (or the input) is kept."""
+        out = []
+        for i, (im, cut) in enumerate(zip(images, self._drawn_objects(images, phrase, prompt, seeds))):
             if cut is None:
-                if fallback is not None:
-                    im = fallback[i]
-                logger.info("region editor: the drawing of %r shows no object to paste", phrase)
-                out.append(im)
+                out.append(fallback[i] if fallback is not None else im)
                 continue
             piece, piece_mask = cut
             out.append(keep_outside(im, paste_into(im, piece, piece_mask, box), mask))
         if self.paste_strength > 0:
             out = self._inpaint(out, mask, self._text(phrase, prompt), seeds, self.paste_strength)
         return out
+
+    def _transfer(self, images, box, phrase, prompt, seeds):
+        """``recolour = "transfer"``: the colour of ``phrase``'s drawn object laid onto the old object in ``box``
+        (:func:`transfer_colour`); an image whose old object or drawing shows no colour is recoloured as
+        ``change`` says instead."""
+        size = images[0].size
+        mask = box_mask(box, size, self.grow)
+        out, redraw = [], []
+        for i, (im, cut) in enumerate(zip(images, self._drawn_objects(images, phrase, prompt, seeds))):
+            done = transfer_colour(im, box, object_colour(*cut), self.paste_threshold) if cut is not None else None
+            out.append(None if done is None else keep_outside(im, done, mask))
+            if done is None:
+                redraw.append(i)
+        if redraw:
+            logger.info("region editor: no colour to transfer for %r in %d of %d samples; redrawn as change = %r",
+                        phrase, len(redraw), len(images), self.change)
+            again = [images[i] for i in redraw]
+            if self.change == "paste":
+                again = self._paste_add(self._remove(again, mask, [seeds[i] for i in redraw]), box, mask, phrase, prompt,
+                                        [seeds[i] for i in redraw], fallback=again)
+            else:
+                again = self._inpaint(again, mask, self._text(phrase, prompt), [seeds[i] for i in redraw], self.change_strength)
+            for i, im in zip(redraw, again):
+                out[i] = im
+        return out
+
+
+def object_colour(piece: Image.Image, piece_mask: Image.Image) -> np.ndarray | None:
+    """The mean RGB of a cut-out object's inner pixels (its mask shrunk by one pixel, so anti-aliased edges do
+    not count; the whole mask when it is too thin for that)."""
+    from scipy import ndimage
+
+    inside = np.asarray(piece_mask) > 127
+    inner = ndimage.binary_erosion(inside)
+    use = inner if inner.any() else inside
+    if not use.any():
+        return None
+    return np.asarray(piece.convert("RGB"), dtype=np.float32)[use].mean(axis=0)
+
+
+def transfer_colour(image: Image.Image, xyxy, colour: np.ndarray | None, threshold: float,
+                    margin: int = 3) -> Image.Image | None:
+    """``image`` with the object in box ``xyxy`` recoloured to ``colour`` in place, or None when there is no
+    object to recolour.
+
+    The old object is the largest region of the box (grown by ``margin`` pixels) that differs from the grown
+    box's border colour by more than ``threshold``, with the pixels around it; each pixel moves toward the new
+    colour by how far it lies from the background toward the old object's colour (its coverage, 0 to 1), so
+    soft edges stay soft and no rim of the old colour is left. Every pixel outside the grown box is kept.
+    A colour transfer in the spirit of Reinhard et al. (2001), restricted to one object's mask: a stand-in for
+    a segmenter that works on plain backgrounds, as :func:`object_cutout` is."""
+    from scipy import ndimage
+
+    if colour is None:
+        return None
+    w, h = image.size
+    x0, y0, x1, y1 = (int(round(float(v))) for v in xyxy)
+    x0, y0, x1, y1 = max(0, x0 - margin), max(0, y0 - margin), min(w, x1 + margin), min(h, y1 + margin)
+    if x1 - x0 < 3 or y1 - y0 < 3:
+        return None
+    arr = np.asarray(image.convert("RGB"), dtype=np.float32)
+    crop = arr[y0:y1, x0:x1]
+    border = np.concatenate([crop[0], crop[-1], crop[:, 0], crop[:, -1]])
+    background = np.median(border, axis=0)
+    fg = np.linalg.norm(crop - background, axis=-1) > threshold
+    labels, count = ndimage.label(fg)
+    if count == 0:
+        return None
+    sizes = ndimage.sum(fg, labels, range(1, count + 1))
+    body = labels == int(np.argmax(sizes)) + 1
+    inner = ndimage.binary_erosion(body)
+    old = crop[inner if inner.any() else body].mean(axis=0)
+    span = old - background
+    if float(span @ span) < threshold ** 2:
+        return None
+    coverage = np.clip(((crop - background) @ span) / float(span @ span), 0.0, 1.0)
+    coverage *= ndimage.binary_dilation(body, iterations=2)  # the object and its soft rim only
+    out = arr.copy()
+    out[y0:y1, x0:x1] = np.clip(crop + coverage[..., None] * (np.asarray(colour, dtype=np.float32) - old), 0, 255)
+    return Image.fromarray(np.round(out).astype(np.uint8), "RGB")
