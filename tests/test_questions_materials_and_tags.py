@@ -54,3 +54,18 @@ def test_a_prompt_pasted_as_a_csv_field_is_read_as_its_text():
     assert "is there a side table?" in qs and not any(q.endswith("written in the image?") for q in qs)
     assert not any("24" in q for q in qs)  # 24 inches is the table's size, no count
     assert 'is "hello" written on the sign?' in _questions('a sign that says "hello"')  # a quote inside stays text
+
+
+def test_a_one_word_tag_read_as_a_bare_verb_is_a_look_of_the_picture():
+    qs = _questions("abandoned lighthouse, spooky, oil painting")
+    assert "is the image spooky?" in qs and not any("spookying" in q for q in qs)
+
+
+def test_a_word_that_only_ends_like_an_abstract_noun_is_counted():
+    assert "is there a ship?" in _questions("old ship, night sky")  # "-ship" is an ending, "ship" a thing
+
+
+def test_a_word_before_a_frame_names_its_kind():
+    qs = _questions("progress shot of a wooden cabin with large windows")
+    assert "is there progress?" not in qs and "is there a cabin?" in qs
+    assert "is there Kodatype?" not in _questions("Kodatype candid photography of a grey rabbit")

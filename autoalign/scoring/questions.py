@@ -108,7 +108,8 @@ def _entity_kind(noun: Noun, head, parse: Parse) -> str:
     counted = any(c.dep_ == "det" and c.lower_ in ("a", "an", "one", "another", "each", "every") for c in head.children)
     if is_uncountable(noun.phrase) and not counted:
         return "entity_bare"
-    if noun.bare and head.lower_.endswith(_ABSTRACT_ENDINGS):
+    if noun.bare and any(head.lower_.endswith(e) and len(head.lower_) >= len(e) + 4 for e in _ABSTRACT_ENDINGS):
+        # (an ending, not the whole word or most of it: "old ship" asks "is there a ship?")
         return "entity_bare"  # "at various stages of development", "arts and crafts movement": no "a development"
     if noun.bare and head.dep_ == "pobj" and head.head.lower_ == "of" and head.head.head.lemma_.lower() in lexicon()["not_things"]["quantity"]:
         return "entity_bare"  # "a slice of toast", "a piece of driftwood": a mass by the measure before it

@@ -98,8 +98,8 @@ class _ThingsReader(_FramesReader):
                 continue  # "zebras in the wild": how they are, not "is there a wild?"
             if lem in nt["outing"] and tok.dep_ == "pobj" and tok.head.lower_ == "for" and not _compounds(tok):
                 continue  # "taking his dog for a walk": what they go out for, not "is there a walk?"
-            if _in(tok, lex["style_tag_words"]) and not _compounds(tok) and self._frame_after(tok):
-                continue  # "studio close-up shot of a book": the frame's kind, not "is there a studio?"
+            if (_in(tok, lex["style_tag_words"]) or tok.i == tok.sent.start) and not _compounds(tok) and self._frame_after(tok):
+                continue  # "studio close-up shot of a book", "progress shot of a garage": the frame's kind, not "is there a studio?"
             if lem in nt["pronoun"] and not _compounds(tok):
                 continue  # "one behind the other": the thing is named elsewhere
             if (
@@ -138,9 +138,16 @@ class _ThingsReader(_FramesReader):
         self.implied.add(first.i)
 
     def _frame_after(self, tok) -> bool:
-        """Whether a frame noun's phrase begins right after ``tok`` ("studio | close-up shot of ...")."""
+        """Whether a frame noun follows ``tok`` with only its own modifiers between, the two joined ("studio | close-up
+        shot of ...", "progress shot of ..."): ``tok`` names the frame's kind."""
         frames = self.lex["frame_nouns"]
-        return any(t.left_edge.i == tok.i + 1 and _lemma(t) in frames and t.head.i == tok.i for t in tok.doc[tok.i + 1 : tok.i + 5])
+        for t in tok.doc[tok.i + 1 : tok.i + 5]:
+            of = any(c.dep_ == "prep" and c.lower_ == "of" for c in t.children)
+            if _lemma(t) in frames and _is_noun(t) and of and (t.head.i == tok.i or tok.head.i == t.i):
+                return all(not _is_noun(b) or b.head.i == t.i for b in tok.doc[tok.i + 1 : t.i])
+            if t.is_punct and t.text != "-":
+                return False
+        return False
 
     def _measure(self, tok) -> bool:
         """A unit after a number ("42 cm", "11 quot": ``unit`` in the word lists), a decade ("1950s"), or a word without
