@@ -69,3 +69,12 @@ def test_a_word_before_a_frame_names_its_kind():
     qs = _questions("progress shot of a wooden cabin with large windows")
     assert "is there progress?" not in qs and "is there a cabin?" in qs
     assert "is there Kodatype?" not in _questions("Kodatype candid photography of a grey rabbit")
+
+
+def test_a_text_whose_quotes_were_lost_between_double_spaces_is_text():
+    qs = _questions("a mug with  coffee is life  printed on its side")
+    assert any('"coffee is life"' in q for q in qs) and "is there a life?" not in qs and "is there coffee?" not in qs
+    qs = _questions("neon letters in the shape of text  stay curious  glowing on a wall")
+    assert any('"stay curious"' in q for q in qs)
+    assert "is there a hat?" in _questions("a cat with  a hat  and a dog")  # stray spaces around a thing: no text
+    assert not any("written" in q for q in _questions("A man is on the beach.  It is a cold day.  The waves are rolling."))
