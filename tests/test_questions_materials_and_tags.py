@@ -78,3 +78,8 @@ def test_a_text_whose_quotes_were_lost_between_double_spaces_is_text():
     assert any('"stay curious"' in q for q in qs)
     assert "is there a hat?" in _questions("a cat with  a hat  and a dog")  # stray spaces around a thing: no text
     assert not any("written" in q for q in _questions("A man is on the beach.  It is a cold day.  The waves are rolling."))
+
+
+def test_the_side_of_a_body_part_is_which_part_it_is():
+    qs = _questions("left hand on the hip, head tilted back")
+    assert "is there a left hand?" in qs and "is the hand left?" not in qs

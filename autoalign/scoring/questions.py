@@ -335,7 +335,10 @@ def facts_from_parse(parse: Parse, closed_counts: bool = False) -> list[Fact]:
             for attr in noun.attrs:
                 span = modifier_span(noun, attr.index)
                 simple = attr.phrase == attr.value and attr.index < noun.index
-                if repeated and simple:
+                # "left hand on the hip": the side of a body part is which part it is ("is there a left hand?"), not a
+                # look of it ("is the hand left?")
+                side = attr.value.lower() in ("left", "right") and noun.lemma in lexicon()["body_parts"]
+                if (repeated or side) and simple:
                     kind = "attribute_bound_plural" if noun.plural else "attribute_bound_singular"
                     b.add("attribute", attr.kind, (noun.lemma, attr.value), kind, "attribute", attr.value, span, parent,
                           value=attr.value, noun=head, article=_article(attr.value))
