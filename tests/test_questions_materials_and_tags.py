@@ -83,3 +83,9 @@ def test_a_text_whose_quotes_were_lost_between_double_spaces_is_text():
 def test_the_side_of_a_body_part_is_which_part_it_is():
     qs = _questions("left hand on the hip, head tilted back")
     assert "is there a left hand?" in qs and "is the hand left?" not in qs
+
+
+def test_a_colour_named_with_colored_is_the_things_colour():
+    assert "is the vase gold?" in _questions("a gold-colored vase on a shelf")
+    qs = _questions("a silver coloured car")
+    assert "is the car silver?" in qs and "is the car coloured?" not in qs

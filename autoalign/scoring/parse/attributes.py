@@ -49,6 +49,12 @@ class _AttributesReader(_ReferentsReader):
                 continue  # "the suitcase was next to ...", "close to ...": a place (a relation), not a look
             if _shading(adj, self.lex):
                 continue  # "a dark blue scarf": "dark" shades the colour, it is not the scarf's kind
+            hue, dash, coloured = adj.lower_.rpartition("-")
+            if dash and coloured in self.lex["coloured_words"] and hue in self.lex["colors"]:
+                self.add_attr(noun, hue, "color", adj.i)  # "a gold-colored vase": "is the vase gold?"
+                continue
+            if adj.lower_ in self.lex["coloured_words"] and adj.i > 0 and self.doc[adj.i - 1].lower_ in self.lex["colors"]:
+                continue  # "a silver coloured car": the colour is the look ("is the car silver?"), not "is the car coloured?"
             if adj.lower_ in self.lex["not_attributes"] and adj.lower_ not in self.lex["compound_prep_nouns"]:
                 continue  # "multiple skiers", "other players"
             value, first = _with_adverbs(adj)
