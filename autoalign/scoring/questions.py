@@ -61,7 +61,7 @@ logger = logging.getLogger(__name__)
 _RESOLUTION = re.compile(r"\d+\s?k|\d{3,4}\s?p|u?hd|full hd")
 
 LLMProvider = Callable[[], Any]  # returns an object with complete_json(messages, schema, name)
-CACHE_VERSION = "23"  # bump when generated questions change for the same settings (history: git log -S CACHE_VERSION)
+CACHE_VERSION = "24"  # bump when generated questions change for the same settings (history: git log -S CACHE_VERSION)
 
 
 # ---- the VQ2 answer-consistency filter -------------------------------------------------------------
@@ -108,7 +108,8 @@ def _entity_kind(noun: Noun, head, parse: Parse) -> str:
     counted = any(c.dep_ == "det" and c.lower_ in ("a", "an", "one", "another", "each", "every") for c in head.children)
     if is_uncountable(noun.phrase) and not counted:
         return "entity_bare"
-    if noun.bare and head.lower_.endswith(_ABSTRACT_ENDINGS):
+    if noun.bare and any(head.lower_.endswith(e) and len(head.lower_) >= len(e) + 4 for e in _ABSTRACT_ENDINGS):
+        # (an ending, not the whole word or most of it: "old ship" asks "is there a ship?")
         return "entity_bare"  # "at various stages of development", "arts and crafts movement": no "a development"
     if noun.bare and head.dep_ == "pobj" and head.head.lower_ == "of" and head.head.head.lemma_.lower() in lexicon()["not_things"]["quantity"]:
         return "entity_bare"  # "a slice of toast", "a piece of driftwood": a mass by the measure before it
@@ -334,7 +335,10 @@ def facts_from_parse(parse: Parse, closed_counts: bool = False) -> list[Fact]:
             for attr in noun.attrs:
                 span = modifier_span(noun, attr.index)
                 simple = attr.phrase == attr.value and attr.index < noun.index
-                if repeated and simple:
+                # "left hand on the hip": the side of a body part is which part it is ("is there a left hand?"), not a
+                # look of it ("is the hand left?")
+                side = attr.value.lower() in ("left", "right") and noun.lemma in lexicon()["body_parts"]
+                if (repeated or side) and simple:
                     kind = "attribute_bound_plural" if noun.plural else "attribute_bound_singular"
                     b.add("attribute", attr.kind, (noun.lemma, attr.value), kind, "attribute", attr.value, span, parent,
                           value=attr.value, noun=head, article=_article(attr.value))

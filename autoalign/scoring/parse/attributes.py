@@ -7,7 +7,9 @@ from autoalign.scoring.parse.records import Noun
 from autoalign.scoring.parse.referents import _ReferentsReader
 from autoalign.scoring.parse.tokens import (
     _adjective_conjuncts,
+    _compounds,
     _in,
+    _is_noun,
     _kind,
     _lemma,
     _negated,
@@ -47,6 +49,12 @@ class _AttributesReader(_ReferentsReader):
                 continue  # "the suitcase was next to ...", "close to ...": a place (a relation), not a look
             if _shading(adj, self.lex):
                 continue  # "a dark blue scarf": "dark" shades the colour, it is not the scarf's kind
+            hue, dash, coloured = adj.lower_.rpartition("-")
+            if dash and coloured in self.lex["coloured_words"] and hue in self.lex["colors"]:
+                self.add_attr(noun, hue, "color", adj.i)  # "a gold-colored vase": "is the vase gold?"
+                continue
+            if adj.lower_ in self.lex["coloured_words"] and adj.i > 0 and self.doc[adj.i - 1].lower_ in self.lex["colors"]:
+                continue  # "a silver coloured car": the colour is the look ("is the car silver?"), not "is the car coloured?"
             if adj.lower_ in self.lex["not_attributes"] and adj.lower_ not in self.lex["compound_prep_nouns"]:
                 continue  # "multiple skiers", "other players"
             value, first = _with_adverbs(adj)
@@ -71,6 +79,13 @@ class _AttributesReader(_ReferentsReader):
                     for a in c.children:
                         if a.dep_ in ("acomp", "attr") and a.pos_ in ("ADJ", "VERB"):
                             self._describe(noun, a)
+            quantity = tok.head.head if tok.dep_ == "pobj" and tok.head.lower_ == "of" else None
+            if quantity is not None and _lemma(quantity) in self.not_things["quantity"] and quantity.i not in self.nouns:
+                # "a set of nine labels for the summer season in blue and yellow": the colours hung on the quantity
+                # word are the counted things' ("are the labels in blue?")
+                for c in quantity.children:
+                    if c.dep_ == "prep" and c.lower_ == "in" and c.i > tok.i:
+                        self._in_colours(noun, c)
             # "the car is big and red", "the beach is crowded", "a child looks sad" (a linking verb)
             if tok.dep_ in ("nsubj", "nsubjpass") and (tok.head.lemma_ == "be" or _copula(tok.head)):
                 self._predicate(noun, tok.head)
@@ -144,13 +159,17 @@ class _AttributesReader(_ReferentsReader):
                 elif target.lower_ in self.lex["colors"] and target.i not in self.nouns:
                     self.add_attr(noun, target.lower_, "color", target.i, phrase=f"{words} {target.lower_}")
                     handled = True
-                elif _lemma(verb) in lexicon()["making_verbs"] and c.lower_ in ("of", "from", "out") and verb.tag_ == "VBN":
-                    value = _phrase(target)
+                elif _lemma(verb) in lexicon()["making_verbs"] and c.lower_ in ("of", "from", "out") and self._made_participle(verb):
                     # a participle as written ("made from"), also where the tagger read a sentence ("letters made from X")
                     words = f"{verb.lower_}{' ' + prt if prt else ''}{words[len(vwords):]}"
-                    self.add_attr(noun, value, "material", target.i, phrase=f"{words} {value}")
-                    if _in(target, self.lex["attribute_kinds"]["material"]):
-                        self.nouns.pop(target.i, None)  # "made of denim": denim is what it is made of, not a thing
+                    # "made from palm columns and oyster shell concrete": each material the thing's
+                    # (joined by "and", not a list of tags after it: "made from hotdogs, museum quality, framed photo")
+                    joined = [t for t in target.conjuncts if _is_noun(t) and t.i > target.i and not any(w.text == "," for w in self.doc[target.i : t.i])]
+                    for material in [target, *joined]:
+                        value = _phrase(material)
+                        self.add_attr(noun, value, "material", material.i, phrase=f"{words} {value}")
+                        if _in(material, self.lex["attribute_kinds"]["material"]) and (material is target or not _compounds(material)):
+                            self.nouns.pop(material.i, None)  # "made of denim": denim is what it is made of, not a thing
                     handled = True
             # "a dog resting after a long walk": a time after an -ing verb is no object (the dog is resting)
             times = self.lex["time_prepositions"] if verb.tag_ == "VBG" else frozenset()
@@ -194,10 +213,17 @@ class _AttributesReader(_ReferentsReader):
             if about is not None and about.i in self.nouns:
                 self._predicate(self.nouns[about.i], verb, colours_only=pron.lower_ == "it")
 
+    def _made_participle(self, verb) -> bool:
+        """ "made from wood" as a participle; also "Agora made from palm columns", which the tagger reads as a sentence
+        in the past tense (no object: "she made from scratch" aside, a past "made" with an object made something)."""
+        return verb.tag_ == "VBN" or verb.tag_ == "VBD" and not any(c.dep_ in ("dobj", "ccomp", "xcomp") for c in verb.children)
+
     def _in_colours(self, noun: Noun, prep) -> None:
         """ "the text 'magma' in red", "bookmarks in black and white", "the words in rainbow colors": the colours after
         "in" (not a thing of their own) are the thing's, asked "is the text in red?"."""
         pobj = next((c for c in prep.children if c.dep_ == "pobj"), None)
+        if pobj is None:  # "in blue and yellow" with the colours hung on "in" as describing words
+            pobj = next((c for c in prep.children if c.dep_ == "amod" and c.lower_ in self.lex["colors"]), None)
         if pobj is None or pobj.i in self.nouns or _negated(prep.head):
             return
         if pobj.lower_ in self.lex["colors"]:
@@ -249,7 +275,9 @@ class _AttributesReader(_ReferentsReader):
             if prep.dep_ != "prep" or prep.lower_ not in ("in", "at", "on"):
                 continue
             place = next((c for c in prep.children if c.dep_ == "pobj"), None)
-            if place is None or place.i in self.nouns or _lemma(place) not in lex["state_places"] and place.lower_ not in lex["state_places"]:
+            if place is None or place.i in self.nouns:
+                continue
+            if _lemma(place) not in lex["state_places"] and place.lower_ not in lex["state_places"]:
                 continue
             of = next((c for c in place.children if c.dep_ == "prep" and c.lower_ == "of"), None)
             whole = next((c for c in of.children if c.dep_ == "pobj"), None) if of is not None else None

@@ -104,6 +104,9 @@ class _FramesReader(_ReaderState):
         words = self.lex["style_tag_words"]
         if any(t.text in ('"', "“", "”") for t in fragment) or len(fragment) > 6:
             return False
+        lone = fragment[0] if len(fragment) == 1 else None
+        if lone is not None and lone.tag_ == "VB" and lone.is_lower and lone.is_alpha:
+            return True  # "old ship, spooky": a one-word tag the tagger read as a bare verb is a look, not "is the ship spookying?"
         if any(t.pos_ in ("VERB", "AUX") and not _in(t, words) for t in fragment):
             return False
         resolution = any(t.lower_ in ("k", "p") and i > 0 and fragment[i - 1].like_num for i, t in enumerate(fragment))

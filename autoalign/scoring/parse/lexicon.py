@@ -51,6 +51,7 @@ def lexicon() -> dict[str, Any]:
     data["state_places"] = set(words["state_places"]["words"])
     data["picture_words"] = set(words["state_places"]["picture"])
     data["light_verbs"] = set(words["light_verbs"]["words"])
+    data["coloured_words"] = set(words["coloured_words"]["words"])
     data["body_parts"] = set(words["body_parts"]["words"])
     data["pose_states"] = set(words["pose_states"]["words"])
     data["material_names"] = set(words["material_names"]["words"])

@@ -12,19 +12,40 @@ from autoalign.scoring.parse.tokens import _lemma
 _QUOTE = re.compile(r"\"([^\"]+)\"|“([^”]+)”|(?<![\w'])'([^']+)'(?!\w)")
 
 
+# a text whose quotes were lost, set off by two spaces on each side after a word that names text or says it ("vines in
+# the shape of text  open your mind  sprouting", "a book with  knowledge is power  painted on it"); no sentence end in it
+_SPACED = re.compile(r"\b(\w+)  (?! )([^\s.!?\"“”][^.!?\"“”\n]{0,78}?[^\s.!?\"“”])  (?=\S)")
+_SAYING = frozenset({"with", "says", "saying", "reads", "reading", "say", "read", "that"})
+_DETERMINERS = frozenset({"a", "an", "the", "some", "two", "three", "many", "his", "her", "its", "their", "my", "our", "your"})
+
+
+def _spaced_quotes(text: str, lex: dict[str, Any]) -> list[tuple[str, int, int, str]]:
+    if "  " not in text:
+        return []
+    out = []
+    for m in _SPACED.finditer(text):
+        before, words = m.group(1).lower(), m.group(2).lower().split()
+        if before == "with" and (len(words) < 2 or words[0] in _DETERMINERS):
+            continue  # "a cat with  a hat  and a dog": a thing between stray spaces, no text
+        if before in lex["text_nouns"] or before in _SAYING:
+            out.append((m.group(2), m.start(2), m.end(2), m.group(2)))
+    return out
+
+
 def read_quotes(text: str, doc: Any, nouns: list[Noun], lex: dict[str, Any]) -> list[Quote]:
     """The quotes of ``text`` (the text ``doc`` was parsed from), each with the thing it is written on."""
     quotes: list[Quote] = []
-    for m in _QUOTE.finditer(text):
-        qtext = (m.group(1) or m.group(2) or m.group(3) or "").strip()
+    found = [((m.group(1) or m.group(2) or m.group(3) or ""), m.start(), m.end(), m.group(0)) for m in _QUOTE.finditer(text)]
+    for qtext, start, end, raw in sorted(found + _spaced_quotes(text, lex), key=lambda f: f[1]):
+        qtext = qtext.strip()
         if not qtext:
             continue
-        before = [n for n in nouns if doc[n.index].idx < m.start()]
+        before = [n for n in nouns if doc[n.index].idx < start]
         # the quote is written on the last noun before it ("a sign that says ..."), unless that noun is inside it
         owner = before[-1].index if before else None
-        if owner is not None and _lemma(doc[owner]) in lex["text_nouns"] and not text[doc[owner].idx + len(doc[owner]) : m.start()].strip(" :,"):
+        if owner is not None and _lemma(doc[owner]) in lex["text_nouns"] and not text[doc[owner].idx + len(doc[owner]) : start].strip(" :,"):
             # "the word 'START' written on a sidewalk": the word is the text; it is written on what follows
-            after = [n for n in nouns if doc[n.index].idx >= m.end() and doc[n.index].dep_ == "pobj" and doc[n.index].head.lower_ in ("on", "onto", "across", "over")]
+            after = [n for n in nouns if doc[n.index].idx >= end and doc[n.index].dep_ == "pobj" and doc[n.index].head.lower_ in ("on", "onto", "across", "over")]
             owner = after[0].index if after else None
-        quotes.append(Quote(text=qtext, noun=owner, char_start=m.start(), char_end=m.end(), raw=m.group(0)))
+        quotes.append(Quote(text=qtext, noun=owner, char_start=start, char_end=end, raw=raw))
     return quotes

@@ -36,6 +36,9 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
     lex = lexicon()
     nlp = load_spacy(model)
     text = lex["flag_re"].sub(" ", prompt).rstrip() if "--" in prompt or "—" in prompt else prompt
+    if len(text) > 2 and text[0] == text[-1] == '"' and '""' in text[1:-1]:
+        # a prompt pasted as a CSV field ('"two sofas and a 39"" table"'): the field's own quotes are no text to write
+        text = text[1:-1].replace('""', '"')
     if "©" in text or "(c)" in text.lower() or "copyright" in text.lower():
         text = _CREDIT.sub("", text)
     if "stock" in text.lower():

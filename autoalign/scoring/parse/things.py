@@ -96,6 +96,10 @@ class _ThingsReader(_FramesReader):
                 c.dep_ in ("amod", "compound") for c in tok.children
             ):
                 continue  # "zebras in the wild": how they are, not "is there a wild?"
+            if lem in nt["outing"] and tok.dep_ == "pobj" and tok.head.lower_ == "for" and not _compounds(tok):
+                continue  # "taking his dog for a walk": what they go out for, not "is there a walk?"
+            if (_in(tok, lex["style_tag_words"]) or tok.i == tok.sent.start) and not _compounds(tok) and self._frame_after(tok):
+                continue  # "studio close-up shot of a book", "progress shot of a garage": the frame's kind, not "is there a studio?"
             if lem in nt["pronoun"] and not _compounds(tok):
                 continue  # "one behind the other": the thing is named elsewhere
             if (
@@ -132,6 +136,18 @@ class _ThingsReader(_FramesReader):
         if not any(c.dep_ == "dobj" for c in first.children):  # "holding the Universe in my Hands": no "is the person holding?"
             self.add_attr(self.nouns[first.i], first.lower_, "state", first.i)
         self.implied.add(first.i)
+
+    def _frame_after(self, tok) -> bool:
+        """Whether a frame noun follows ``tok`` with only its own modifiers between, the two joined ("studio | close-up
+        shot of ...", "progress shot of ..."): ``tok`` names the frame's kind."""
+        frames = self.lex["frame_nouns"]
+        for t in tok.doc[tok.i + 1 : tok.i + 5]:
+            of = any(c.dep_ == "prep" and c.lower_ == "of" for c in t.children)
+            if _lemma(t) in frames and _is_noun(t) and of and (t.head.i == tok.i or tok.head.i == t.i):
+                return all(not _is_noun(b) or b.head.i == t.i for b in tok.doc[tok.i + 1 : t.i])
+            if t.is_punct and t.text != "-":
+                return False
+        return False
 
     def _measure(self, tok) -> bool:
         """A unit after a number ("42 cm", "11 quot": ``unit`` in the word lists), a decade ("1950s"), or a word without
@@ -244,6 +260,8 @@ class _ThingsReader(_FramesReader):
         for c in tok.children:
             if c.i in self.claimed_numbers:
                 continue
+            if c.i + 1 < len(doc) and doc[c.i + 1].text in ('"', "''", "”", "″") and not c.whitespace_:
+                continue  # "a 24" side table": inches, the table's size, no count
             if c.dep_ in ("nummod",) or (c.like_num and c.dep_ in ("amod", "quantmod", "det")):
                 noun.numbers.append(c.lower_)
                 noun.modifier_start[c.lower_] = c.i
