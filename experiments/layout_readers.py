@@ -73,12 +73,14 @@ def main(argv: list[str] | None = None) -> Counter:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out", help="The JSON lines file to write.")
     ap.add_argument("--data", default=str(DATA), help="The benchmark data folder (default ../shared/data).")
+    ap.add_argument("--only", nargs="*", default=None,
+                    help="Only these suites (shapes shapes-val tifa drawbench geneval t2i-compbench dsg).")
     args = ap.parse_args(argv)
     seen: set[tuple[str, str]] = set()
     counts: Counter = Counter()
     with open(args.out, "w", encoding="utf-8") as f:
         for source, prompt in prompts(Path(args.data)):
-            if (source, prompt) in seen:
+            if (source, prompt) in seen or args.only is not None and source not in args.only:
                 continue
             seen.add((source, prompt))
             counts[source] += 1
