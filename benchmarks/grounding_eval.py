@@ -11,6 +11,11 @@
   grounder's count of each (colour, shape) kind the caption names or the oracle sees is compared with
   the oracle's.
 
+``--grounder DIR`` measures the grounder saved in ``DIR`` (a ``save_pretrained`` directory, e.g. a recipe
+variant written by ``autoalign world train --only grounder --out``) instead of the preset's ``world:grounder``;
+``--records PATH`` writes each generated phrase's reading (image, phrase, grounder's count, oracle's count)
+so two grounders on the same images can be compared phrase by phrase (fixed / broken, a sign test).
+
 Writes ``docs/results/grounder.json`` (the generic results shape) with ``--out``. GenEval's rules on a bench
 run's images, against the oracle on the ``shapes`` suite: ``autoalign bench geneval DIR``
 (:mod:`autoalign.benchmarks.geneval_bench`).
@@ -142,6 +147,7 @@ def generated(grounder, generator, split: str, n: int) -> dict[str, Any]:
 
     agree, images_agree, readable = [], [], 0
     verdicts: list[bool] = []
+    records: list[dict[str, Any]] = []
     for i in range(n):
         if i % 25 == 0:
             print(f"generated: {i}/{n}", file=sys.stderr, flush=True)
@@ -165,11 +171,15 @@ def generated(grounder, generator, split: str, n: int) -> dict[str, Any]:
             ok.append(len(g.boxes) == want)
         agree += ok
         images_agree.append(all(ok))
+        records += [{"image": i, "phrase": g.phrase, "grounder": len(g.boxes),
+                     "oracle": sum(o.color == g.phrase.split()[0] and o.shape == g.phrase.split()[1]
+                                   for o in reading.scene.objects)} for g in found]
     return {
         "count per phrase agrees with the oracle": wilson(sum(agree), len(agree)),
         "every phrase of the image agrees": wilson(sum(images_agree), len(images_agree)),
         "GenEval-style verdict (grounder as detector) agrees with the oracle's": wilson(sum(verdicts), len(verdicts)),
         "images generated": n, "images the oracle reads": readable,
+        "records": records,
     }
 
 
@@ -301,12 +311,25 @@ def generated_splits(splits: Sequence[str]) -> list[str]:
     return [s for s in splits if s != "compositional"] or ["test"]
 
 
+def with_grounder(config, grounder_dir: Path | None):
+    """``config`` with its grounder read from ``grounder_dir`` (same backend), or unchanged when None."""
+    from dataclasses import replace
+
+    from autoalign.errors import InputError
+
+    if grounder_dir is None:
+        return config
+    if not (Path(grounder_dir) / "config.json").is_file():
+        raise InputError(f"--grounder {grounder_dir}: no saved model there (config.json missing)")
+    return replace(config, grounder=replace(config.grounder, model=str(Path(grounder_dir).resolve())))
+
+
 def run(n: int = 300, n_generated: int = 300, splits: Sequence[str] = ("test", "compositional"),
-        parts: Sequence[str] = PARTS) -> dict[str, Any]:
+        parts: Sequence[str] = PARTS, grounder_dir: Path | None = None) -> dict[str, Any]:
     from autoalign.config import load_config
     from autoalign.models.cache import Models
 
-    config = load_config("shapes")
+    config = with_grounder(load_config("shapes"), grounder_dir)
     models = Models(config)
     grounder = models.grounder
     out: dict[str, Any] = {"rendered": {}, "generated": {}, "layout": {}, "vq2": {}}
@@ -334,6 +357,8 @@ def results_doc(result: dict[str, Any], command: str) -> dict[str, Any]:
             rows.append([f"rendered {split}", key, _cell(m)])
     for split, table in result["generated"].items():
         for key, m in table.items():
+            if key == "records":
+                continue
             rows.append([f"generated {split}", key, _cell(m) if isinstance(m, dict) else m])
     for part in ("layout", "vq2"):
         for split, table in result.get(part, {}).items():
@@ -366,24 +391,40 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--compare", type=Path, nargs=2, default=None, metavar=("A", "B"),
                         help="two shapes bench runs of the same prompts: the oracle on their final images, paired (prints JSON)")
     parser.add_argument("--out", type=Path, default=None, help="write the results JSON here (docs/results/grounder.json)")
+    parser.add_argument("--grounder", type=Path, default=None, metavar="DIR",
+                        help="measure the grounder saved in DIR instead of the preset's world:grounder")
+    parser.add_argument("--records", type=Path, default=None, metavar="PATH",
+                        help="write each generated phrase's counts (grounder, oracle) here, to compare grounders paired")
     args = parser.parse_args(argv)
     if args.compare:
         print(json.dumps(paired_final(*args.compare)))
         return
     parts = tuple(args.only or PARTS)
     splits = tuple(args.split or ("test", "compositional"))
-    result = run(args.n, args.generated, splits=splits, parts=parts)
+    result = run(args.n, args.generated, splits=splits, parts=parts, grounder_dir=args.grounder)
     command = (f"{COMMAND} --n {args.n} --generated {args.generated}" + "".join(f" --only {p}" for p in args.only or [])
                + "".join(f" --split {s}" for s in args.split or [])
+               + (f" --grounder {args.grounder}" if args.grounder else "")
                + (f" --out {args.out}" if args.out else ""))
     doc = results_doc(result, command)
     for row in doc["tables"][0]["rows"]:
         print(" | ".join(str(c) for c in row))
-    if args.out:
-        from autoalign.files import atomic_write_json
+    from autoalign.files import atomic_write_json
 
+    if args.records:
+        atomic_write_json(args.records, {"command": command, "generated": {
+            split: table["records"] for split, table in result["generated"].items()}})
+    if args.out:
         atomic_write_json(args.out, doc)
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    from autoalign.errors import AutoAlignError
+
+    try:
+        main()
+    except AutoAlignError as exc:  # bad input: one line, exit 2, nothing written
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)

@@ -435,3 +435,52 @@ def test_grounding_eval_draws_generated_images_from_the_splits_asked():
     assert generated_splits(["test", "compositional"]) == ["test"]
     assert generated_splits(["compositional"]) == ["test"]
     assert generated_splits(["val", "test"]) == ["val", "test"]
+
+
+# ------------------------------------------------------------------------------- round 20: grounder variants on the same images
+
+
+def test_grounding_eval_measures_a_grounder_directory(tmp_path):
+    """``--grounder DIR`` swaps the preset's grounder model for a saved directory (recipe variants are chosen this
+    way); a directory without a saved model is one clear InputError, and nothing is written."""
+    from autoalign.benchmarks.grounding_eval import main, with_grounder
+    from autoalign.errors import InputError
+
+    config = load_config("shapes")
+    assert with_grounder(config, None) is config
+    (tmp_path / "g").mkdir()
+    (tmp_path / "g" / "config.json").write_text("{}")
+    swapped = with_grounder(config, tmp_path / "g")
+    assert swapped.grounder.model == str((tmp_path / "g").resolve())
+    assert swapped.grounder.backend == config.grounder.backend and config.grounder.model == "world:grounder"
+    with pytest.raises(InputError, match="no saved model"):
+        main(["--grounder", str(tmp_path / "missing"), "--only", "generated", "--generated", "1",
+              "--out", str(tmp_path / "out.json"), "--records", str(tmp_path / "rec.json")])
+    assert not (tmp_path / "out.json").exists() and not (tmp_path / "rec.json").exists()
+
+
+def test_grounding_eval_records_each_generated_phrase():
+    """The generated part keeps each phrase's two counts (grounder, oracle), so two grounders on the same images
+    compare phrase by phrase; the agreement share is those records' share of equal counts, and the results
+    table leaves the records out. A test double draws the scene graph's own render as the 'generated' image."""
+    from autoalign.benchmarks.grounding_eval import generated, results_doc
+    from autoalign.config import load_config as load
+    from autoalign.models.cache import Models
+    from autoalign.world.render import scene_for
+    from autoalign.world.scene import spec_for
+
+    class RenderingGenerator:  # test double: the caption's rendered scene, not a model's image
+        def generate(self, caption, n, seed):
+            spec = next(spec_for("val", i) for i in range(50) if spec_for("val", i).caption() == caption)
+            return [draw(scene_for(spec, seed))]
+
+    grounder = Models(load("shapes")).grounder
+    got = generated(grounder, RenderingGenerator(), "val", 3)
+    records = got["records"]
+    assert records and {r["image"] for r in records} <= {0, 1, 2}
+    assert all(set(r) == {"image", "phrase", "grounder", "oracle"} and len(r["phrase"].split()) == 2 for r in records)
+    share = got["count per phrase agrees with the oracle"]
+    assert share["n"] == len(records)
+    assert share["value"] == sum(r["grounder"] == r["oracle"] for r in records) / len(records)
+    rows = results_doc({"rendered": {}, "generated": {"val": got}}, "cmd")["tables"][0]["rows"]
+    assert rows and not any(row[1] == "records" for row in rows)
