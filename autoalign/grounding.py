@@ -1,10 +1,12 @@
 """What a prompt lays out and where grounded boxes stand: one home for both, read by the ``layout``
-detector (:mod:`autoalign.detection.layout`), grounded answers (:mod:`autoalign.scoring.grounded`) and the
-GenEval-style scorer.
+detector (:mod:`autoalign.detection.layout`), grounded answers (:mod:`autoalign.scoring.grounded`), the
+layout planner (:mod:`autoalign.editing.layout_plan`) and the GenEval-style scorer.
 
 * :func:`read_layout` - the prompt's objects (chunk, singular noun, colour words, count: "two red circles"
   -> 2, "a red circle" -> 1, a bare plural -> None) and its spatial relations, from the question
-  generator's parse (:func:`autoalign.scoring.parse.parse_prompt`);
+  generator's parse (:func:`autoalign.scoring.parse.parse_prompt`); the one reading of a prompt's layout:
+  the planner's objects and relations are a view of it (:func:`autoalign.editing.layout_plan.read_layout`);
+  its word lists (numbers, relation words, sizes) are ``prompts/layout_plan.json``'s;
 * :func:`relative_position` - where one box stands from another, GenEval's rule: the centre offset less
   ``POSITION_THRESHOLD`` x the two boxes' sizes on each axis, normalised by the offset's length; a direction
   holds beyond 0.5 (``relation_holds``: one direction, with an optional margin; the layout planner's
@@ -27,14 +29,24 @@ from autoalign.types import Box
 
 #: GenEval's POSITION_THRESHOLD: the part of both boxes' sizes a centre offset must exceed.
 POSITION_THRESHOLD = 0.1
-COUNT_WORDS = {"a": 1, "an": 1, "one": 1, "single": 1, "two": 2, "pair": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-               "seven": 7, "eight": 8, "nine": 9, "ten": 10}
+
+
+@lru_cache(maxsize=1)
+def plan_words() -> dict[str, Any]:
+    """``prompts/layout_plan.json`` (its ``_comment`` left out): the size, relation and number words and the
+    geometry the layout planner draws by and :func:`size_seen` reads by (:mod:`autoalign.editing.layout_plan`)."""
+    data = json.loads(prompts.load("layout_plan.json"))
+    return {k: v for k, v in data.items() if not k.startswith("_")}
+
+
+#: a count word before an object's noun (or a count answer) -> the count: the number words
+#: (``prompts/layout_plan.json`` "numbers", which the planner counts by) and the count nouns ("pair")
+COUNT_WORDS: dict[str, int] = {**plan_words()["numbers"], **plan_words()["count_nouns"]}
 WORD_OF = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten"}
-#: relation words of a prompt -> the direction of the subject from the object (GenEval's four)
-DIRECTIONS = {"to the left of": "left", "left of": "left", "on the left of": "left",
-              "to the right of": "right", "right of": "right", "on the right of": "right",
-              "above": "above", "over": "above", "on top of": "above",
-              "below": "below", "under": "below", "beneath": "below", "underneath": "below"}
+_DIRECTION_OF = {(-1, 0): "left", (1, 0): "right", (0, -1): "above", (0, 1): "below"}
+#: relation words of a prompt -> the direction of the subject from the object (GenEval's four): the layout
+#: planner's relation words (``prompts/layout_plan.json`` "relations", each with its direction (dx, dy))
+DIRECTIONS: dict[str, str] = {word: _DIRECTION_OF[tuple(d)] for word, d in plan_words()["relations"].items()}
 #: how a direction is said, in the form the prompt used ("to the left of" or "left of")
 SAY = {"left": ("to the left of", "left of"), "right": ("to the right of", "right of"),
        "above": ("above", "above"), "below": ("below", "below")}
@@ -42,7 +54,8 @@ SAY = {"left": ("to the left of", "left of"), "right": ("to the right of", "righ
 
 @dataclass
 class LayoutObject:
-    """One object phrase of the prompt: its chunk, head noun, colours, count (None: not said) and size word."""
+    """One object phrase of the prompt: its chunk, head noun, colours, count (None: not said) and size word,
+    and what else the parse says of it (the layout planner's view of it: :func:`autoalign.editing.layout_plan.wanted`)."""
 
     chunk: str
     noun: str  # singular head noun, lower case
@@ -50,6 +63,10 @@ class LayoutObject:
     count: int | None = 1
     index: int = -1  # the noun's token index in the parse
     size: str | None = None  # a size word before the noun ("small", "big"; :func:`size_words`)
+    lemma: str = ""  # the parse's lemma of the head noun (the singular of its phrase where it has none)
+    attributes: list[str] = field(default_factory=list)  # its other describing words, as the parse gave them
+    numbers: list[str] = field(default_factory=list)  # the parse's number words for it ("a pair of shoes": "two")
+    plural: bool = False  # the noun is written in the plural
 
     @property
     def query(self) -> str:
@@ -62,6 +79,7 @@ class LayoutRelation:
     direction: str  # left | right | above | below
     subject: int  # indices into the object list
     obj: int
+    parsed: str = ""  # the parse's relation word, unchanged (``Relation.word``: "left of", "to the left of")
 
 
 @dataclass
@@ -71,7 +89,9 @@ class Layout:
 
 
 def read_layout(prompt: str) -> Layout:
-    """The prompt's objects (count, colour, noun) and spatial relations, from the question generator's parse."""
+    """The prompt's objects (count, colour, noun) and spatial relations, from the question generator's parse:
+    the one reading of a prompt's layout (the layout planner's :func:`autoalign.editing.layout_plan.read_layout`
+    is a view of it)."""
     from autoalign.scoring.parse import parse_prompt
 
     parse = parse_prompt(prompt)
@@ -90,7 +110,9 @@ def read_layout(prompt: str) -> Layout:
         by_index[noun.index] = len(objects)
         size = next((a.lower() for a in noun.attributes if a.lower() in size_words()), None)
         objects.append(LayoutObject(chunk=noun.chunk, noun=singular(doc[noun.index].lower_),
-                                    colors=[c.lower() for c in noun.colors], count=count, index=noun.index, size=size))
+                                    colors=[c.lower() for c in noun.colors], count=count, index=noun.index, size=size,
+                                    lemma=noun.lemma or singular(noun.phrase), attributes=list(noun.attributes),
+                                    numbers=list(noun.numbers), plural=noun.plural))
     relations = []
     for rel in parse.relations:
         word = " ".join(rel.word.lower().split())
@@ -100,16 +122,8 @@ def read_layout(prompt: str) -> Layout:
             lo, hi = doc[rel.subject].idx + len(doc[rel.subject].text), doc[parse.noun_at(rel.obj).start].idx
             between = prompt[lo:hi].strip().lower()
             said = next((w for w in sorted(DIRECTIONS, key=len, reverse=True) if w in between and DIRECTIONS[w] == direction), word)
-            relations.append(LayoutRelation(said, direction, by_index[rel.subject], by_index[rel.obj]))
+            relations.append(LayoutRelation(said, direction, by_index[rel.subject], by_index[rel.obj], parsed=rel.word))
     return Layout(objects, relations)
-
-
-@lru_cache(maxsize=1)
-def plan_words() -> dict[str, Any]:
-    """``prompts/layout_plan.json`` (its ``_comment`` left out): the size, relation and number words and the
-    geometry the layout planner draws by and :func:`size_seen` reads by (:mod:`autoalign.editing.layout_plan`)."""
-    data = json.loads(prompts.load("layout_plan.json"))
-    return {k: v for k, v in data.items() if not k.startswith("_")}
 
 
 def size_words() -> dict[str, float]:

@@ -12,6 +12,7 @@ root, with AutoAlign installed::
 * ``multi_mismatch`` - sequential vs combined edit instructions, on the scene double.
 * ``oracle_sheet`` - a contact sheet for checking the oracle by eye on generated images.
 * ``question_stats`` - speed and coverage of the offline question generator on real prompts.
+* ``layout_readers`` - both readings of a prompt's layout (grounding, planner) over the benchmark prompts.
 
 The repeatable benchmarks (suites, speed, memory, kill-and-resume) stay in ``autoalign.benchmarks``.
 """

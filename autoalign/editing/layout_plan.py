@@ -4,7 +4,8 @@ The plan is a list of :class:`~autoalign.types.LayoutOp` (remove / add / move / 
 that, carried out by the region editor, makes the image's layout agree with the prompt:
 
 * the prompt is read into a :class:`Layout`: objects with a count, a noun, attribute words and a size
-  word, and spatial relations between two single objects ("a red circle to the left of a blue square");
+  word, and spatial relations between two single objects ("a red circle to the left of a blue square"),
+  the planner's view of the one reading of a prompt's layout (:func:`autoalign.grounding.read_layout`);
 * each detected box (``Box.label`` names what it shows, e.g. "small red circle", or the phrase a
   grounder found it for) is matched to the prompt's objects by its words.
 
@@ -37,8 +38,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from autoalign import prompts
-from autoalign.grounding import box_iou, plan_words
+from autoalign import grounding, prompts
+from autoalign.grounding import DIRECTIONS, LayoutObject, box_iou, plan_words
 from autoalign.grounding import relation_holds as geneval_relation
 from autoalign.inflect import singular
 from autoalign.types import Box, LayoutOp, LayoutPlan
@@ -81,28 +82,27 @@ class Layout:
     relations: list[tuple[int, str, int]] = field(default_factory=list)
 
 
-def read_layout(prompt: str) -> Layout:
-    """The prompt's objects and spatial relations from the project's spaCy reading of it."""
-    from autoalign.scoring.parse import parse_prompt
-
+def wanted(obj: LayoutObject) -> Wanted:
+    """The planner's view of one object of the prompt's layout (:func:`autoalign.grounding.read_layout`): its
+    lemma, the count its number words say (the last of them that is a number word; 1 when none is, a plural
+    without number words 2), its size word and its colours and other describing words."""
     w = words()
-    parse = parse_prompt(prompt)
-    index: dict[int, int] = {}
-    layout = Layout()
-    for noun in parse.nouns:
-        count = 1
-        for number in noun.numbers:
-            count = w["numbers"].get(number.lower(), count)
-        if noun.plural and not noun.numbers:
-            count = 2
-        size = next((a for a in noun.attributes if a in w["sizes"]), None)
-        attrs = tuple([*noun.colors, *(a for a in noun.attributes if a not in w["sizes"])])
-        index[noun.index] = len(layout.objects)
-        layout.objects.append(Wanted(noun.lemma or singular(noun.phrase), count, attrs, size))
-    for rel in parse.relations:
-        if rel.word in w["relations"] and rel.subject in index and rel.obj in index and rel.subject != rel.obj:
-            layout.relations.append((index[rel.subject], rel.word, index[rel.obj]))
-    return layout
+    count = 1
+    for number in obj.numbers:
+        count = w["numbers"].get(number.lower(), count)
+    if obj.plural and not obj.numbers:
+        count = 2
+    size = next((a for a in obj.attributes if a in w["sizes"]), None)
+    attrs = tuple([*obj.colors, *(a for a in obj.attributes if a not in w["sizes"])])
+    return Wanted(obj.lemma, count, attrs, size)
+
+
+def read_layout(prompt: str) -> Layout:
+    """The prompt's objects and spatial relations: the planner's view of :func:`autoalign.grounding.read_layout`
+    (its objects as :func:`wanted`; its relations whose parsed words are, as written, relation words)."""
+    seen = grounding.read_layout(prompt)
+    relations = [(r.subject, r.parsed, r.obj) for r in seen.relations if r.parsed in DIRECTIONS]
+    return Layout([wanted(o) for o in seen.objects], relations)
 
 
 # --- geometry ------------------------------------------------------------------------------------------
@@ -139,9 +139,7 @@ def relation_holds(a, rel: str, b, margin: float) -> bool:
     """Whether box ``a`` stands in ``rel`` (the prompt's words, "to the left of") to box ``b``: GenEval's rule,
     the one the checks use (:func:`autoalign.grounding.relation_holds`), with the centres ``margin`` apart along
     the relation's axis."""
-    dx, dy = words()["relations"][rel]
-    direction = {(-1, 0): "left", (1, 0): "right", (0, -1): "above", (0, 1): "below"}[(dx, dy)]
-    return geneval_relation(a, direction, b, margin=margin)
+    return geneval_relation(a, DIRECTIONS[rel], b, margin=margin)
 
 
 def free_box(
