@@ -197,12 +197,11 @@ def nearest_fill(image: Image.Image, mask: Image.Image) -> Image.Image:
     return Image.fromarray(arr[iy, ix], "RGB")
 
 
-def object_cutout(drawing: Image.Image, threshold: float) -> tuple[Image.Image, Image.Image] | None:
-    """The largest region of ``drawing`` that differs from its border colour by more than ``threshold``,
-    cropped to its box, with its mask; None when there is none."""
+def largest_region(arr: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray] | None:
+    """The largest connected region of ``arr`` (H x W x 3, float) that differs from the median colour of its
+    border by more than ``threshold``, as a boolean mask, with that border colour; None when there is none."""
     from scipy import ndimage
 
-    arr = np.asarray(drawing.convert("RGB"), dtype=np.float32)
     border = np.concatenate([arr[0], arr[-1], arr[:, 0], arr[:, -1]])
     background = np.median(border, axis=0)
     fg = np.linalg.norm(arr - background, axis=-1) > threshold
@@ -210,10 +209,19 @@ def object_cutout(drawing: Image.Image, threshold: float) -> tuple[Image.Image, 
     if count == 0:
         return None
     sizes = ndimage.sum(fg, labels, range(1, count + 1))
-    k = int(np.argmax(sizes)) + 1
-    ys, xs = np.nonzero(labels == k)
+    return labels == int(np.argmax(sizes)) + 1, background
+
+
+def object_cutout(drawing: Image.Image, threshold: float) -> tuple[Image.Image, Image.Image] | None:
+    """The largest region of ``drawing`` that differs from its border colour by more than ``threshold``,
+    cropped to its box, with its mask; None when there is none."""
+    found = largest_region(np.asarray(drawing.convert("RGB"), dtype=np.float32), threshold)
+    if found is None:
+        return None
+    body, _ = found
+    ys, xs = np.nonzero(body)
     box = (int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1)
-    mask = Image.fromarray(((labels == k) * 255).astype(np.uint8), "L").crop(box)
+    mask = Image.fromarray((body * 255).astype(np.uint8), "L").crop(box)
     return drawing.convert("RGB").crop(box), mask
 
 
@@ -523,14 +531,10 @@ def transfer_colour(image: Image.Image, xyxy, colour: np.ndarray | None, thresho
         return None
     arr = np.asarray(image.convert("RGB"), dtype=np.float32)
     crop = arr[y0:y1, x0:x1]
-    border = np.concatenate([crop[0], crop[-1], crop[:, 0], crop[:, -1]])
-    background = np.median(border, axis=0)
-    fg = np.linalg.norm(crop - background, axis=-1) > threshold
-    labels, count = ndimage.label(fg)
-    if count == 0:
+    found = largest_region(crop, threshold)
+    if found is None:
         return None
-    sizes = ndimage.sum(fg, labels, range(1, count + 1))
-    body = labels == int(np.argmax(sizes)) + 1
+    body, background = found
     inner = ndimage.binary_erosion(body)
     old = crop[inner if inner.any() else body].mean(axis=0)
     span = old - background
