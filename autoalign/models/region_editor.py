@@ -106,7 +106,6 @@ CHANGE_MODES = ("inpaint", "paste")
 RECOLOUR_MODES = ("redraw", "transfer")
 CHOOSE_MODES = ("largest", "clip")
 PLANNERS = ("triplets", "rules", "llm")
-STAGES = ("remove", "recolor", "reshape", "add")
 
 
 def box_mask(xyxy, size: tuple[int, int], grow: float = 0.0) -> Image.Image:
@@ -383,22 +382,24 @@ class InpaintRegionEditor:
             if not np.asarray(mask).any():
                 logger.info("region editor: the %s box %s lies outside the image; skipped", stage, box)
                 continue
-            before = current
-            change = stage in ("recolor", "reshape")
-            if stage == "recolor" and self.recolour == "transfer":
-                current = self._transfer(current, box, phrase, prompt, step_seeds)
-                continue
-            if stage == "remove" or (change and self.change == "paste"):
-                current = self._remove(current, mask, step_seeds)
             if stage == "remove":
-                continue
-            if (stage == "add" and self.add == "paste") or (change and self.change == "paste"):
-                current = self._paste_add(current, box, mask, phrase, prompt, step_seeds,
-                                          fallback=before if change else None)
+                current = self._remove(current, mask, step_seeds)
+            elif stage == "recolor" and self.recolour == "transfer":
+                current = self._transfer(current, box, mask, phrase, prompt, step_seeds)
+            elif stage in ("recolor", "reshape"):
+                current = self._change(current, box, mask, phrase, prompt, step_seeds)
+            elif self.add == "paste":
+                current = self._paste_add(current, box, mask, phrase, prompt, step_seeds)
             else:
-                strength = self.change_strength if change else 1.0
-                current = self._inpaint(current, mask, self._text(phrase, prompt), step_seeds, strength)
+                current = self._inpaint(current, mask, self._text(phrase, prompt), step_seeds)
         return current
+
+    def _change(self, images, box, mask, phrase, prompt, seeds):
+        """A recolour or reshape as ``change`` says: the old object removed and a fresh drawing pasted (where
+        no drawing shows one, the image is kept as it was), or the box inpainted at ``change_strength``."""
+        if self.change == "paste":
+            return self._paste_add(self._remove(images, mask, seeds), box, mask, phrase, prompt, seeds, fallback=images)
+        return self._inpaint(images, mask, self._text(phrase, prompt), seeds, self.change_strength)
 
     def _remove(self, images: list[Image.Image], mask: Image.Image, seeds: list[int]) -> list[Image.Image]:
         """What is inside ``mask`` removed, as ``remove`` says."""
@@ -470,12 +471,10 @@ class InpaintRegionEditor:
             out = self._inpaint(out, mask, self._text(phrase, prompt), seeds, self.paste_strength)
         return out
 
-    def _transfer(self, images, box, phrase, prompt, seeds):
+    def _transfer(self, images, box, mask, phrase, prompt, seeds):
         """``recolour = "transfer"``: the colour of ``phrase``'s drawn object laid onto the old object in ``box``
         (:func:`transfer_colour`); an image whose old object or drawing shows no colour is recoloured as
-        ``change`` says instead."""
-        size = images[0].size
-        mask = box_mask(box, size, self.grow)
+        ``change`` says instead (:meth:`_change`)."""
         out, redraw = [], []
         for i, (im, cut) in enumerate(zip(images, self._drawn_objects(images, phrase, prompt, seeds))):
             done = transfer_colour(im, box, object_colour(*cut), self.paste_threshold) if cut is not None else None
@@ -485,12 +484,7 @@ class InpaintRegionEditor:
         if redraw:
             logger.info("region editor: no colour to transfer for %r in %d of %d samples; redrawn as change = %r",
                         phrase, len(redraw), len(images), self.change)
-            again = [images[i] for i in redraw]
-            if self.change == "paste":
-                again = self._paste_add(self._remove(again, mask, [seeds[i] for i in redraw]), box, mask, phrase, prompt,
-                                        [seeds[i] for i in redraw], fallback=again)
-            else:
-                again = self._inpaint(again, mask, self._text(phrase, prompt), [seeds[i] for i in redraw], self.change_strength)
+            again = self._change([images[i] for i in redraw], box, mask, phrase, prompt, [seeds[i] for i in redraw])
             for i, im in zip(redraw, again):
                 out[i] = im
         return out
