@@ -254,3 +254,31 @@ def test_recolour_transfer_keeps_the_drawn_colour_and_the_old_outline_outside_th
         assert np.abs(arr - src).sum(-1)[mask & body].mean() > 60  # its colour changed
     with pytest.raises(ConfigError, match="recolour must be one of"):
         editor("tiny:sd-inpaint", recolour="paint")
+
+
+def test_a_pair_the_generator_never_learnt_is_composed_from_parts():
+    """The world's generator never saw a red triangle (a held-out pair) and draws an empty canvas for it, so a
+    paste or a colour transfer of "red triangle" finds nothing; with ``compose`` the editor draws a triangle in
+    another colour and red on another shape, and pastes the triangle in red: the oracle reads a red triangle."""
+    from autoalign.world.oracle import read
+    from autoalign.world.render import draw
+    from autoalign.world.scene import Obj, Scene, held_out_pairs
+
+    assert ("red", "triangle") in held_out_pairs()
+    options = dict(num_inference_steps=10, resolution=64, remove="fill", change="paste", add="paste", paste_tries=4,
+                   paste_strength=0.0, add_prompt="a {phrase}", recolour="transfer")
+    white = Obj("circle", "white", "big", 48, 48)
+    source = draw(Scene([white]))
+    add = LayoutOp("add", "red triangle", target=Box((8, 8, 27, 27), 1.0))
+    plain = editor("world:generator", **options).edit(source, [add], n=1, seed=0)[0]
+    assert sorted((o.color, o.shape) for o in read(plain).scene.objects) == [("white", "circle")]  # nothing drawn
+    ed = editor("world:generator", compose="world_vocabulary.json", **options)
+    added = ed.edit(source, [add], n=1, seed=0)[0]
+    assert sorted((o.color, o.shape) for o in read(added).scene.objects) == [("red", "triangle"), ("white", "circle")]
+    green = Obj("triangle", "green", "big", 20, 20)
+    box = Box((green.x - 9, green.y - 9, green.x + 10, green.y + 10), 1.0, "green triangle")
+    recoloured = ed.edit(draw(Scene([green, white])), [LayoutOp("recolor", "red triangle", source=box, target=box)],
+                         n=1, seed=0)[0]
+    assert sorted((o.color, o.shape) for o in read(recoloured).scene.objects) == [("red", "triangle"), ("white", "circle")]
+    with pytest.raises(ConfigError, match="compose"):
+        editor("tiny:sd-inpaint", compose="no_such_words.json")

@@ -96,7 +96,7 @@ logger = logging.getLogger(__name__)
 OWN_OPTIONS: frozenset[str] = frozenset(
     {"resolution", "grow", "remove", "remove_prompt", "fill_strength", "add_prompt", "add", "move", "paste_strength",
      "paste_threshold", "paste_tries", "paste_choose", "change", "change_strength", "recolour", "attributes",
-     "planner"}
+     "planner", "compose"}
 )
 RESERVED: frozenset[str] = RESERVED_CALL_ARGS | {"mask_image", "strength"}
 REMOVE_MODES = ("inpaint", "fill")
@@ -104,6 +104,8 @@ ADD_MODES = ("inpaint", "paste")
 MOVE_MODES = ("redraw", "paste")
 CHANGE_MODES = ("inpaint", "paste")
 RECOLOUR_MODES = ("redraw", "transfer")
+#: a drawn "object" smaller than this many pixels (at the drawing's size) is a speck, not the object asked for
+MIN_DRAWN_PIXELS = 9
 CHOOSE_MODES = ("largest", "clip")
 PLANNERS = ("triplets", "rules", "llm")
 
@@ -282,6 +284,15 @@ class InpaintRegionEditor:
         self.paste_threshold = o.get("paste_threshold", 60)
         if isinstance(self.paste_threshold, bool) or not isinstance(self.paste_threshold, (int, float)) or self.paste_threshold <= 0:
             raise ConfigError(f"[region_editor] paste_threshold must be a positive number (got {self.paste_threshold!r})")
+        self.compose = str(o.get("compose", "") or "")
+        self._words: dict[str, list[str]] | None = None
+        if self.compose:
+            from autoalign.vocabulary import load as load_vocabulary
+
+            try:
+                self._words = load_vocabulary(self.compose)
+            except (OSError, ValueError) as exc:
+                raise ConfigError(f"[region_editor] compose names no readable vocabulary file in prompts/ ({self.compose!r}: {exc})") from None
         self._pipe = None
         self._call_kwargs: dict[str, Any] = {}
         self._lock = threading.Lock()
@@ -433,10 +444,10 @@ class InpaintRegionEditor:
                                     self.paste_strength)
         return out
 
-    def _drawn_objects(self, images, phrase, prompt, seeds):
+    def _drawn_objects(self, images, phrase, prompt, seeds, compose: bool = True):
         """Per image, the object cut out of ``phrase`` drawn alone ``paste_tries`` times (one batched call for
-        all images): the drawing the ranker prefers (``paste_choose = "clip"``) or the largest object; None
-        where no drawing shows one."""
+        all images): the drawing the ranker prefers (``paste_choose = "clip"``) or the largest object; where no
+        drawing shows one, the phrase composed from parts (:meth:`_composed`, option ``compose``), else None."""
         size = images[0].size
         full = Image.new("L", size, 255)
         k = self.paste_tries
@@ -445,7 +456,8 @@ class InpaintRegionEditor:
         chosen = []
         for i in range(len(images)):
             mine = drawings[i * k:(i + 1) * k]
-            cuts = [(j, c) for j, c in enumerate(object_cutout(d, self.paste_threshold) for d in mine) if c is not None]
+            cuts = [(j, c) for j, c in enumerate(object_cutout(d, self.paste_threshold) for d in mine)
+                    if c is not None and np.count_nonzero(np.asarray(c[1])) >= MIN_DRAWN_PIXELS]
             if self.paste_choose == "clip" and len(cuts) > 1:
                 if self.rank is None:
                     raise ConfigError('[region_editor] paste_choose = "clip" needs the preset\'s [clip] role')
@@ -455,7 +467,60 @@ class InpaintRegionEditor:
                 chosen.append(max((c for _, c in cuts), key=lambda c: int(np.count_nonzero(np.asarray(c[1]))), default=None))
             if chosen[-1] is None:
                 logger.info("region editor: the drawing of %r shows no object", phrase)
+        missing = [i for i, c in enumerate(chosen) if c is None]
+        if compose and missing and self._words is not None:
+            for i, cut in zip(missing, self._composed([images[i] for i in missing], phrase, prompt, [seeds[i] for i in missing])):
+                chosen[i] = cut
         return chosen
+
+    def _composed(self, images, phrase, prompt, seeds):
+        """``phrase`` composed from parts the generator can draw, per image a cut-out or None: the thing drawn in
+        another colour of the ``compose`` vocabulary and the colour drawn on another thing (the first of each,
+        in the vocabulary's order, whose drawing shows an object), the thing's pixels then shifted to that
+        colour. For a colour-shape pair the generator never learnt (the shapes world's held-out red triangle,
+        which it draws as an empty canvas)."""
+        words = phrase.lower().split()
+        things, palette = self._words["things"], self._words["colors"]
+        at_thing = next((k for k in range(len(words) - 1, -1, -1) if words[k] in things or words[k].rstrip("s") in things), None)
+        at_colour = next((k for k, w in enumerate(words) if w in palette), None)
+        if at_thing is None or at_colour is None:
+            return [None] * len(images)
+        thing, colour = words[at_thing].rstrip("s") if words[at_thing] not in things else words[at_thing], words[at_colour]
+
+        def swapped(k: int, word: str) -> str:
+            return " ".join(word if j == k else w for j, w in enumerate(words))
+
+        shapes_ = self._first_drawn(images, [swapped(at_colour, c) for c in palette if c != colour], prompt, seeds)
+        colours = self._first_drawn(images, [swapped(at_thing, t) for t in things if t != thing], prompt, seeds)
+        out = []
+        for cut, paint in zip(shapes_, colours):
+            new = object_colour(*paint) if paint is not None else None
+            if cut is None or new is None:
+                out.append(None)
+                continue
+            piece, piece_mask = cut
+            arr = np.asarray(piece, dtype=np.float32)
+            inside = np.asarray(piece_mask) > 127
+            arr[inside] += np.asarray(new, dtype=np.float32) - object_colour(piece, piece_mask)
+            out.append((Image.fromarray(np.clip(arr, 0, 255).astype(np.uint8), "RGB"), piece_mask))
+        logger.info("region editor: %r composed from parts in %d of %d samples", phrase,
+                    sum(c is not None for c in out), len(out))
+        return out
+
+    def _first_drawn(self, images, phrases, prompt, seeds, rounds: int = 2):
+        """Per image, the cut-out of the first of ``phrases`` whose drawing shows an object (None: none did in
+        ``rounds`` passes over them, each with other seeds); each phrase is drawn only for the images still
+        without one."""
+        found: list[Any] = [None] * len(images)
+        for r in range(rounds):
+            for phrase in phrases:
+                todo = [i for i, c in enumerate(found) if c is None]
+                if not todo:
+                    return found
+                for i, cut in zip(todo, self._drawn_objects([images[i] for i in todo], phrase, prompt,
+                                                            [seeds[i] + 15485863 * (r + 1) for i in todo], compose=False)):
+                    found[i] = cut
+        return found
 
     def _paste_add(self, images, box, mask, phrase, prompt, seeds, fallback=None):
         """``phrase`` drawn alone and the chosen object (:meth:`_drawn_objects`) pasted into ``box``; where no
