@@ -32,7 +32,11 @@ Each :class:`~autoalign.types.LayoutOp` becomes masked edits (SLD's operations):
 * ``recolor`` with ``recolour = "transfer"``: the new phrase is drawn alone as a pasted addition draws it
   (``paste_tries`` drawings, ``paste_choose``), and the drawn object's colour is laid onto the old object
   where it stands (:func:`transfer_colour`), so its outline stays the object's own; where the old object
-  cannot be told from its surroundings, or no drawing shows one, the recolour goes as ``change`` says.
+  cannot be told from its surroundings, or no drawing shows one, the recolour goes as ``change`` says;
+* with ``compose`` (a vocabulary file of ``prompts/``, as ``[detection] vocabulary``), a phrase none of whose
+  drawings shows an object (a colour-shape pair the generator never learnt) is composed from parts: the
+  thing drawn in another colour of the vocabulary, the colour drawn on another thing, the thing's pixels
+  shifted to that colour, then pasted / transferred as above.
 
 All removals go first (so a move may land where another object was), then recolours, then additions.
 Whatever the pipeline does, every pixel outside the masks is copied back from the input, so nothing
@@ -58,6 +62,7 @@ Preset options::
     paste_strength = 0.5                # redraw strength over a pasted object (0: none)
     paste_threshold = 60                # colour distance from the border colour that marks the drawn object
     paste_tries = 1                     # drawings per pasted object (one batched call)
+    compose = ""                        # a vocabulary file: compose phrases the generator cannot draw
     paste_choose = "largest"            # which drawing: "largest" object, or "clip" (the preset's CLIP, drawing vs text)
     change = "inpaint"                  # "inpaint" | "paste" (remove the object, paste a new drawing)
     change_strength = 1.0               # recolour / reshape strength of change = "inpaint" (1: from noise)
