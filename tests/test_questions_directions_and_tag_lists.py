@@ -75,3 +75,22 @@ def test_with_a_thing_doing_something_is_no_company():
 def test_with_a_thing_and_a_place_of_its_own_is_still_company():
     qs = _questions("a man walking with an umbrella in the rain")
     assert "is the man walking with the umbrella?" in qs and "is the umbrella in the rain?" in qs
+
+
+def test_a_word_in_a_nouns_place_with_an_article_is_a_noun():
+    qs = _questions("two kids feeding a woolly mammoth at the zoo")  # ("mammoth" tagged a describing word)
+    assert "is there a mammoth?" in qs and "is the mammoth woolly?" in qs and "are the kids feeding the mammoth?" in qs
+    qs = _questions("Grape vines in the shape of text  stay open  sprouting out of a boot.")  # ("vines" tagged a verb)
+    assert "are there Grape vines?" in qs and "are the Grape vines in the shape of text?" in qs
+
+
+def test_a_word_of_a_text_is_no_look_of_a_thing():
+    qs = _questions("Rose vines in the shape of text  open your heart  growing out of a teapot. DSLR photo.")
+    assert 'is "open your heart" written on the rose vines?' in qs and "are the rose vines open?" not in qs
+
+
+def test_an_arrangement_of_things_is_no_thing_of_its_own():
+    qs = _questions("An arrangement of five green glass bottles with shadows on a grey background")
+    assert "are there five glass bottles?" in qs and "is there an arrangement?" not in qs
+    assert not any("the arrangement" in q for q in qs)
+    assert "is there a heap?" not in _questions("a heap of red apples")

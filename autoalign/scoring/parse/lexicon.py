@@ -78,6 +78,14 @@ def _reads_as_noun(word: str, model: str) -> bool:
 
 
 @functools.lru_cache(maxsize=4096)
+def _reads_as_seen_noun(word: str, model: str) -> bool:
+    """Whether ``word`` reads as a noun as the thing one saw ("I saw a mammoth here"): "the mammoth" alone reads as a
+    describing word, "the woolly" as neither."""
+    doc = load_spacy(model)(f"I saw a {word} here")
+    return len(doc) == 5 and doc[3].tag_.startswith("NN")
+
+
+@functools.lru_cache(maxsize=4096)
 def _reads_as_name(word: str, model: str) -> bool:
     """Whether the pipeline tags ``word`` as a name in a plain sentence ("the ivan is here"): a lower-case word it read
     as a name in a prompt ("bench on table") is often a common noun after all."""

@@ -64,6 +64,8 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
     # nouns inside quotes are text, not objects
     quote_chars = [(q.char_start, q.char_end) for q in quotes]
     nouns = [n for n in nouns if not any(a <= doc[n.index].idx < b for a, b in quote_chars)]
+    for n in nouns:  # nor is a word of the text a look of a thing ('vines in the shape of text  open your mind ': not "open")
+        n.attrs = [t for t in n.attrs if not (0 <= t.index < len(doc) and any(a <= doc[t.index].idx < b for a, b in quote_chars))]
     kept = {n.index for n in nouns}
     relations = [r for r in reader.relations if r.subject in kept and r.obj in kept and all(i in kept for i in r.also)]
     # "four forks with ... forks": a thing cannot have or be part of a thing of the same name and look ("do the forks have
