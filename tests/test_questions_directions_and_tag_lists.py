@@ -94,3 +94,14 @@ def test_an_arrangement_of_things_is_no_thing_of_its_own():
     assert "are there five glass bottles?" in qs and "is there an arrangement?" not in qs
     assert not any("the arrangement" in q for q in qs)
     assert "is there a heap?" not in _questions("a heap of red apples")
+
+
+def test_a_body_part_after_with_keeps_its_own_pose():
+    qs = _questions("a gymnast is balancing on the right leg with the left leg sticking out")
+    assert "is the left leg sticking out?" in qs and "is the gymnast balancing on the right leg?" in qs
+    assert "does the right leg have a leg?" not in qs and not any("with the left leg" in q for q in qs)
+
+
+def test_what_a_thing_is_filled_with_is_no_absolute_clause():
+    qs = _questions("a library filled with kids reading books")  # (no comma: the kids are what fills it)
+    assert "is the library filled with the kids?" in qs

@@ -123,8 +123,7 @@ class _AttributesReader(_ReferentsReader):
             if _negated(verb):
                 continue  # "the legs are close but not joined"
             before = doc[verb.i - 1] if verb.i > 0 else None
-            if before is not None and before.dep_ == "pobj" and before.head.lower_ == "with" and before.i in self.nouns and self._absolute(before):
-                continue  # "standing with legs crossed": the legs are crossed (read with them), not "is the person crossed?"
+            absolute = before is not None and before.dep_ == "pobj" and before.head.lower_ == "with" and before.i in self.nouns and self._absolute(before)
             subject = _subject_of(verb) if verb.dep_ not in ("amod",) else None
             if subject is None and verb.dep_ != "amod":
                 subject = self._previous_subject(verb)  # "There are two birds on the ground. They are laying down."
@@ -133,6 +132,8 @@ class _AttributesReader(_ReferentsReader):
                 # "Studio shot of words 'the food is terrible' made from hotdogs": the quote read as a sentence hides
                 # what is made; it is the last thing before the participle
                 subject = self._last_thing_before(verb)
+            if absolute:
+                subject = before  # "standing with legs crossed", "with the left leg sticking out": the part's, not the person's
             if subject is None or subject.i not in self.nouns:
                 continue
             noun = self.nouns[subject.i]

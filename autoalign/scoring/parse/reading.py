@@ -71,8 +71,12 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
     # "four forks with ... forks": a thing cannot have or be part of a thing of the same name and look ("do the forks have
     # forks?"); placed by one it can ("person next to person": asked of "another person"); "each other" (one index) stays
     phrase = {n.index: (n.phrase.lower(), sorted(a.value for a in n.attrs)) for n in nouns}  # ("the green book on the red book")
+    # a body part has no part of its own kind either, whatever its side ("the right leg with the left leg sticking out")
+    lemma = {n.index: n.lemma for n in nouns}
+    parts = lex["body_parts"]
     relations = [
         r for r in relations
-        if r.subject == r.obj or phrase[r.subject] != phrase[r.obj] or not (r.kind == "part" or r.word in ("with", "having", "has", "have"))
+        if r.subject == r.obj or not (r.kind == "part" or r.word in ("with", "having", "has", "have"))
+        or phrase[r.subject] != phrase[r.obj] and not (lemma[r.subject] == lemma[r.obj] and lemma[r.subject] in parts)
     ]
     return Parse(doc=doc, nouns=nouns, relations=relations, quotes=quotes, globals=reader.globals, model=model)

@@ -83,8 +83,10 @@ class _ReaderState:
         after = _next(obj)
         if after is None:
             return False
-        if after.tag_ == "VBG" and after.dep_ == "acl" and after.head.i == obj.i:
-            return True
+        with_ = obj.head if obj.dep_ == "pobj" else None
+        set_off = with_ is not None and with_.i > 0 and self.doc[with_.i - 1].text == ","
+        if after.tag_ == "VBG" and after.dep_ == "acl" and after.head.i == obj.i and set_off:
+            return True  # (", with a red light indicating error"; not "a library filled with kids reading books")
         if obj.lower_ not in self.lex["body_parts"] and _lemma(obj) not in self.lex["body_parts"]:
             return False
         places = ("near", "on", "in", "at", "across", "over", "under", "behind", "above", "below", "between", "beside", "by",
