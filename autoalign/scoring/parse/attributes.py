@@ -58,6 +58,8 @@ class _AttributesReader(_ReferentsReader):
             if adj.lower_ in self.lex["not_attributes"] and adj.lower_ not in self.lex["compound_prep_nouns"]:
                 continue  # "multiple skiers", "other players"
             value, first = _with_adverbs(adj)
+            if adj.pos_ == "VERB" and (way := self._direction(adj)):
+                value = f"{value} {way}"  # "the arm is bent and facing down": "is the arm facing down?"
             self.add_attr(noun, value, _kind(adj, self.lex), first)
 
     def read_attributes(self) -> None:
@@ -95,7 +97,8 @@ class _AttributesReader(_ReferentsReader):
                 and tok.head.lower_ not in self.lex["not_attributes"]
                 and not self._verb_has_object(tok.head)
             ):
-                self.add_attr(noun, tok.head.lower_, "state", tok.head.i)
+                way = self._direction(tok.head)  # "the head is turned to the right"
+                self.add_attr(noun, f"{tok.head.lower_} {way}" if way else tok.head.lower_, "state", tok.head.i)
         self._pronoun_predicates()
         self._state_places()
         for noun in list(self.nouns.values()):
@@ -119,6 +122,8 @@ class _AttributesReader(_ReferentsReader):
                 continue  # "next to vase": a thing the tagger read as a verb; "written in cursive" (read as lettering); "by remedies varo" (a name)
             if _negated(verb):
                 continue  # "the legs are close but not joined"
+            before = doc[verb.i - 1] if verb.i > 0 else None
+            absolute = before is not None and before.dep_ == "pobj" and before.head.lower_ == "with" and before.i in self.nouns and self._absolute(before)
             subject = _subject_of(verb) if verb.dep_ not in ("amod",) else None
             if subject is None and verb.dep_ != "amod":
                 subject = self._previous_subject(verb)  # "There are two birds on the ground. They are laying down."
@@ -127,6 +132,8 @@ class _AttributesReader(_ReferentsReader):
                 # "Studio shot of words 'the food is terrible' made from hotdogs": the quote read as a sentence hides
                 # what is made; it is the last thing before the participle
                 subject = self._last_thing_before(verb)
+            if absolute:
+                subject = before  # "standing with legs crossed", "with the left leg sticking out": the part's, not the person's
             if subject is None or subject.i not in self.nouns:
                 continue
             noun = self.nouns[subject.i]
@@ -190,7 +197,31 @@ class _AttributesReader(_ReferentsReader):
             if _lemma(verb) in self.not_things["quantity"] and (after := _next(verb)) is not None and after.lower_ == "of":
                 continue  # "peacock birds set of two": a quantity read as a verb, not "are the birds set?"
             if verb.tag_ in ("VBG", "VBN") or verb.dep_ in ("ROOT", "conj", "relcl", "acl", "advcl"):
-                self.add_attr(noun, vwords, "state", verb.i)
+                way = self._direction(verb)  # "head looking forward": "is the head looking forward?", not "... looking?"
+                self.add_attr(noun, f"{vwords} {way}" if way else vwords, "state", verb.i)
+
+    def _direction(self, verb) -> str:
+        """Which way a verb of turning goes, as written right after it ("looking forward", "facing down", "leaning
+        left", "leaning to the right"; a degree word may come first: "looking straight ahead"), or ""."""
+        return self._direction_end(verb)[0]
+
+    def _direction_end(self, verb) -> tuple[str, int]:
+        """(:meth:`_direction`, the index of its last word; ``verb.i`` when there is none)."""
+        words = self.lex["direction_verbs"]
+        if _lemma(verb) not in words["words"] and verb.lower_ not in words["words"]:
+            return "", verb.i
+        doc, j = self.doc, verb.i + 1
+        if _particle(verb):
+            j += 1  # (the particle is in the verb's words already: "looking up")
+        start = j
+        while j < len(doc) and doc[j].lower_ in ("slightly", "straight", "a", "bit", "little", "far", "more", "somewhat"):
+            j += 1
+        if j < len(doc) and doc[j].lower_ in words["directions"] and j not in self.nouns:
+            # "looking straight ahead" keeps its degree word; "turned slightly left" says "turned left"
+            return (doc[start : j + 1].text.lower() if doc[start].lower_ == "straight" else doc[j].lower_), j
+        if j + 2 < len(doc) and doc[j].lower_ in ("to", "towards", "toward") and doc[j + 1].lower_ == "the" and doc[j + 2].lower_ in words["sides"] and j + 2 not in self.nouns:
+            return doc[j : j + 3].text.lower(), j + 2  # "leaning to the right" (the side is no thing: not "is there a right?")
+        return "", verb.i
 
     def _predicate(self, noun: Noun, verb, colours_only: bool = False) -> None:
         """What a "be" / linking verb says of its subject ``noun``: "the car is big and red", "the cocktails are in black and
@@ -390,5 +421,6 @@ class _AttributesReader(_ReferentsReader):
                 continue
             if tok.lower_ not in states or j in self.nouns or any(c.dep_ == "pobj" for c in tok.children):
                 return  # ("arms behind the back": a place, read as a relation)
-            self.add_attr(noun, tok.lower_, "state", j)
-            j += 1
+            way, end = self._direction_end(tok)  # "head turned left": "is the head turned left?" (not also "... left?")
+            self.add_attr(noun, f"{tok.lower_} {way}" if way else tok.lower_, "state", j)
+            j = end + 1

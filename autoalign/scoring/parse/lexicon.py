@@ -54,6 +54,7 @@ def lexicon() -> dict[str, Any]:
     data["coloured_words"] = set(words["coloured_words"]["words"])
     data["body_parts"] = set(words["body_parts"]["words"])
     data["pose_states"] = set(words["pose_states"]["words"])
+    data["direction_verbs"] = {k: set(v) for k, v in words["direction_verbs"].items() if not k.startswith("_")}
     data["material_names"] = set(words["material_names"]["words"])
     data["kind_nouns"] = set(words["kind_nouns"]["words"])
     data["lettering"] = set(words["lettering"]["words"])
@@ -74,6 +75,14 @@ ADJECTIVE_ENDING = re.compile(r"[a-z-]{6,}ic|[a-z-]{3,}(?:ical|ous|esque|istic)"
 @functools.lru_cache(maxsize=4096)
 def _reads_as_noun(word: str, model: str) -> bool:
     return load_spacy(model)(f"the {word}")[-1].tag_.startswith("NN")
+
+
+@functools.lru_cache(maxsize=4096)
+def _reads_as_seen_noun(word: str, model: str) -> bool:
+    """Whether ``word`` reads as a noun as the thing one saw ("I saw a mammoth here"): "the mammoth" alone reads as a
+    describing word, "the woolly" as neither."""
+    doc = load_spacy(model)(f"I saw a {word} here")
+    return len(doc) == 5 and doc[3].tag_.startswith("NN")
 
 
 @functools.lru_cache(maxsize=4096)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from autoalign.inflect import is_plural, singular
-from autoalign.scoring.parse.lexicon import _reads_as_noun
+from autoalign.scoring.parse.lexicon import _reads_as_noun, _reads_as_seen_noun
 from autoalign.scoring.parse.salvage import salvage
 from autoalign.scoring.parse.tokens import _in, _lemma, _next
 
@@ -146,6 +146,31 @@ def _mend_pronoun_noun(doc, lex) -> None:
         plural = is_plural(tok.text)
         tok.pos_, tok.tag_ = "NOUN", "NNS" if plural else "NN"
         tok.lemma_ = singular(tok.lower_) if plural else tok.lower_
+
+
+def _mend_noun_in_noun_place(doc, lex, model: str) -> None:
+    """ "interacting with a woolly mammoth" ("mammoth" tagged a describing word), "Grape vines in the shape of ..."
+    ("vines" a verb): a word in a noun's place (a subject or an object) with an article or a noun compound of its own
+    before it is a noun, when it reads as a thing one saw ("I saw a mammoth here"); a describing or degree word before it
+    describes it ("is the mammoth woolly?"). Not words of place or amount ("to the left", "one behind the other":
+    ``not_attributes``), and not a caption's head ("a small purple square to the left of ...": the world's captions keep
+    the questions its models were trained on, ``tests/test_world_questions_frozen.py``)."""
+    for tok in doc:
+        if tok.pos_ in ("NOUN", "PROPN", "PRON", "NUM") or not tok.is_alpha or tok.lower_ in lex["not_attributes"]:
+            continue
+        if tok.lower_ in lex["direction_verbs"]["directions"] or tok.dep_ not in ("nsubj", "nsubjpass", "dobj", "pobj"):
+            continue
+        before = [c for c in tok.children if c.i < tok.i]
+        article = any(c.dep_ == "det" and c.lower_ in ("a", "an", "the") for c in before)
+        compound = any(c.dep_ == "compound" and c.pos_ in ("NOUN", "PROPN") for c in before)
+        if not (article or compound) or not _reads_as_seen_noun(tok.lower_, model):
+            continue
+        plural = tok.tag_ == "VBZ" or is_plural(tok.text)
+        tok.pos_, tok.tag_ = "NOUN", "NNS" if plural else "NN"
+        tok.lemma_ = singular(tok.lower_) if plural else tok.lower_
+        for c in before:
+            if c.dep_ in ("advmod", "amod") and c.pos_ in ("ADV", "ADJ") and c.is_alpha and not _reads_as_seen_noun(c.lower_, model):
+                c.pos_, c.tag_, c.dep_ = "ADJ", "JJ", "amod"  # "a woolly mammoth": woolly describes it
 
 
 def _mend_split_name(doc, lex, model: str) -> None:
@@ -373,6 +398,7 @@ def _mend_parse(doc, lex, model: str):
         ("listed places", lambda: _mend_listed_place(doc, lex)),
         ("split names", lambda: _mend_split_name(doc, lex, model)),
         ("pronoun nouns", lambda: _mend_pronoun_noun(doc, lex)),
+        ("nouns in a noun's place", lambda: _mend_noun_in_noun_place(doc, lex, model)),
         ("agent participles", lambda: _mend_agent_participle(doc)),
         ("worn colours", lambda: _mend_worn_colour(doc, lex)),
         ("coordinated verbs", lambda: _mend_coordinated_verb(doc, model)),

@@ -64,13 +64,19 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
     # nouns inside quotes are text, not objects
     quote_chars = [(q.char_start, q.char_end) for q in quotes]
     nouns = [n for n in nouns if not any(a <= doc[n.index].idx < b for a, b in quote_chars)]
+    for n in nouns:  # nor is a word of the text a look of a thing ('vines in the shape of text  open your mind ': not "open")
+        n.attrs = [t for t in n.attrs if not (0 <= t.index < len(doc) and any(a <= doc[t.index].idx < b for a, b in quote_chars))]
     kept = {n.index for n in nouns}
     relations = [r for r in reader.relations if r.subject in kept and r.obj in kept and all(i in kept for i in r.also)]
     # "four forks with ... forks": a thing cannot have or be part of a thing of the same name and look ("do the forks have
     # forks?"); placed by one it can ("person next to person": asked of "another person"); "each other" (one index) stays
     phrase = {n.index: (n.phrase.lower(), sorted(a.value for a in n.attrs)) for n in nouns}  # ("the green book on the red book")
+    # a body part has no part of its own kind either, whatever its side ("the right leg with the left leg sticking out")
+    lemma = {n.index: n.lemma for n in nouns}
+    parts = lex["body_parts"]
     relations = [
         r for r in relations
-        if r.subject == r.obj or phrase[r.subject] != phrase[r.obj] or not (r.kind == "part" or r.word in ("with", "having", "has", "have"))
+        if r.subject == r.obj or not (r.kind == "part" or r.word in ("with", "having", "has", "have"))
+        or phrase[r.subject] != phrase[r.obj] and not (lemma[r.subject] == lemma[r.obj] and lemma[r.subject] in parts)
     ]
     return Parse(doc=doc, nouns=nouns, relations=relations, quotes=quotes, globals=reader.globals, model=model)

@@ -68,6 +68,8 @@ class _RelationsReader(_ReferentsReader):
             c.dep_ == "prep" and any(p.dep_ == "pobj" and p.pos_ == "PRON" for p in c.children) for c in obj.children
         ):
             return  # "eating a hot dog with people around him": the people are around him, not the dog's
+        if tok.lower_ == "with" and anchor.pos_ in ("VERB", "AUX", "ADJ") and self._absolute(obj):
+            return  # "standing with legs crossed", "hangs down with hand near knee": how the part is, not "standing with it"
         mutual = _reciprocal_end(obj)  # "sitting next to each other": the things are next to one another
         stands_for = obj.pos_ == "PRON"  # "it": the one thing it stands for, not the things listed with it
         obj = self._pronoun_stands_for(tok, anchor, obj)
@@ -133,6 +135,9 @@ class _RelationsReader(_ReferentsReader):
         """The token the place phrase is about, past a preposition it hangs on ("with a beer in his hand": the beer), a
         motion's path ("travelling across the land towards ..."), and a quantity ("a flock of geese in front of ...");
         None when that leads to no thing."""
+        part = self._absolute_place(tok, anchor) if anchor.pos_ in ("VERB", "AUX", "ADJ") else None
+        if part is not None:
+            return part  # "left arm hangs down with hand near knee": the hand is near the knee (the tagger hung it on the verb)
         if anchor.pos_ == "ADP" and anchor.dep_ == "prep" and tok.lower_ != "of":
             # "with a beer in his hand": the beer is in the hand
             held = next((c for c in anchor.children if c.dep_ == "pobj"), None)

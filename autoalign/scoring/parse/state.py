@@ -8,6 +8,8 @@ from typing import Any
 from autoalign.scoring.parse.records import Attribute, GlobalTag, Noun, Relation
 from autoalign.scoring.parse.tokens import (
     _is_noun,
+    _lemma,
+    _next,
     _prep_relation,
 )
 
@@ -74,12 +76,41 @@ class _ReaderState:
         self.relations.append(Relation(subject=subject, word=word, obj=obj, kind=kind, verb_tag=tag, start=start, end=end, finite=finite,
                                        also=tuple(i for i in also if i in self.nouns)))
 
+    def _absolute(self, obj) -> bool:
+        """Whether ``obj``, after "with" on a verb, starts a clause of its own that says how it is ("with legs crossed",
+        "with hand near knee", "with their legs widely apart", "with a red light indicating error"): a body part with a
+        pose word, a participle, an adverb or a place right after it, or any thing with an "-ing" participle of its own."""
+        after = _next(obj)
+        if after is None:
+            return False
+        with_ = obj.head if obj.dep_ == "pobj" else None
+        set_off = with_ is not None and with_.i > 0 and self.doc[with_.i - 1].text == ","
+        if after.tag_ == "VBG" and after.dep_ == "acl" and after.head.i == obj.i and set_off:
+            return True  # (", with a red light indicating error"; not "a library filled with kids reading books")
+        if obj.lower_ not in self.lex["body_parts"] and _lemma(obj) not in self.lex["body_parts"]:
+            return False
+        places = ("near", "on", "in", "at", "across", "over", "under", "behind", "above", "below", "between", "beside", "by",
+                  "against", "around", "toward", "towards", "to", "on top", "close")
+        return (after.lower_ in self.lex["pose_states"] or after.tag_ in ("VBG", "VBN") or after.pos_ == "ADV"
+                or after.lower_ in places)
+
+    def _absolute_place(self, prep, head):
+        """The body part of an absolute "with" on ``head`` that a place phrase ``prep`` right after it is about ("hangs
+        down with hand near knee": the hand, which the tagger hung "near knee" on the verb with), or None."""
+        before = self.doc[prep.i - 1] if prep.i > 0 else None
+        if (
+            before is not None and before.i in self.nouns and before.dep_ == "pobj" and before.head.lower_ == "with"
+            and before.head.head.i == head.i and self._absolute(before)
+        ):
+            return before
+        return None
+
     def _verb_has_object(self, verb, skip: Collection[str] = ()) -> bool:
         for c in verb.children:
             if c.dep_ in ("dobj", "attr", "dative") and (_is_noun(c) or c.lower_ in ("it", "them")):
                 return True
-            if c.dep_ in ("prep", "agent") and c.lower_ not in skip:
+            if c.dep_ in ("prep", "agent") and c.lower_ not in skip and self._absolute_place(c, verb) is None:
                 rel = _prep_relation(c, self.lex)
-                if rel is not None and (rel[1].i in self.nouns or rel[1].lower_ in ("it", "them")):
-                    return True
+                if rel is not None and (rel[1].i in self.nouns or rel[1].lower_ in ("it", "them")) and not (c.lower_ == "with" and self._absolute(rel[1])):
+                    return True  # (not "standing with legs crossed": the person is standing)
         return False

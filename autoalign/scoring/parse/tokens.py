@@ -134,17 +134,20 @@ def _particle(verb) -> str:
 
 
 def _conjuncts(tok) -> list[Any]:
-    """``tok`` and the nouns coordinated with it ("a pear, orange, and two bananas"). A list of three or more with no
-    "and" / "or" anywhere is a user prompt's run of tags ("groceries in the air, Kodak, Fuji film, IMAX"), not a list of
-    things: ``tok`` alone."""
+    """``tok`` and the nouns coordinated with it ("a pear, orange, and two bananas"). A list set off by commas with no
+    "and" / "or" anywhere is a user prompt's run of tags ("groceries in the air, Kodak, Fuji film, IMAX"; "chic hat, hip
+    skirt, groceries in the air"), not a list of things: ``tok`` alone."""
     out, stack = [], [tok]
     while stack:
         t = stack.pop()
         out.append(t)
         stack.extend(c for c in t.children if c.dep_ in ("conj", "appos") and _is_noun(c))
     listed = [t for t in out if t.dep_ == "conj" and t.i != tok.i]
-    if len(listed) > 1 and not any(t.dep_ == "cc" for t in tok.doc[tok.i : max(t.i for t in out)]):
-        out = [t for t in out if t not in listed]
+    span = tok.doc[tok.i : max(t.i for t in out)]
+    if not any(t.dep_ == "cc" for t in span) and (len(listed) > 1 or any(t.text == "," for t in span)):
+        # (also two, or one set off by an appositive comma: "chic hat, hip skirt, groceries in the air" is no list of
+        # things in the air; "glowing chaos magic, occult" no list of what glows)
+        out = [tok]
     return sorted(out, key=lambda t: t.i)
 
 
