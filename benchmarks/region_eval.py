@@ -24,7 +24,7 @@ generated image. The world's generator draws one image per caption of the split 
 :func:`autoalign.benchmarks.grounding_eval.generated` does); on each the oracle reads with two or more objects,
 every box the preset's grounder gives (as the loop gets them) that holds exactly one of the oracle's objects
 is removed, one case each: *fixed* when the oracle then reads the other objects and nothing else; and
-recoloured to the next colour of the palette: *fixed* when the oracle reads the same objects with that one
+recoloured to another colour of the palette (each in turn): *fixed* when the oracle reads the same objects with that one
 in its new colour (same shape, size and place).
 """
 
@@ -217,7 +217,7 @@ def generated_ops(region_editor, generator, grounder, split: str, n: int,
                 for kind in kinds:
                     if kind == "removal":
                         op, want = LayoutOp("remove", g.phrase, source=box), rest
-                    else:  # recolour: the next colour of the palette
+                    else:  # recolour: another colour of the palette, each in turn
                         others = [c for c in palette if c != target.color]
                         colour = others[len(fixed[kind]) % len(others)]  # each colour in turn
                         op = LayoutOp("recolor", f"{colour} {target.shape}", source=box, target=box)
@@ -267,7 +267,7 @@ def results_json(result: dict[str, Any], command: str, settings: dict[str, Any])
             "of its colour, shape and size within 2.5 px of its centre. 'removal / recolour on generated images': the world's "
             "generator draws one image per caption of the split; every box the preset's grounder gives that holds "
             "exactly one of the oracle's objects is removed (fixed = the oracle then reads the other objects and "
-            "nothing else) and, separately, recoloured to the next palette colour (fixed = the oracle reads the same "
+            "nothing else) and, separately, recoloured to another palette colour, each in turn (fixed = the oracle reads the same "
             "objects with that one in its new colour). Wilson 95 % intervals. Settings: "
             + json.dumps(settings, sort_keys=True)
         ),

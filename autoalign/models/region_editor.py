@@ -484,13 +484,15 @@ class InpaintRegionEditor:
         in the vocabulary's order, whose drawing shows an object), the thing's pixels then shifted to that
         colour. For a colour-shape pair the generator never learnt (the shapes world's held-out red triangle,
         which it draws as an empty canvas)."""
+        from autoalign.inflect import singular
+
         words = phrase.lower().split()
         things, palette = self._words["things"], self._words["colors"]
-        at_thing = next((k for k in range(len(words) - 1, -1, -1) if words[k] in things or words[k].rstrip("s") in things), None)
+        at_thing = next((k for k in range(len(words) - 1, -1, -1) if singular(words[k]) in things), None)
         at_colour = next((k for k, w in enumerate(words) if w in palette), None)
         if at_thing is None or at_colour is None:
             return [None] * len(images)
-        thing, colour = words[at_thing].rstrip("s") if words[at_thing] not in things else words[at_thing], words[at_colour]
+        thing, colour = singular(words[at_thing]), words[at_colour]
 
         def swapped(k: int, word: str) -> str:
             return " ".join(word if j == k else w for j, w in enumerate(words))
