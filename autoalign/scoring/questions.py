@@ -61,7 +61,7 @@ logger = logging.getLogger(__name__)
 _RESOLUTION = re.compile(r"\d+\s?k|\d{3,4}\s?p|u?hd|full hd")
 
 LLMProvider = Callable[[], Any]  # returns an object with complete_json(messages, schema, name)
-CACHE_VERSION = "25"  # bump when generated questions change for the same settings (history: git log -S CACHE_VERSION)
+CACHE_VERSION = "26"  # bump when generated questions change for the same settings (history: git log -S CACHE_VERSION)
 
 
 # ---- the VQ2 answer-consistency filter -------------------------------------------------------------
@@ -274,6 +274,8 @@ def facts_from_parse(parse: Parse, closed_counts: bool = False) -> list[Fact]:
         with salvage(f"the global tag {tag.value!r}", text):
             span = parse.span_text(tag.index, tag.index + 1) if tag.kind != "style" or tag.parent is None else ""
             if tag.kind == "frame":
+                if tag.countable and tag.value in lexicon()["not_things"]["vague_frame"]:
+                    continue  # "a studio shot of ...": "is this a studio shot?" (below); a bare "is this a shot?" asks nothing
                 kind = "frame" if tag.countable else "frame_mass"
                 if not tag.countable and parse.doc[tag.index].tag_ in ("NNS", "NNPS") and tag.value == parse.doc[tag.index].lower_:
                     kind = "frame_plural"  # "photos of nine different breeds of dogs": "are these photos?"

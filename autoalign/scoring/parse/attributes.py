@@ -306,9 +306,16 @@ class _AttributesReader(_ReferentsReader):
             if prep.dep_ != "prep" or prep.lower_ not in ("in", "at", "on"):
                 continue
             place = next((c for c in prep.children if c.dep_ == "pobj"), None)
+            doing = next((c for c in prep.children if c.dep_ == "pcomp" and c.tag_ == "VBG"), None)
+            if place is None and doing is not None:  # "in crawling position": the position, the object of "crawling"
+                place = next((c for c in doing.children if c.dep_ == "dobj"), None)
             if place is None or place.i in self.nouns:
                 continue
-            if _lemma(place) not in lex["state_places"] and place.lower_ not in lex["state_places"]:
+            if place.i < prep.i:
+                continue
+            if self._pose_place(place) is not None:
+                pass  # "in an overly stride stance": the person's state ("is the person in an overly stride stance?")
+            elif _lemma(place) not in lex["state_places"] and place.lower_ not in lex["state_places"]:
                 continue
             of = next((c for c in place.children if c.dep_ == "prep" and c.lower_ == "of"), None)
             whole = next((c for c in of.children if c.dep_ == "pobj"), None) if of is not None else None

@@ -36,6 +36,10 @@ class _FramesReader(_ReaderState):
         countable = _lemma(tok) not in self.not_things["frame_mass"] and tok.tag_ not in ("NNS", "NNPS")
         # (not a user prompt's tags read before: "..., highly detailed, hyper realistic, octane render")
         mods = [c for c in tok.children if c.dep_ in ("amod", "compound", "nmod") and c.i < tok.i and c.i not in self.skip]
+        if _lemma(tok) in self.not_things["vague_frame"]:
+            # "progress shot of a garage" read as a sentence ("progress" its subject): the word right before names the
+            # shot's kind, asked as "is this a progress shot?" (a bare "is this a shot?" is not asked: see questions.py)
+            mods += [c for c in tok.children if c.dep_ == "nsubj" and c.i == tok.i - 1 and c.pos_ in ("NOUN", "PROPN") and c.i not in self.skip]
         if not countable:  # "digital art": one value, asked as "is this digital art?"
             words = sorted({t.i for m in mods for t in m.subtree} | {tok.i})
             self._add_global(" ".join(self.doc[i].lower_ for i in words), "frame", tok.i, countable=False)

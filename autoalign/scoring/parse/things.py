@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from autoalign.inflect import is_plural, singular
+from autoalign.inflect import is_plural, plural as plural_of, singular
 from autoalign.scoring.parse.frames import _FramesReader
 from autoalign.scoring.parse.lexicon import number_value
 from autoalign.scoring.parse.records import Noun
@@ -36,6 +36,11 @@ class _ThingsReader(_FramesReader):
             if tok.dep_ == "prep":
                 self._style_of(tok)
         self.read_style_tags()
+        for tok in doc:
+            if tok.lower_ == "like" and tok.dep_ == "prep" and tok.head.pos_ in ("VERB", "ADJ") and _lemma(tok.head) not in lex["looking_verbs"]:
+                # "sleeping like a baby", "forearm bent across eyes like blocking": a likeness of how it is done, neither a
+                # thing nor a state ("looks like fingers", "shaped like a star" say what a thing is or looks like)
+                self.skip.update(t.i for t in tok.subtree if t.i != tok.i)
         for tok in doc:
             if tok.i in self.skip:
                 continue
@@ -116,6 +121,14 @@ class _ThingsReader(_FramesReader):
             self._verb_modifier(tok)
             if lem in nt["quantity"] and has_of:
                 continue  # "a group of giraffes": the giraffes are asked
+            if lem in lex["pose_nouns"]["measures"] and tok.dep_ == "pobj" and tok.head.lower_ == "than" and _compounds(tok):
+                continue  # "legs more than shoulder length apart": how far apart, no thing
+            if self._pose_word(tok):
+                continue  # "an extended straight", "flat footed": how a part is held, read as a noun
+            if self._pose_place(tok) is not None:
+                continue  # "in an overly stride stance": the person's state (``_state_places``), not "is there a stance?"
+            if lem in lex["pose_nouns"]["weight"] and tok.tag_ == "NN" and not _compounds(tok) and self._pose_text():
+                continue  # "weight is on elbows": the body's weight, not "is there a weight?"
             self._add_noun(tok)
             self._verb_compound(tok)
             self._agent_participle(tok)
@@ -136,6 +149,59 @@ class _ThingsReader(_FramesReader):
         if not any(c.dep_ == "dobj" for c in first.children):  # "holding the Universe in my Hands": no "is the person holding?"
             self.add_attr(self.nouns[first.i], first.lower_, "state", first.i)
         self.implied.add(first.i)
+
+    def _pose_text(self) -> bool:
+        """Whether the prompt names a body part (a pose told part by part)."""
+        parts = self.lex["body_parts"]
+        return any(t.lower_ in parts or _lemma(t) in parts for t in self.doc)
+
+    def _counted_part(self, tok, noun: Noun, parts: list, start: int) -> int:
+        """ "a two door garage", "a three bedroom house": a number before a singular noun that names a singular thing
+        counts the first noun's things, the second's parts ("is there a garage?", "are there two doors?", "does the
+        garage have doors?"), never "are there two door garages?". Returns where the thing's own words start."""
+        doc = self.doc
+        part = parts[0] if len(parts) == 1 else None
+        if noun.plural or tok.tag_ != "NN" or part is None or part.i != tok.i - 1 or part.tag_ != "NN" or part.i == 0:
+            return start
+        number = doc[part.i - 1]
+        if number.dep_ != "nummod" or number.head.i not in (tok.i, part.i) or (number_value(number.text) or 0) < 2:
+            return start
+        nt, lex = self.not_things, self.lex
+        if (
+            part.lower_ in lex["body_parts"] or any(_in(part, words) for words in lex["attribute_kinds"].values()) or part.lower_ in lex["colors"]
+            or _lemma(part) in lex["not_counted_parts"] or _lemma(part) in nt["unit"] or _lemma(part) in nt["duration"]
+        ):
+            return start
+        noun.numbers = [n for n in noun.numbers if n != number.lower_]
+        noun.modifier_start.pop(number.lower_, None)
+        noun.phrase = _word(tok)
+        self.nouns[part.i] = Noun(
+            index=part.i, phrase=plural_of(_word(part)), plural=True, chunk=doc[number.i : part.i + 1].text, start=number.i,
+            end=part.i + 1, lemma=_lemma(part), numbers=[number.lower_], modifier_start={number.lower_: number.i},
+        )
+        self._relation(tok.i, "with", part.i, "part", "", "")
+        return start
+
+    def _pose_word(self, tok) -> bool:
+        """A word of how a body part is held (``pose_states``: "straight", "flat"), or a body part made a describing
+        word ("footed", "legged", "handed": a part + "-ed"), read as a noun in a pose text: no thing."""
+        parts, word = self.lex["body_parts"], tok.lower_.rsplit("-", 1)[-1]
+        if word in parts or _lemma(tok) in parts or _compounds(tok):
+            return False
+        held = word in self.lex["pose_states"] or word.endswith("ed") and (word[:-2] in parts or word[:-3] in parts)
+        return held and self._pose_text()
+
+    def _pose_place(self, tok):
+        """The preposition of a pose said as a place ("in an overly stride stance", "in crawling position", the second
+        read as "in" + "crawling" with the position its object), when ``tok`` is its noun in a pose text; else None."""
+        if _lemma(tok) not in self.lex["pose_nouns"]["abstract"]:
+            return None
+        head = tok.head
+        if tok.dep_ == "dobj" and head.dep_ == "pcomp" and head.tag_ == "VBG":
+            head = head.head
+        elif tok.dep_ != "pobj":
+            return None
+        return head if head.lower_ in ("in", "into") and self._pose_text() else None
 
     def _frame_after(self, tok) -> bool:
         """Whether a frame noun follows ``tok`` with only its own modifiers between, the two joined ("studio | close-up
@@ -241,6 +307,11 @@ class _ThingsReader(_FramesReader):
             # "a photo of blue fire hydrant" with "hydrant" read as an adverb set beside the photo: an apposition has
             # a comma; without one the word ends the thing's name ("fire hydrant")
             phrase, lemma, end = f"{phrase} {tail.text}", tail.lower_, max(end, tail.i + 1)
+        measured = [c for c in parts if _lemma(c) in self.lex["body_parts"] or c.lower_ in self.lex["body_parts"]]
+        if lemma in self.lex["pose_nouns"]["measures"] and len(parts) == 1 and measured and tok.dep_ == "pobj" and tok.head.lower_ not in ("of", "than"):
+            # "foot at waist level", "above knee level", "shoulder length apart": the place is the part's ("is the foot at
+            # the waist?"), never "is there a waist level?"
+            phrase, lemma, plural = _word(measured[0]), _lemma(measured[0]), measured[0].tag_ == "NNS"
         of = next((c for c in tok.children if c.dep_ == "prep" and c.lower_ == "of"), None)
         named = next((c for c in of.children if c.dep_ == "pobj"), None) if of is not None else None
         if tok.pos_ == "PROPN" and named is not None and named.pos_ == "PROPN" and not any(c.dep_ == "det" for c in named.children):
@@ -286,6 +357,7 @@ class _ThingsReader(_FramesReader):
             noun.numbers.append(after[2].lower_)
             noun.modifier_start[after[2].lower_] = after[2].i
             self.claimed_numbers.add(after[2].i)
+        start = self._counted_part(tok, noun, parts, start)
         first = doc[start]
         noun.bare = not noun.plural and not (first.pos_ in ("DET", "NUM") or first.tag_ == "PRP$") and not _determined(tok, parts)
         if tok.dep_ == "npadvmod" and tok.head.dep_ == "amod":  # "a snow covered mountain": the article is the mountain's
