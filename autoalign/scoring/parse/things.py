@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from autoalign.inflect import is_plural, plural as plural_of, singular
+from autoalign.inflect import is_plural, singular
+from autoalign.inflect import plural as plural_of
 from autoalign.scoring.parse.frames import _FramesReader
 from autoalign.scoring.parse.lexicon import number_value
 from autoalign.scoring.parse.records import Noun
