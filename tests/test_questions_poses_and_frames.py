@@ -92,3 +92,9 @@ def test_a_number_that_rates_sizes_or_dates_a_thing_is_left_as_it_was():
     assert not any("rounds" in q for q in _questions("a sign on nine round tables"))  # a shape word, not a part
     assert "are there two cats?" in _questions("two cat playing")  # a number before the thing itself still counts it
     assert "are there three coffee cups?" in _questions("three coffee cups on a table")
+
+
+def test_an_object_is_never_past_the_full_stop_after_its_verb():
+    qs = _questions("person hold cup. person wear jeans. person beside person. bag on person")
+    assert "does the person wear another person?" not in qs
+    assert "does the person wear the jeans?" in qs and "is the person beside another person?" in qs

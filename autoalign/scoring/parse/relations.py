@@ -49,6 +49,8 @@ class _RelationsReader(_ReferentsReader):
         elif tok.dep_ == "dobj" and tok.lower_ in ("it", "them") and tok.head.pos_ == "VERB":
             self._pronoun_object_relations(tok)
         elif tok.dep_ in ("dobj", "dative") and _is_noun(tok) and tok.head.pos_ == "VERB" and tok.dep_ != "conj":
+            if any(t.text in (".", "!", "?") for t in tok.doc[tok.head.i + 1 : tok.i]):
+                return  # "person wear jeans. person beside person": an object is never past the full stop after its verb
             self._verb_object_relations(tok)
 
     # -- a preposition: "on", "next to", "in front of", "with" (a part), "sitting on" (a verb's)
