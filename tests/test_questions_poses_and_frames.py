@@ -98,3 +98,21 @@ def test_an_object_is_never_past_the_full_stop_after_its_verb():
     qs = _questions("person hold cup. person wear jeans. person beside person. bag on person")
     assert "does the person wear another person?" not in qs
     assert "does the person wear the jeans?" in qs and "is the person beside another person?" in qs
+
+
+def test_a_time_said_of_it_is_asked_as_the_time():
+    qs = _questions("It was a foggy morning. A boat is on the lake.")
+    assert "is it morning?" in qs and "is the morning foggy?" in qs and "is there a morning?" not in qs
+
+
+def test_what_a_thing_is_for_is_its_name_not_its_state():
+    qs = _questions("a pair of running shoes next to a door")
+    assert "are there running shoes?" in qs and "are the shoes running?" not in qs
+    qs = _questions("a sleeping bag on the floor of a tent")
+    assert "is there a sleeping bag?" in qs and "is the bag sleeping?" not in qs
+    assert "is the man running?" in _questions("a running man in a park")  # what a thing is doing stays its state
+
+
+def test_the_picture_a_place_is_in_is_no_thing():
+    qs = _questions("In this picture we can see a boat in the center of the picture.")
+    assert "is the boat in the center of the picture?" in qs and "is there a picture?" not in qs

@@ -119,6 +119,14 @@ def _entity_kind(noun: Noun, head, parse: Parse) -> str:
     return "entity_bare" if noun.bare else "entity_singular"
 
 
+def _time_said_of_it(noun: Noun, parse: Parse) -> bool:
+    """ "It is an overcast day", "it was a cold night": a time word said of "it" (``time_words``)."""
+    tok = parse.doc[noun.index]
+    if noun.plural or noun.lemma not in lexicon()["time_words"] or tok.dep_ != "attr" or tok.head.lemma_ != "be":
+        return False
+    return any(c.dep_ in ("nsubj", "expl") and c.lower_ == "it" for c in tok.head.children)
+
+
 def _proper_name(noun: Noun, head, parse: Parse) -> bool:
     """A name the prompt writes capitalised and without an article ("Greta Thunberg", "Mona Lisa"): the questions name
     it as written, "is Mona Lisa wearing a hat?", not "is the Mona Lisa wearing a hat?"."""
@@ -314,6 +322,9 @@ def facts_from_parse(parse: Parse, closed_counts: bool = False) -> list[Fact]:
             head = noun.phrase
             if noun.plural:
                 q = b.add("entity", "whole", (noun.lemma,), "entity_plural", "entity", head, noun.chunk, [], noun=head)
+            elif _time_said_of_it(noun, parse):
+                # "It is an overcast day.": the time it is ("is it day?", then "is the day overcast?"), not "is there a day?"
+                q = b.add("entity", "whole", (noun.lemma,), "time", "entity", head, noun.chunk, [], value=head)
             else:
                 kind = entity_kind(noun)
                 q = b.add("entity", "whole", (noun.lemma,), kind, "entity", head, noun.chunk, [], noun=head, article=_article(head))

@@ -102,6 +102,11 @@ class _ThingsReader(_FramesReader):
                 c.dep_ in ("amod", "compound") for c in tok.children
             ):
                 continue  # "zebras in the wild": how they are, not "is there a wild?"
+            if (
+                lem in lex["picture_words"] and tok.dep_ == "pobj" and tok.head.lower_ == "of" and not _compounds(tok)
+                and (_lemma(tok.head.head) in lex["state_places"] or tok.head.head.lower_ in lex["state_places"])
+            ):
+                continue  # "a bird in the middle of the picture": the picture itself, not "is there a picture?"
             if lem in nt["outing"] and tok.dep_ == "pobj" and tok.head.lower_ == "for" and not _compounds(tok):
                 continue  # "taking his dog for a walk": what they go out for, not "is there a walk?"
             if (_in(tok, lex["style_tag_words"]) or tok.i == tok.sent.start) and not _compounds(tok) and self._frame_after(tok):
@@ -155,6 +160,19 @@ class _ThingsReader(_FramesReader):
         """Whether the prompt names a body part (a pose told part by part)."""
         parts = self.lex["body_parts"]
         return any(t.lower_ in parts or _lemma(t) in parts for t in self.doc)
+
+    def _use_word(self, tok, parts: list):
+        """The "-ing" word right before a thing that names what it is for ("running shoes", "a sleeping bag", "a coloring
+        book"), not what it is doing ("a running man"): read as a noun by the tagger, or a name of the word list
+        ``gerund_names``; None if there is none."""
+        if tok.i == 0 or parts:
+            return None
+        word = tok.doc[tok.i - 1]
+        if word.head.i != tok.i or word.dep_ not in ("amod", "compound") or not word.lower_.endswith("ing") or len(word) < 6:
+            return None
+        if word.tag_ == "NN" and word.dep_ == "amod" or f"{word.lower_} {_lemma(tok)}" in self.lex["gerund_names"]:
+            return word
+        return None
 
     def _counted_part(self, tok, noun: Noun, parts: list, start: int) -> int:
         """ "a two door garage", "a three bedroom house": a number before a singular noun that names a singular thing
@@ -288,6 +306,11 @@ class _ThingsReader(_FramesReader):
         if tok.pos_ not in ("NOUN", "PROPN") and is_plural(tok.text):  # "geese" tagged as an adjective
             plural, lemma = True, singular(tok.text)
         phrase = _phrase(tok)
+        use = self._use_word(tok, parts)
+        if use is not None:  # "running shoes", "a sleeping bag": what the thing is for is its name, not its state
+            phrase = f"{_word(use)} {phrase}"
+            self.not_describing.add(use.i)
+            self.skip.add(use.i)
         if tok.lower_ in ("someone", "somebody"):  # (a pronoun mended into a thing): asked as "is the person stretching?"
             phrase, lemma = "person", "person"
         tail_of_head = _name_tail(tok.head) if tok.head.i != tok.i else None
