@@ -116,3 +116,10 @@ def test_what_a_thing_is_for_is_its_name_not_its_state():
 def test_the_picture_a_place_is_in_is_no_thing():
     qs = _questions("In this picture we can see a boat in the center of the picture.")
     assert "is the boat in the center of the picture?" in qs and "is there a picture?" not in qs
+
+
+def test_a_judgement_no_picture_shows_is_no_look():
+    qs = _questions("the best burger in the city on a wooden board")
+    assert "is the burger best?" not in qs and "is there a burger?" in qs
+    qs = _questions("a still from the best scary horror movie, dark")
+    assert "is the horror movie best?" not in qs and "is the horror movie scary?" in qs

@@ -57,7 +57,13 @@ class _AttributesReader(_ReferentsReader):
                 continue  # "a silver coloured car": the colour is the look ("is the car silver?"), not "is the car coloured?"
             if adj.lower_ in self.lex["not_attributes"] and adj.lower_ not in self.lex["compound_prep_nouns"]:
                 continue  # "multiple skiers", "other players"
+            if adj.lower_ in self.lex["praise_words"]:
+                continue  # "the best pizza": a judgement no picture shows, not "is the pizza best?"
             value, first = _with_adverbs(adj)
+            words = value.split()
+            while len(words) > 1 and words[0] in self.lex["praise_words"]:
+                words.pop(0)  # "the best sexy action movie": "is the action movie sexy?"
+            value = " ".join(words)
             if adj.pos_ == "VERB" and (way := self._direction(adj)):
                 value = f"{value} {way}"  # "the arm is bent and facing down": "is the arm facing down?"
             self.add_attr(noun, value, _kind(adj, self.lex), first)
