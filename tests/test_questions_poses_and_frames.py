@@ -123,3 +123,8 @@ def test_a_judgement_no_picture_shows_is_no_look():
     assert "is the burger best?" not in qs and "is there a burger?" in qs
     qs = _questions("a still from the best scary horror movie, dark")
     assert "is the horror movie best?" not in qs and "is the horror movie scary?" in qs
+
+
+def test_a_noun_tagged_plural_after_a_singular_article_is_one():
+    qs = _questions("a woman in a sauna")
+    assert "is there a sauna?" in qs and "are there sauna?" not in qs

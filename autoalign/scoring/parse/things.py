@@ -305,6 +305,8 @@ class _ThingsReader(_FramesReader):
         plural, lemma = tok.tag_ in ("NNS", "NNPS"), _lemma(tok)
         if tok.pos_ not in ("NOUN", "PROPN") and is_plural(tok.text):  # "geese" tagged as an adjective
             plural, lemma = True, singular(tok.text)
+        if plural and not is_plural(tok.text) and any(c.dep_ == "det" and c.lower_ in ("a", "an", "another", "each", "every") for c in tok.children):
+            plural, lemma = False, tok.lower_  # "in a sauna" tagged as a plural (a Latin "-a"): one, as its article says
         phrase = _phrase(tok)
         use = self._use_word(tok, parts)
         if use is not None:  # "running shoes", "a sleeping bag": what the thing is for is its name, not its state
