@@ -309,10 +309,12 @@ def _region_edit(
         return None, None
     folder = f"rounds/r{round_no:02d}"
     atomic_write_json(_abs(ctx, f"{folder}/plan.json"), plan.to_dict())
-    atomic_save_image(_abs(ctx, f"{folder}/mask.png"), plan_mask(plan.ops, image.size))
+    region_editor = ctx.models.region_editor
+    mask_of = getattr(region_editor, "mask", None)  # the editor's own margins; a bare box mask for other editors
+    atomic_save_image(_abs(ctx, f"{folder}/mask.png"),
+                      mask_of(plan.ops, image.size) if callable(mask_of) else plan_mask(plan.ops, image.size))
     atomic_save_image(_abs(ctx, f"{folder}/plan.png"), plan_picture(image, plan.ops))
     region_seed = edit_seed(seed, round_no, 900)
-    region_editor = ctx.models.region_editor
     drawn = getattr(region_editor, "images", 0)
     with meter.call("region_editor"):
         samples = region_editor.edit(image, plan.ops, ctx.config.loop.edit_samples, region_seed, prompt=state["prompt"])

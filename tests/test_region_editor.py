@@ -50,6 +50,28 @@ def test_nearest_fill_takes_the_surroundings():
     assert set(filled.getdata()) == {(50, 50, 50)}
 
 
+def test_a_removal_margin_takes_the_objects_halo_and_other_operations_keep_their_own():
+    """A generated object's soft halo lies a pixel outside its box; ``remove_grow`` widens only the masks of
+    removed objects, so the fill takes the halo with the object (round 21: a cross-shaped rim was left)."""
+    image = Image.new("RGB", (32, 32), (50, 50, 50))
+    image.paste((150, 60, 60), (9, 9, 21, 21))     # the halo, one pixel wide
+    image.paste((220, 40, 40), (10, 10, 20, 20))   # the object, exactly its box
+    op = [LayoutOp("remove", "red square", source=Box((10, 10, 20, 20), 0.9))]
+    rim = editor("tiny:sd-inpaint", remove="fill", grow=0).edit(image, op, n=1, seed=0)[0]
+    assert (150, 60, 60) in set(rim.getdata())
+    margin = editor("tiny:sd-inpaint", remove="fill", grow=0, remove_grow=1)
+    clean = margin.edit(image, op, n=1, seed=0)[0]
+    assert set(clean.getdata()) == {(50, 50, 50)}
+    # the run directory's mask.png (the editor's mask) is what the edit may change: the box and its margin
+    mask = np.asarray(margin.mask(op, image.size)) > 0
+    changed = (np.asarray(clean) != np.asarray(image)).any(axis=-1)
+    assert mask.sum() == 12 * 12 and not (changed & ~mask).any() and changed[9, 9]
+    assert np.asarray(plan_mask(op + [LayoutOp("add", "blue circle", target=Box((0, 0, 4, 4), 0.9))], (32, 32), 0, 1)).sum() == (12 * 12 + 16) * 255
+    assert editor("tiny:sd-inpaint", grow=2).remove_grow == 2
+    with pytest.raises(ConfigError, match="remove_grow"):
+        editor("tiny:sd-inpaint", remove_grow=-1)
+
+
 def test_bad_options_are_one_clear_error():
     with pytest.raises(ConfigError, match="remove must be one of"):
         editor("tiny:sd-inpaint", remove="erase")

@@ -10,7 +10,7 @@ latents the pipeline blends with the masked original at every step), ``StableDif
 
 Each :class:`~autoalign.types.LayoutOp` becomes masked edits (SLD's operations):
 
-* ``remove``: the source box (grown by ``grow`` pixels) is filled from its surroundings -
+* ``remove``: the source box (grown by ``remove_grow`` pixels; default ``grow``) is filled from its surroundings -
   ``remove = "inpaint"`` asks the pipeline with ``remove_prompt``; ``remove = "fill"`` copies each
   masked pixel from the nearest pixel outside the mask (nearest-neighbour inpainting), then, when
   ``fill_strength`` > 0, the pipeline redraws the mask from that at that strength;
@@ -53,6 +53,8 @@ Preset options::
     guidance_scale = 4.0
     resolution = 64                     # long side the pipeline works at
     grow = 2                            # pixels added around each box
+    remove_grow = 2                     # pixels added around a box whose object is removed (a removal, a move's
+                                        # source, a reshape's old object); default: grow
     remove = "fill"                     # "inpaint" | "fill"
     remove_prompt = ""                  # the prompt of an inpainted removal
     fill_strength = 0.0                 # a pipeline pass over a filled removal (0: none)
@@ -99,7 +101,7 @@ from autoalign.types import LayoutOp
 logger = logging.getLogger(__name__)
 
 OWN_OPTIONS: frozenset[str] = frozenset(
-    {"resolution", "grow", "remove", "remove_prompt", "fill_strength", "add_prompt", "add", "move", "paste_strength",
+    {"resolution", "grow", "remove_grow", "remove", "remove_prompt", "fill_strength", "add_prompt", "add", "move", "paste_strength",
      "paste_threshold", "paste_tries", "paste_choose", "change", "change_strength", "recolour", "attributes",
      "planner", "compose"}
 )
@@ -155,13 +157,16 @@ def steps_of(ops: list[LayoutOp], paste_moves: bool = False) -> list[tuple[str, 
     return steps
 
 
-def plan_mask(ops: list[LayoutOp], size: tuple[int, int], grow: float = 0.0) -> Image.Image:
-    """Every pixel the plan may change (white), for the run directory and the contact sheet."""
+def plan_mask(ops: list[LayoutOp], size: tuple[int, int], grow: float = 0.0, remove_grow: float | None = None) -> Image.Image:
+    """Every pixel the plan may change (white), for the run directory and the contact sheet: each box grown by
+    ``grow``, the box of an object taken away (a removal's, a move's or a reshape's source) by ``remove_grow``
+    where that is larger (the editor's options; :meth:`InpaintRegionEditor.mask`)."""
     masks = []
     for op in ops:
         for box in (op.source, op.target):
             if box is not None:
-                masks.append(box_mask(box.xyxy, size, grow))
+                taken = box is op.source and op.kind in ("remove", "move", "reshape") and remove_grow is not None
+                masks.append(box_mask(box.xyxy, size, max(grow, remove_grow) if taken else grow))
     return union(masks, size)
 
 
@@ -265,6 +270,9 @@ class InpaintRegionEditor:
         self.grow = o.get("grow", 0)
         if isinstance(self.grow, bool) or not isinstance(self.grow, (int, float)) or not 0 <= self.grow <= 64:
             raise ConfigError(f"[region_editor] grow must be a number of pixels from 0 to 64 (got {self.grow!r})")
+        self.remove_grow = o.get("remove_grow", self.grow)
+        if isinstance(self.remove_grow, bool) or not isinstance(self.remove_grow, (int, float)) or not 0 <= self.remove_grow <= 64:
+            raise ConfigError(f"[region_editor] remove_grow must be a number of pixels from 0 to 64 (got {self.remove_grow!r})")
         self.remove = self._choice("remove", "inpaint", REMOVE_MODES)
         self.fill_strength = o.get("fill_strength", 0.0)
         if isinstance(self.fill_strength, bool) or not isinstance(self.fill_strength, (int, float)) or not 0 <= self.fill_strength <= 1:
@@ -378,6 +386,10 @@ class InpaintRegionEditor:
         self.images += len(work)
         return [keep_outside(im, e, mask) for im, e in zip(images, out.images)]
 
+    def mask(self, ops: list[LayoutOp], size: tuple[int, int]) -> Image.Image:
+        """Every pixel :meth:`edit` may change for the plan ``ops`` (with this editor's ``grow`` / ``remove_grow``)."""
+        return plan_mask(ops, size, self.grow, self.remove_grow)
+
     def edit(self, image: Image.Image, ops: list[LayoutOp], n: int, seed: int, prompt: str = "") -> list[Image.Image]:
         """``n`` versions of ``image`` with the plan ``ops`` carried out (sample ``i`` seeded ``seed + i``),
         each of the input's size, identical to the input outside the plan's masks."""
@@ -394,7 +406,7 @@ class InpaintRegionEditor:
             if stage == "paste":
                 current = self._paste_moves(current, box, prompt, step_seeds)
                 continue
-            mask = box_mask(box, source.size, self.grow)
+            mask = box_mask(box, source.size, self.remove_grow if stage == "remove" else self.grow)
             if not np.asarray(mask).any():
                 logger.info("region editor: the %s box %s lies outside the image; skipped", stage, box)
                 continue
@@ -414,7 +426,9 @@ class InpaintRegionEditor:
         """A recolour or reshape as ``change`` says: the old object removed and a fresh drawing pasted (where
         no drawing shows one, the image is kept as it was), or the box inpainted at ``change_strength``."""
         if self.change == "paste":
-            return self._paste_add(self._remove(images, mask, seeds), box, mask, phrase, prompt, seeds, fallback=images)
+            gone = box_mask(box, images[0].size, self.remove_grow)
+            return self._paste_add(self._remove(images, gone, seeds), box, union([mask, gone], images[0].size), phrase,
+                                   prompt, seeds, fallback=images)
         return self._inpaint(images, mask, self._text(phrase, prompt), seeds, self.change_strength)
 
     def _remove(self, images: list[Image.Image], mask: Image.Image, seeds: list[int]) -> list[Image.Image]:
@@ -436,7 +450,7 @@ class InpaintRegionEditor:
             pieces = [(im.crop(box_mask(src, size).getbbox() or (0, 0, 1, 1)), src, dst) for src, dst, _ in moves]
             filled = im
             for _, src, _ in pieces:
-                grown = box_mask(src, size, self.grow)
+                grown = box_mask(src, size, self.remove_grow)
                 filled = keep_outside(filled, nearest_fill(filled, grown), grown)
             for piece, _, dst in pieces:
                 cx, cy = (dst[0] + dst[2]) / 2, (dst[1] + dst[3]) / 2
