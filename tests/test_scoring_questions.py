@@ -305,7 +305,8 @@ def test_facts_carry_dsg_categories_and_parent_links():
         ("a cat sitting in a basket next to a lamp", ["is the cat sitting next to the lamp?", "is the basket next to the lamp?"],
          ["is the cat next to the lamp?"]),
         ("a truck on a bridge above a river", ["is the bridge above the river?", "is the truck above the river?"], []),
-        ("a dog lying next to a sofa in a living room", ["is the sofa in the room?", "is the dog in the room?"], []),
+        # (round 22: "living room" is one name, what the room is for, not a state of the room)
+        ("a dog lying next to a sofa in a living room", ["is the sofa in the living room?", "is the dog in the living room?"], ["is the room living?"]),
         # only places are handed on, not ways ("through", "from")
         ("a boy riding a bike through a park", ["is the boy riding through the park?"], ["is the bike through"]),
         # an adjective of material is asked as the material (material_adjectives in question_words.json)
