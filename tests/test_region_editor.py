@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from autoalign.config import ConfigError, RoleSpec
+from autoalign.config import ConfigError, RoleSpec, load_config
 from autoalign.models.loading import DeviceSpec
 from autoalign.models.region_editor import InpaintRegionEditor, box_mask, nearest_fill, plan_mask, steps_of
 from autoalign.types import Box, LayoutOp
@@ -193,7 +193,6 @@ def test_a_pasted_change_draws_several_times_in_one_call_and_the_ranker_picks_th
 
 
 def test_the_model_cache_wires_the_presets_clip_as_the_ranker():
-    from autoalign.config import load_config
     from autoalign.models.cache import Models
 
     config = load_config("shapes")
@@ -304,3 +303,41 @@ def test_a_pair_the_generator_never_learnt_is_composed_from_parts():
     assert sorted((o.color, o.shape) for o in read(recoloured).scene.objects) == [("red", "triangle"), ("white", "circle")]
     with pytest.raises(ConfigError, match="compose"):
         editor("tiny:sd-inpaint", compose="no_such_words.json")
+
+
+def test_a_drawing_the_grounder_does_not_read_as_the_phrase_is_not_pasted():
+    """``paste_check = "grounder"`` (round 22): a drawing counts only where the preset's grounder finds the phrase in
+    it, so a blob the generator drew for "green triangle" that reads as a circle is not pasted (with ``compose`` the
+    phrase is then composed from parts). The model cache wires the preset's grounder as the check."""
+    from autoalign.models.cache import Models
+    from autoalign.world.oracle import read
+    from autoalign.world.render import draw
+    from autoalign.world.scene import Obj, Scene
+
+    options = dict(num_inference_steps=10, resolution=64, remove="fill", add="paste", paste_tries=2,
+                   paste_strength=0.0, add_prompt="a {phrase}", paste_check="grounder")
+    source = draw(Scene([Obj("circle", "white", "big", 48, 48)]))
+    add = LayoutOp("add", "blue square", target=Box((8, 8, 27, 27), 1.0))
+    ed = editor("world:generator", **options)
+    with pytest.raises(ConfigError, match="paste_check"):
+        ed.edit(source, [add], n=1, seed=0)  # no check wired: one clear error
+    asked = []
+
+    def refuse_all(images, phrase):  # test double: the check refuses every drawing
+        asked.append((len(images), phrase))
+        return [False] * len(images)
+
+    ed.check = refuse_all
+    kept = ed.edit(source, [add], n=1, seed=0)[0]
+    assert asked == [(2, "blue square")] and (np.asarray(kept) == np.asarray(source)).all()
+    ed.check = lambda images, phrase: [True] * len(images)  # test double: accepts every drawing
+    added = ed.edit(source, [add], n=1, seed=0)[0]
+    assert ("blue", "square") in {(o.color, o.shape) for o in read(added).scene.objects}
+
+    config = load_config("shapes", overrides={"region_editor": {"paste_check": "grounder"}})
+    wired = Models(config).region_editor
+    square = draw(Scene([Obj("square", "blue", "big", 20, 20)]))
+    assert wired.check([square, square], "blue square") == [True, True]
+    assert wired.check([square], "red circle") == [False]
+    with pytest.raises(ConfigError, match="paste_check must be one of"):
+        editor("tiny:sd-inpaint", paste_check="clip")

@@ -33,6 +33,8 @@ Each :class:`~autoalign.types.LayoutOp` becomes masked edits (SLD's operations):
   (``paste_tries`` drawings, ``paste_choose``), and the drawn object's colour is laid onto the old object
   where it stands (:func:`transfer_colour`), so its outline stays the object's own; where the old object
   cannot be told from its surroundings, or no drawing shows one, the recolour goes as ``change`` says;
+* with ``paste_check = "grounder"``, a drawing counts only where the preset's grounder finds the phrase in it
+  (``check``, wired by the model cache), so a blob drawn for "green triangle" that reads as a circle is not used;
 * with ``compose`` (a vocabulary file of ``prompts/``, as ``[detection] vocabulary``), a phrase none of whose
   drawings shows an object (a colour-shape pair the generator never learnt) is composed from parts: the
   thing drawn in another colour of the vocabulary, the colour drawn on another thing, the thing's pixels
@@ -66,6 +68,7 @@ Preset options::
     paste_tries = 1                     # drawings per pasted object (one batched call)
     compose = ""                        # a vocabulary file: compose phrases the generator cannot draw
     paste_choose = "largest"            # which drawing: "largest" object, or "clip" (the preset's CLIP, drawing vs text)
+    paste_check = "none"                # "grounder": a drawing counts only where the preset's grounder finds the phrase
     change = "inpaint"                  # "inpaint" | "paste" (remove the object, paste a new drawing)
     change_strength = 1.0               # recolour / reshape strength of change = "inpaint" (1: from noise)
     recolour = "redraw"                 # "redraw" (as change says) | "transfer" (the drawn colour on the old outline)
@@ -102,7 +105,7 @@ logger = logging.getLogger(__name__)
 
 OWN_OPTIONS: frozenset[str] = frozenset(
     {"resolution", "grow", "remove_grow", "remove", "remove_prompt", "fill_strength", "add_prompt", "add", "move", "paste_strength",
-     "paste_threshold", "paste_tries", "paste_choose", "change", "change_strength", "recolour", "attributes",
+     "paste_threshold", "paste_tries", "paste_choose", "paste_check", "change", "change_strength", "recolour", "attributes",
      "planner", "compose"}
 )
 RESERVED: frozenset[str] = RESERVED_CALL_ARGS | {"mask_image", "strength"}
@@ -114,6 +117,7 @@ RECOLOUR_MODES = ("redraw", "transfer")
 #: a drawn "object" smaller than this many pixels (at the drawing's size) is a speck, not the object asked for
 MIN_DRAWN_PIXELS = 9
 CHOOSE_MODES = ("largest", "clip")
+CHECK_MODES = ("none", "grounder")
 PLANNERS = ("triplets", "rules", "llm")
 
 
@@ -287,6 +291,10 @@ class InpaintRegionEditor:
         self.paste_strength = self._fraction("paste_strength", 0.5)
         self.planner = self._choice("planner", "triplets", PLANNERS)
         self.paste_choose = self._choice("paste_choose", "largest", CHOOSE_MODES)
+        self.paste_check = self._choice("paste_check", "none", CHECK_MODES)
+        #: ``check(images, phrase) -> [shows it?]`` for ``paste_check = "grounder"`` (set by the model cache from the
+        #: preset's grounder)
+        self.check: Callable[[list[Image.Image], str], list[bool]] | None = None
         #: ``rank(images, text) -> scores`` for ``paste_choose = "clip"`` (set by the model cache from the preset's CLIP)
         self.rank: Callable[[list[Image.Image], str], list[float]] | None = None
         self.paste_tries = o.get("paste_tries", 1)
@@ -472,11 +480,16 @@ class InpaintRegionEditor:
         k = self.paste_tries
         canvases = [im for im in images for _ in range(k)]
         drawings = self._inpaint(canvases, full, self._text(phrase, prompt), [s + 1 + 104729 * t for s in seeds for t in range(k)])
+        shows = [True] * len(drawings)
+        if self.paste_check == "grounder":
+            if self.check is None:
+                raise ConfigError('[region_editor] paste_check = "grounder" needs the preset\'s [grounder] role')
+            shows = self.check(drawings, phrase)
         chosen = []
         for i in range(len(images)):
             mine = drawings[i * k:(i + 1) * k]
             cuts = [(j, c) for j, c in enumerate(object_cutout(d, self.paste_threshold) for d in mine)
-                    if c is not None and np.count_nonzero(np.asarray(c[1])) >= MIN_DRAWN_PIXELS]
+                    if c is not None and shows[i * k + j] and np.count_nonzero(np.asarray(c[1])) >= MIN_DRAWN_PIXELS]
             if self.paste_choose == "clip" and len(cuts) > 1:
                 if self.rank is None:
                     raise ConfigError('[region_editor] paste_choose = "clip" needs the preset\'s [clip] role')
