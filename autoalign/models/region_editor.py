@@ -163,13 +163,13 @@ def steps_of(ops: list[LayoutOp], paste_moves: bool = False) -> list[tuple[str, 
 
 def plan_mask(ops: list[LayoutOp], size: tuple[int, int], grow: float = 0.0, remove_grow: float | None = None) -> Image.Image:
     """Every pixel the plan may change (white), for the run directory and the contact sheet: each box grown by
-    ``grow``, the box of an object taken away (a removal's, a move's or a reshape's source) by ``remove_grow``
-    where that is larger (the editor's options; :meth:`InpaintRegionEditor.mask`)."""
+    ``grow``, the source box of a removal, move, recolour or reshape (whose old object may be taken away first) by
+    ``remove_grow`` where that is larger (the editor's options; :meth:`InpaintRegionEditor.mask`)."""
     masks = []
     for op in ops:
         for box in (op.source, op.target):
             if box is not None:
-                taken = box is op.source and op.kind in ("remove", "move", "reshape") and remove_grow is not None
+                taken = box is op.source and op.kind in ("remove", "move", "recolor", "reshape") and remove_grow is not None
                 masks.append(box_mask(box.xyxy, size, max(grow, remove_grow) if taken else grow))
     return union(masks, size)
 
