@@ -271,12 +271,8 @@ class InpaintRegionEditor:
         self.resolution = o.get("resolution", self.default_resolution)
         if isinstance(self.resolution, bool) or not isinstance(self.resolution, int) or self.resolution < 8:
             raise ConfigError(f"[region_editor] resolution must be an integer >= 8 (got {self.resolution!r})")
-        self.grow = o.get("grow", 0)
-        if isinstance(self.grow, bool) or not isinstance(self.grow, (int, float)) or not 0 <= self.grow <= 64:
-            raise ConfigError(f"[region_editor] grow must be a number of pixels from 0 to 64 (got {self.grow!r})")
-        self.remove_grow = o.get("remove_grow", self.grow)
-        if isinstance(self.remove_grow, bool) or not isinstance(self.remove_grow, (int, float)) or not 0 <= self.remove_grow <= 64:
-            raise ConfigError(f"[region_editor] remove_grow must be a number of pixels from 0 to 64 (got {self.remove_grow!r})")
+        self.grow = self._margin("grow", 0)
+        self.remove_grow = self._margin("remove_grow", self.grow)
         self.remove = self._choice("remove", "inpaint", REMOVE_MODES)
         self.fill_strength = o.get("fill_strength", 0.0)
         if isinstance(self.fill_strength, bool) or not isinstance(self.fill_strength, (int, float)) or not 0 <= self.fill_strength <= 1:
@@ -325,6 +321,13 @@ class InpaintRegionEditor:
         value = self.options.get(name, default)
         if value not in allowed:
             raise ConfigError(f"[region_editor] {name} must be one of {', '.join(allowed)} (got {value!r})")
+        return value
+
+    def _margin(self, name: str, default: float) -> float:
+        """A mask margin in pixels, from 0 to 64 (``grow``, ``remove_grow``)."""
+        value = self.options.get(name, default)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 64:
+            raise ConfigError(f"[region_editor] {name} must be a number of pixels from 0 to 64 (got {value!r})")
         return value
 
     def _fraction(self, name: str, default: float) -> float:
