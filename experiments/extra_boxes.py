@@ -32,7 +32,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from autoalign.benchmarks.pass_eval import paired, rates
 from autoalign.config import load_config
-from autoalign.detection.layout import LayoutDetector
+from autoalign.detection.layout import LayoutDetector, layout_queries
 from autoalign.files import atomic_save_image, atomic_write_json, atomic_write_text
 from autoalign.grounding import read_layout
 from autoalign.types import Box
@@ -116,16 +116,6 @@ def ground_all(records: list[dict[str, Any]], work: Path, runs: Path) -> list[di
 
 # ---- replay ---------------------------------------------------------------------------------------------------
 
-def queries(lay: Any) -> list[str]:
-    """The phrases :meth:`LayoutDetector.ground_layout` asks for (closed vocabulary)."""
-    qs: list[str] = []
-    for o in lay.objects:
-        qs += [o.query, o.noun]
-        if o.colors:
-            qs += [f"{c} {o.noun}" for c in colors() if c not in o.colors]
-    return list(dict.fromkeys(qs + NOUNS))
-
-
 def answers(q: str, colour: str, shape: str) -> bool:
     words = q.split()
     return {w for w in words if w in NOUNS} == {shape} and {w for w in words if w in colors()} <= {colour}
@@ -141,7 +131,7 @@ def replay(r: dict[str, Any], g: dict[str, Any], det: LayoutDetector, gate: floa
     if not lay.objects:
         return (not r["probe"] and r["clip"] >= gate), []
     own = {o.query for o in lay.objects}
-    qs = queries(lay)
+    qs = layout_queries(lay, (NOUNS, list(colors())))
     boxes: dict[str, list[Box]] = collections.defaultdict(list)
     for i in g["boxes"]:
         colour, shape = i["label"]

@@ -73,6 +73,20 @@ def _boxes(boxes: list[Box]) -> list[dict[str, Any]]:
     return [b.to_dict() for b in boxes]
 
 
+def layout_queries(layout: Layout, closed: tuple[list[str], list[str]] | None) -> list[str]:
+    """The phrases :meth:`LayoutDetector.ground_layout` asks the grounder for, once each: every object phrase, its bare
+    noun, its noun in each other known colour, and every known noun (``closed``: the grounder's (nouns, colours), for a
+    closed vocabulary; None for open-vocabulary detectors)."""
+    queries: list[str] = []
+    for o in layout.objects:
+        queries += [o.query, o.noun]
+        if o.colors and closed:
+            queries += [f"{c} {o.noun}" for c in closed[1] if c not in o.colors]
+    if closed:
+        queries += closed[0]
+    return list(dict.fromkeys(queries))
+
+
 class LayoutDetector:
     """Grounded objects against the prompt's counts, colours and relations -> triplets with boxes."""
 
@@ -118,16 +132,7 @@ class LayoutDetector:
         """Boxes per query phrase: every object phrase, its bare noun, its noun in each other known colour,
         and (closed vocabulary) every known noun."""
         grounder = self.models.grounder
-        closed = self._closed(grounder)
-        queries: list[str] = []
-        for o in layout.objects:
-            queries += [o.query, o.noun]
-            if o.colors and closed:
-                queries += [f"{c} {o.noun}" for c in closed[1] if c not in o.colors]
-        if closed:
-            queries += closed[0]
-        queries = list(dict.fromkeys(queries))
-        found = grounder.ground([image], queries)[0]
+        found = grounder.ground([image], layout_queries(layout, self._closed(grounder)))[0]
         return {g.phrase: g.boxes for g in found}
 
     def detected_objects(self, image: Image.Image, prompt: str) -> list[Box]:
