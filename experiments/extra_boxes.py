@@ -53,19 +53,14 @@ def image_path(r: dict[str, Any], work: Path, runs: Path) -> Path:
 def oracle_maps(im: Image.Image) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
     """The oracle's pixel labels, which object (component of >= MIN_AREA pixels) each pixel belongs to, and
     the fragment pixels, split as :func:`autoalign.world.oracle.read` splits them (same order of objects)."""
-    from scipy import ndimage
-
     label, names = oracle._labels(np.asarray(im, dtype=np.float32))
     obj, frag, objs = np.full(label.shape, -1), np.zeros(label.shape, bool), []
-    for k in range(1, len(names)):
-        comps, m = ndimage.label(label == k, structure=np.ones((3, 3)))
-        for c in range(1, m + 1):
-            cm = comps == c
-            if cm.sum() < oracle.MIN_AREA:
-                frag |= cm
-                continue
-            obj[cm] = len(objs)
-            objs.append({"colour": names[k], "area": int(cm.sum())})
+    for name, cm in oracle.components(label, names):
+        if cm.sum() < oracle.MIN_AREA:
+            frag |= cm
+            continue
+        obj[cm] = len(objs)
+        objs.append({"colour": name, "area": int(cm.sum())})
     return label, obj, frag, objs
 
 

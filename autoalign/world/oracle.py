@@ -80,10 +80,19 @@ def classify(fill: float, drop: float) -> str | None:
     return None
 
 
-def read(image: Image.Image) -> Reading:
-    """The scene an image shows, or an abstention with its reason."""
+def components(label: np.ndarray, names: list[str]):
+    """Every 8-connected component of each palette colour's pixels in ``label`` (:func:`_labels`), as ``(colour name,
+    boolean mask)``, colour by colour in palette order: the pieces :func:`read` sorts into objects and fragments."""
     from scipy import ndimage
 
+    for k, name in enumerate(names[1:], start=1):
+        comps, n = ndimage.label(label == k, structure=np.ones((3, 3)))
+        for c in range(1, n + 1):
+            yield name, comps == c
+
+
+def read(image: Image.Image) -> Reading:
+    """The scene an image shows, or an abstention with its reason."""
     image = image.convert("RGB")
     if image.size != (IMAGE_SIZE, IMAGE_SIZE):
         image = image.resize((IMAGE_SIZE, IMAGE_SIZE), Image.BILINEAR)
@@ -96,27 +105,25 @@ def read(image: Image.Image) -> Reading:
     objects: list[Obj] = []
     boxes: list[tuple[float, float, float, float]] = []
     fragments = 0
-    for k, name in enumerate(names[1:], start=1):
-        comps, n = ndimage.label(label == k, structure=np.ones((3, 3)))
-        for c in range(1, n + 1):
-            ys, xs = np.nonzero(comps == c)
-            area = len(xs)
-            if area < MIN_AREA:
-                fragments += area
-                continue
-            w, h = xs.max() - xs.min() + 1, ys.max() - ys.min() + 1
-            side = max(w, h)
-            if side < SIDE_MIN or side > SIDE_MAX:
-                return Reading(None, f"a {name} blob of {w}x{h} pixels fits no size")
-            if max(w, h) / min(w, h) > ASPECT_MAX:
-                return Reading(None, f"a {name} blob of {w}x{h} pixels is too elongated for any shape")
-            fill = area / float(w * h)
-            shape = classify(fill, (ys.mean() - (ys.min() + ys.max()) / 2) / h)
-            if shape is None:
-                return Reading(None, f"a {name} blob fills {fill:.2f} of its box: no shape fits")
-            size = "small" if side < SIZE_SPLIT else "big"
-            objects.append(Obj(shape, name, size, float(xs.min() + xs.max()) / 2, float(ys.min() + ys.max()) / 2))
-            boxes.append((float(xs.min()), float(ys.min()), float(xs.max() + 1), float(ys.max() + 1)))
+    for name, component in components(label, names):
+        ys, xs = np.nonzero(component)
+        area = len(xs)
+        if area < MIN_AREA:
+            fragments += area
+            continue
+        w, h = xs.max() - xs.min() + 1, ys.max() - ys.min() + 1
+        side = max(w, h)
+        if side < SIDE_MIN or side > SIDE_MAX:
+            return Reading(None, f"a {name} blob of {w}x{h} pixels fits no size")
+        if max(w, h) / min(w, h) > ASPECT_MAX:
+            return Reading(None, f"a {name} blob of {w}x{h} pixels is too elongated for any shape")
+        fill = area / float(w * h)
+        shape = classify(fill, (ys.mean() - (ys.min() + ys.max()) / 2) / h)
+        if shape is None:
+            return Reading(None, f"a {name} blob fills {fill:.2f} of its box: no shape fits")
+        size = "small" if side < SIZE_SPLIT else "big"
+        objects.append(Obj(shape, name, size, float(xs.min() + xs.max()) / 2, float(ys.min() + ys.max()) / 2))
+        boxes.append((float(xs.min()), float(ys.min()), float(xs.max() + 1), float(ys.max() + 1)))
     if fragments / total > MAX_FRAGMENTS:
         return Reading(None, f"{fragments / total:.0%} of pixels are fragments")
     if len(objects) > MAX_OBJECTS:
