@@ -9,7 +9,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
-MAIN_JOB = 'autoalign run "two white squares" --preset shapes --seed 0'
+MAIN_JOB = 'autoalign run "four white circles" --preset shapes --seed 0'
 
 
 def _docs() -> list[Path]:
