@@ -84,11 +84,19 @@ def test_two_steps_write_a_nine_channel_inpainting_pipeline(inpaint_weights):
 
 
 def test_only_recipes_that_take_a_device_train_on_a_gpu(tmp_path):
+    import torch
+
     from autoalign.errors import InputError
     from autoalign.world.training import recipes
 
     with pytest.raises(InputError, match="CPU only"):
-        recipes.train("vae", tmp_path, steps=1, device="cuda", progress=False)
+        recipes.train("clip", tmp_path, steps=1, device="cuda", progress=False)
+    assert not (tmp_path / "clip").exists()
+    with pytest.raises(InputError, match="not a torch device"):
+        recipes.train("vae", tmp_path, steps=1, device="gpu0", progress=False)
+    if not torch.cuda.is_available():  # a recipe that takes a device, asked for one this machine lacks: one line
+        with pytest.raises(InputError, match="no CUDA device"):
+            recipes.train("vae", tmp_path, steps=1, device="cuda", progress=False)
     assert not (tmp_path / "vae").exists()
 
 

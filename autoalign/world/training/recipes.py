@@ -34,6 +34,7 @@ def train(name: str, out_dir: Path, seed: int = 0, resume: bool = True, steps: i
     if device not in (None, "cpu"):
         if "device" not in inspect.signature(module.train).parameters:
             raise InputError(f"the {name} recipe trains on the CPU only (got --device {device})")
+        _check_device(device)
         kwargs["device"] = device
     if steps is not None and hasattr(module, "SMOKE_KWARGS"):
         kwargs.update(module.SMOKE_KWARGS)
@@ -43,3 +44,22 @@ def train(name: str, out_dir: Path, seed: int = 0, resume: bool = True, steps: i
             "trained_on": f"the shapes world (autoalign/world), {'2 CPU cores' if device in (None, 'cpu') else device}"}
     (target / "MODEL_CARD.json").write_text(json.dumps(card, indent=2, default=str), encoding="utf-8")
     return stats
+
+
+def _check_device(device: str) -> None:
+    """One line, before anything is written, for a device torch cannot use here (a CUDA device on a machine or
+    torch build without CUDA, a name torch does not know)."""
+    import torch
+
+    from autoalign.errors import InputError
+
+    try:
+        kind = torch.device(device).type
+    except RuntimeError:
+        raise InputError(f"--device {device} is not a torch device (cpu, cuda, cuda:N, mps)") from None
+    if kind == "cuda" and not torch.cuda.is_available():
+        raise InputError(f"--device {device}: torch sees no CUDA device here (torch {torch.__version__}, "
+                         f"built for CUDA {torch.version.cuda or 'none'})")
+    if kind == "mps" and not torch.backends.mps.is_available():
+        raise InputError(f"--device {device}: torch sees no MPS device here")
+
