@@ -207,7 +207,9 @@ class _ThingsReader(_FramesReader):
         parts, word = self.lex["body_parts"], tok.lower_.rsplit("-", 1)[-1]
         if word in parts or _lemma(tok) in parts or _compounds(tok):
             return False
-        held = word in self.lex["pose_states"] or word.endswith("ed") and (word[:-2] in parts or word[:-3] in parts)
+        # the whole word is the pose word ("a sit-up" is a noun though "up" is a pose word); a part + "-ed" is one after
+        # a hyphen too ("flat-footed")
+        held = tok.lower_ in self.lex["pose_states"] or word.endswith("ed") and (word[:-2] in parts or word[:-3] in parts)
         return held and self._pose_text()
 
     def _pose_place(self, tok):
