@@ -30,3 +30,15 @@ def test_a_pose_word_that_takes_a_preposition_is_part_of_the_relation():
     assert "is the hand level with the head?" in qs and "does the hand have a head?" not in qs
     # a thing named "level" keeps its own "with"
     assert "does the spirit level have a handle?" in _questions("a spirit level with a yellow handle")
+
+
+def test_a_describing_tag_is_also_asked_of_the_subject():
+    qs = _questions("a wooden cabin beside a frozen lake, atmospheric, highly detailed, red and white, artstation, 8k")
+    assert "is the lake highly detailed?" in qs and "is the lake red and white?" in qs
+    assert "is the image highly detailed?" in qs  # still a look of the picture
+    assert not any(q.startswith("is the lake") and ("8k" in q or "artstation" in q) for q in qs)
+
+
+def test_a_describing_tag_is_not_asked_of_a_place_on_the_way():
+    qs = _questions("a maid at the store, groceries in the air, kodak, photoreal")
+    assert "is the air photoreal?" not in qs

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from autoalign.scoring.parse.lexicon import lexicon
+from autoalign.scoring.parse.lexicon import ADJECTIVE_ENDING, lexicon
 from autoalign.scoring.parse.records import Noun
 from autoalign.scoring.parse.referents import _ReferentsReader
 from autoalign.scoring.parse.tokens import (
@@ -107,6 +107,7 @@ class _AttributesReader(_ReferentsReader):
                 self.add_attr(noun, f"{tok.head.lower_} {way}" if way else tok.head.lower_, "state", tok.head.i)
         self._pronoun_predicates()
         self._state_places()
+        self._tagged_looks()
         for noun in list(self.nouns.values()):
             if noun.lemma in self.lex["body_parts"] or doc[noun.index].lower_ in self.lex["body_parts"]:
                 self._pose(noun)
@@ -347,6 +348,36 @@ class _AttributesReader(_ReferentsReader):
         for t in first:
             out += [c for c in t.conjuncts if c.i in self.nouns and c not in out]
         return out
+
+    def _tagged_looks(self) -> None:
+        """ "aliens praying inside an alien church, atmospheric, highly detailed, yellow and blue, 8k": a user prompt's tag
+        that only describes (adjectives, participles, colours: "highly detailed", "yellow and blue", "gothic") says how
+        the thing named last before it looks, as DSG's annotators ask it ("is the church highly detailed?"); a tag read
+        as a look of the picture stays one too ("is the image highly detailed?"). A tag that names something ("octane
+        render", "8k", "artstation"), holds a number or a thing, or a name is not a look of a thing."""
+        colours, describing = self.lex["colors"], ("JJ", "JJR", "JJS", "VBN", "RB", "RBR", "RBS", "CC")
+        fragments = self._fragments()
+        for k, fragment in enumerate(fragments[1:], start=1):
+            words = [t for t in fragment if not t.is_punct]
+            if not words or len(words) > 5 or any(t.i in self.nouns or not t.is_alpha for t in words):
+                continue
+            content = [t for t in words if t.tag_ not in ("RB", "RBR", "RBS", "CC")]
+            lone = len(words) == 1 and words[0].is_lower and ADJECTIVE_ENDING.fullmatch(words[0].lower_) is not None
+            if not content or not (lone or all(t.tag_ in describing or t.lower_ in colours for t in words)):
+                continue
+            if any(t.i in self.skip and t.tag_ == "NNP" and not lone for t in words):
+                continue  # a name
+            thing = self._last_thing_before(words[0])
+            if thing is None or thing.i not in self.nouns:
+                continue
+            # the thing is the prompt's subject, in its first fragment, or a tag of a thing right before ("..., wispy
+            # particles, pychedelic"), not a place named on the way ("groceries in the air, Kodak, photoreal")
+            before = fragments[k - 1]
+            listed = thing in before and not any(t.pos_ == "ADP" for t in before) and any(c.dep_ == "amod" for c in thing.children)
+            if thing not in fragments[0] and not listed or self.nouns[thing.i].lemma in self.lex["backdrops"]:
+                continue
+            kind = "color" if all(t.lower_ in colours for t in content) else "state"
+            self.add_attr(self.nouns[thing.i], self.doc[words[0].i : words[-1].i + 1].text.lower(), kind, words[0].i)
 
     def _last_thing_before(self, tok):
         """The last thing before ``tok`` in its sentence, outside quotes (None if there is none)."""
