@@ -42,3 +42,21 @@ def test_a_describing_tag_is_also_asked_of_the_subject():
 def test_a_describing_tag_is_not_asked_of_a_place_on_the_way():
     qs = _questions("a maid at the store, groceries in the air, kodak, photoreal")
     assert "is the air photoreal?" not in qs
+
+
+def test_a_lower_case_noun_in_a_prompt_without_articles_is_a_thing_not_a_name():
+    # a relation list written without any article: "van", "bush" are read as names by the small tagger
+    qs = _questions("person next to van. sky above bush")
+    assert "is there a van?" in qs and "is there a bush?" in qs
+    assert "is the person next to the van?" in qs and "is the sky above the bush?" in qs
+    # a name written as one keeps no article
+    assert "is there Greta Thunberg?" in _questions("Greta Thunberg holding a sign")
+
+
+def test_a_game_played_is_no_thing():
+    qs = _questions("a man playing tennis on a court")
+    assert "is there tennis?" not in qs and "is the man playing tennis?" in qs and "is there a court?" in qs
+    qs = _questions("a woman playing the guitar on a stage")
+    assert "is there a guitar?" in qs
+    qs = _questions("kids playing soccer in a park")
+    assert "are the kids playing soccer?" in qs and "are the kids in the park?" in qs and "is the soccer in the park?" not in qs
