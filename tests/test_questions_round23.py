@@ -60,3 +60,18 @@ def test_a_game_played_is_no_thing():
     assert "is there a guitar?" in qs
     qs = _questions("kids playing soccer in a park")
     assert "are the kids playing soccer?" in qs and "are the kids in the park?" in qs and "is the soccer in the park?" not in qs
+
+
+def test_a_film_still_is_the_frame_not_a_film():
+    qs = _questions("35mm film still of a woman in a diner")
+    assert "is this a 35mm film still?" in qs and "is there a woman?" in qs
+    assert not any("film?" in q and q.startswith("is there") for q in qs) and "is there a mm film?" not in qs
+    qs = _questions("a movie still of a man on a horse")
+    assert "is this a movie still?" in qs and "is this a still?" not in qs and "is there a movie?" not in qs
+    assert "is there a film?" in _questions("the film is still wet")
+
+
+def test_an_ing_word_after_made_of_describes_the_material():
+    qs = _questions("a man made of swirling smoke standing in a doorway")
+    assert "is the man swirling smoke?" not in qs
+    assert "is the man made of smoke?" in qs and "is the smoke swirling?" in qs and "is the man standing in the doorway?" in qs

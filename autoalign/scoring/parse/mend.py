@@ -330,6 +330,45 @@ def _mend_frame_verb(doc, lex) -> None:
         _rehang(before, tok, "compound")
 
 
+def _mend_film_still(doc, lex) -> None:
+    """ "35mm film still of a woman in a diner", "a movie still from ...": "still" read as an adverb on the film is the
+    frame (a picture from a film), the film its compound (``film_still_nouns``), not "is there a film?"."""
+    for still in doc:
+        if still.lower_ != "still" or still.pos_ != "ADV" or still.i < 1:
+            continue
+        film = doc[still.i - 1]
+        if film.lower_ not in lex["film_still_nouns"] or film.pos_ not in ("NOUN", "PROPN") or film.dep_ == "nsubj":
+            continue
+        still.pos_, still.tag_, still.lemma_ = "NOUN", "NN", "still"
+        if film.head.i == film.i:
+            _rehang(still, still, "ROOT")
+        else:
+            _rehang(still, film.head, film.dep_)
+        for c in list(film.children):
+            if c.i != still.i and not (c.i < film.i and c.dep_ in ("det", "nummod", "compound", "amod")):
+                _rehang(c, still, c.dep_)  # "... of a woman": of the still
+        _rehang(film, still, "compound")
+
+
+def _mend_made_of_participle(doc, lex) -> None:
+    """ "a man made of swirling smoke": an "-ing" word after "made of" read as a verb with the material its object
+    describes the material ("swirling smoke"), which is what the thing is made of (not "is the man swirling smoke?")."""
+    for ing in doc:
+        if ing.tag_ != "VBG" or ing.dep_ != "pcomp" or ing.head.lower_ not in ("of", "from") or ing.i + 1 >= len(doc):
+            continue
+        prep, material = ing.head, doc[ing.i + 1]
+        if _lemma(prep.head) not in lex["making_verbs"] or material.head.i != ing.i or material.dep_ != "dobj" or material.pos_ != "NOUN":
+            continue
+        if any(c.dep_ == "det" for c in material.children):
+            continue  # "made of recycling the cans" would be an act
+        _rehang(material, prep, "pobj")
+        for c in list(ing.children):
+            if c.i != material.i:
+                _rehang(c, material, c.dep_)
+        _rehang(ing, material, "amod")
+        ing.pos_ = "ADJ"
+
+
 def _mend_frame_participle(doc, lex) -> None:
     """ "a matte painting by marc simonetti": a frame word in "-ing" ("painting", "drawing") read as a verb on a describing
     word before it (a texture, material or colour: "matte", "oil", "pastel") and followed by "by" / "of" or nothing is the
@@ -395,6 +434,8 @@ def _mend_parse(doc, lex, model: str):
         ("leading describing words read as the head", lambda: _mend_leading_adjective(doc)),
         ("frames read as verbs", lambda: _mend_frame_verb(doc, lex)),
         ("frames read as participles", lambda: _mend_frame_participle(doc, lex)),
+        ("film stills read as adverbs", lambda: _mend_film_still(doc, lex)),
+        ("participles after made of", lambda: _mend_made_of_participle(doc, lex)),
         ("listed places", lambda: _mend_listed_place(doc, lex)),
         ("split names", lambda: _mend_split_name(doc, lex, model)),
         ("pronoun nouns", lambda: _mend_pronoun_noun(doc, lex)),
