@@ -75,3 +75,12 @@ def test_an_ing_word_after_made_of_describes_the_material():
     qs = _questions("a man made of swirling smoke standing in a doorway")
     assert "is the man swirling smoke?" not in qs
     assert "is the man made of smoke?" in qs and "is the smoke swirling?" in qs and "is the man standing in the doorway?" in qs
+
+
+def test_what_a_container_holds_is_in_it():
+    qs = _questions("A bowl of ice cream is inside the microwave")
+    assert "is the ice cream in the bowl?" in qs and "is the bowl inside the microwave?" in qs
+    qs = _questions("a plate of cookies and a glass of milk on a table")
+    assert "are the cookies on the plate?" in qs and "is the milk in the glass?" in qs
+    qs = _questions("a bike at the side of the road")  # a side holds nothing
+    assert "is the bike at the side of the road?" in qs and not any(q.startswith("is the road") for q in qs)

@@ -102,7 +102,12 @@ class _RelationsReader(_ReferentsReader):
                 if anchor.i in self.depictions:
                     for o in _conjuncts(obj):
                         self._relation(o.i, "in", anchor.i, "prep", "", "")  # "a painting of pangolins": in it
-                return  # "a cup of tea", "the side of ..." are not spatial relations
+                held_in = self._container_word(anchor, obj)
+                if held_in:
+                    for o in _conjuncts(obj):
+                        if o.i in self.nouns:
+                            self._relation(o.i, held_in, anchor.i, "prep", "", "")  # "a bowl of ice cream": the ice cream is in it
+                return  # "the side of ..." is no spatial relation
             subjects = self._thing_subjects(tok, anchor, obj)
             kind, tag, finite = ("part" if words == "with" else "prep"), "", ""
         elif anchor.pos_ in ("VERB", "AUX"):
@@ -113,6 +118,14 @@ class _RelationsReader(_ReferentsReader):
         else:
             return
         self._record_place(tok, subjects, words, obj, kind, tag, finite, mutual, stands_for)
+
+    def _container_word(self, anchor, obj) -> str:
+        """ "in" / "on" when ``anchor`` is a container of ``obj`` ("a bowl of ice cream", "a plate of cookies";
+        ``containers``), else ""."""
+        if obj.i not in self.nouns or obj.i == anchor.i:
+            return ""
+        lemma = self.nouns[anchor.i].lemma
+        return next((word for word, things in self.lex["containers"].items() if lemma in things), "")
 
     def _pose_lead(self, tok):
         """The word of how a thing is held right before the preposition that goes with it ("level" of "level with",
