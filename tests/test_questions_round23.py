@@ -84,3 +84,12 @@ def test_what_a_container_holds_is_in_it():
     assert "are the cookies on the plate?" in qs and "is the milk in the glass?" in qs
     qs = _questions("a bike at the side of the road")  # a side holds nothing
     assert "is the bike at the side of the road?" in qs and not any(q.startswith("is the road") for q in qs)
+
+
+def test_a_verb_of_a_relation_list_is_no_part_of_a_name():
+    qs = _questions("person ride boat. boat has person")
+    assert "does the person ride the boat?" in qs and "is there a person ride boat?" not in qs
+    qs = _questions("bear walk past grass. sky above bear")
+    assert "does the bear walk past grass?" in qs and "is there a bear walk?" not in qs
+    # with articles it is a name as written
+    assert "is there a bus park?" in _questions("a bus park on a road")

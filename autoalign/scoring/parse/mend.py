@@ -369,6 +369,32 @@ def _mend_made_of_participle(doc, lex) -> None:
         ing.pos_ = "ADJ"
 
 
+def _mend_listed_verb(doc, lex) -> None:
+    """ "person ride boat. bear walk past grass": in a list of short sentences written without articles (a relation
+    list), a verb of ``relation_verbs`` between two things that the tagger read as a noun compound ("person ride boat",
+    "bear walk") is the verb ("does the person ride the boat?"), not one long name ("is there a person ride boat?")."""
+    if any(t.lower_ in ("a", "an", "the") for t in doc) or len(list(doc.sents)) < 2:
+        return
+    for sent in doc.sents:
+        words = [t for t in sent if not t.is_punct]
+        if len(words) not in (3, 4):
+            continue
+        subject, verb, last = words[0], words[1], words[-1]
+        if verb.lower_ not in lex["relation_verbs"] or verb.pos_ not in ("NOUN", "PROPN") or verb.i != subject.i + 1:
+            continue
+        if subject.pos_ not in ("NOUN", "PROPN") or last.pos_ not in ("NOUN", "PROPN"):
+            continue
+        if len(words) == 4 and (words[2].pos_ != "ADP" or last.head.i != words[2].i):
+            continue
+        verb.pos_, verb.tag_, verb.lemma_ = "VERB", "VBP", verb.lower_
+        _rehang(verb, verb, "ROOT")
+        _rehang(subject, verb, "nsubj")
+        if len(words) == 3:
+            _rehang(last, verb, "dobj")
+        else:
+            _rehang(words[2], verb, "prep")
+
+
 def _mend_frame_participle(doc, lex) -> None:
     """ "a matte painting by marc simonetti": a frame word in "-ing" ("painting", "drawing") read as a verb on a describing
     word before it (a texture, material or colour: "matte", "oil", "pastel") and followed by "by" / "of" or nothing is the
@@ -436,6 +462,7 @@ def _mend_parse(doc, lex, model: str):
         ("frames read as participles", lambda: _mend_frame_participle(doc, lex)),
         ("film stills read as adverbs", lambda: _mend_film_still(doc, lex)),
         ("participles after made of", lambda: _mend_made_of_participle(doc, lex)),
+        ("verbs of relation lists read as names", lambda: _mend_listed_verb(doc, lex)),
         ("listed places", lambda: _mend_listed_place(doc, lex)),
         ("split names", lambda: _mend_split_name(doc, lex, model)),
         ("pronoun nouns", lambda: _mend_pronoun_noun(doc, lex)),
