@@ -93,3 +93,17 @@ def test_a_verb_of_a_relation_list_is_no_part_of_a_name():
     assert "does the bear walk past grass?" in qs and "is there a bear walk?" not in qs
     # with articles it is a name as written
     assert "is there a bus park?" in _questions("a bus park on a road")
+
+
+def test_a_particle_after_another_thing_is_not_the_verbs():
+    qs = _questions("The person is leaning toward the right with their right arm up and left arm bent.")
+    assert "is the person leaning toward the right?" in qs and "is the person leaning up?" not in qs
+    assert "is the right arm up?" in qs
+    assert "is the man picking up the cup?" in _questions("a man picking the cup up from the floor")
+
+
+def test_singular_they_is_the_person_of_the_sentence_before():
+    qs = _questions("Someone is in a wide stance. They are leaning to the right.")
+    assert "is the person leaning to the right?" in qs
+    qs = _questions("The person is standing. They are holding a cup.")
+    assert "is the person holding the cup?" in qs
