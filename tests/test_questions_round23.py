@@ -107,3 +107,10 @@ def test_singular_they_is_the_person_of_the_sentence_before():
     assert "is the person leaning to the right?" in qs
     qs = _questions("The person is standing. They are holding a cup.")
     assert "is the person holding the cup?" in qs
+
+
+def test_colours_said_by_how_many_are_the_things_look():
+    assert "is the vase in different colors?" in _questions("a vase with different colors on a table")
+    assert "are the balloons in different colors?" in _questions("balloons in different colors")
+    qs = _questions("a bird in black and white colors")
+    assert "is the bird in black?" in qs and "is the bird in white?" in qs

@@ -82,7 +82,9 @@ class _AttributesReader(_ReferentsReader):
                     # "a kid's bedroom": what kind of bedroom (asked "is the bedroom a kid's bedroom?"); the kid is asked too
                     self.add_attr(noun, f"{_phrase(c).lower()}'s", "owner", c.i)
                 elif c.dep_ == "prep" and c.lower_ == "in":
-                    self._in_colours(noun, c)  # "the text 'magma' in red", "a set of labels in blue and yellow"
+                    self._in_colours(noun, c)
+                elif c.dep_ == "prep" and c.lower_ == "with" and any(_lemma(p) in ("color", "colour") for p in c.children if p.dep_ == "pobj"):
+                    self._in_colours(noun, c)  # "an object with different colors": "is the object in different colors?"  # "the text 'magma' in red", "a set of labels in blue and yellow"
                 elif c.dep_ == "relcl" and c.lemma_ == "be":  # "a pinata which is orange"
                     for a in c.children:
                         if a.dep_ in ("acomp", "attr") and a.pos_ in ("ADJ", "VERB"):
@@ -268,6 +270,12 @@ class _AttributesReader(_ReferentsReader):
             words = [pobj, *[c for c in pobj.subtree if c.dep_ == "conj" and c.lower_ in self.lex["colors"]]]
         elif _lemma(pobj) in ("color", "colour"):
             words = [c for c in pobj.subtree if c.i < pobj.i and c.lower_ in self.lex["colors"]]
+            described = [c for c in pobj.children if c.dep_ == "amod" and c.i < pobj.i and c.pos_ == "ADJ"]
+            if not words and described:
+                # "an object with different colors", "balloons in bright colours": how many or how bright the colours are
+                value = self.doc[described[0].i : pobj.i + 1].text.lower()
+                self.add_attr(noun, value, "color", described[0].i, phrase=f"in {value}")
+                return
         else:
             return
         for w in sorted(words, key=lambda t: t.i):
