@@ -114,3 +114,9 @@ def test_colours_said_by_how_many_are_the_things_look():
     assert "are the balloons in different colors?" in _questions("balloons in different colors")
     qs = _questions("a bird in black and white colors")
     assert "is the bird in black?" in qs and "is the bird in white?" in qs
+
+
+def test_the_artists_of_a_thing_made_by_them_are_asked_of_it():
+    qs = _questions("a castle on a cliff, painted by ivan shishkin and albert bierstadt, 8k")
+    assert "is the castle painted by ivan shishkin?" in qs and "is the castle painted by albert bierstadt?" in qs
+    assert "is the castle painted?" not in qs and "is the image in the style of ivan shishkin?" in qs

@@ -150,7 +150,7 @@ class _AttributesReader(_ReferentsReader):
             prt = _particle(verb)
             if prt:
                 vwords = f"{vwords} {prt}"
-            handled = False
+            handled = self._made_by(noun, verb)
             for c in verb.children:
                 target = None
                 if c.dep_ in ("prep", "agent") or c.dep_ == "prt" and c.lower_ == "out":  # ("made out of", "out" a particle)
@@ -356,6 +356,31 @@ class _AttributesReader(_ReferentsReader):
         for t in first:
             out += [c for c in t.conjuncts if c.i in self.nouns and c not in out]
         return out
+
+    def _made_by(self, noun: Noun, verb) -> bool:
+        """ "clown girl, gothic, painted by francis bacon, adrian ghenie and james jean": the artists of a participle of
+        making hung on a thing (read as the picture's styles before) are also who made the thing, as DSG asks it ("is the
+        girl painted by francis bacon?"), not a bare "is the girl painted?"."""
+        if verb.tag_ != "VBN" or verb.lower_ not in self.lex["artist_heads"]:
+            return False
+        by = next((c for c in verb.children if c.dep_ in ("agent", "prep") and c.lower_ == "by"), None)
+        if by is None:
+            return False
+        first = min(t.i for t in verb.subtree)
+        if first > 0 and self.doc[first - 1].text == ",":
+            # a tag set off by a comma ("a castle on a cliff, painted by ..."): the prompt's subject, the root of its sentence
+            root = verb.sent.root
+            if root.i not in self.nouns:
+                return False
+            noun = self.nouns[root.i]
+        elif verb.head.i != noun.index:
+            return False  # (a participle of some other word: "climatic atmosphere made by studio ghibli")
+        inside = {t.i for t in by.subtree}
+        names = [g for g in self.globals if g.kind == "style" and g.value.startswith("style of ") and g.index in inside]
+        for g in names:
+            name = g.value[len("style of "):]
+            self.add_attr(noun, name, "artist", g.index, phrase=f"{verb.lower_} by {name}")
+        return bool(names)
 
     def _tagged_looks(self) -> None:
         """ "aliens praying inside an alien church, atmospheric, highly detailed, yellow and blue, 8k": a user prompt's tag
