@@ -120,3 +120,10 @@ def test_the_artists_of_a_thing_made_by_them_are_asked_of_it():
     qs = _questions("a castle on a cliff, painted by ivan shishkin and albert bierstadt, 8k")
     assert "is the castle painted by ivan shishkin?" in qs and "is the castle painted by albert bierstadt?" in qs
     assert "is the castle painted?" not in qs and "is the image in the style of ivan shishkin?" in qs
+
+
+def test_a_layout_quantity_is_the_things_look():
+    qs = _questions("a row of five red cars parked on a street")
+    assert "are the cars in a row?" in qs and "are there five cars?" in qs and "is there a row?" not in qs
+    assert "are the books in a pile?" in _questions("a pile of books on a desk")
+    assert not any(" in a group" in q for q in _questions("a group of giraffes"))

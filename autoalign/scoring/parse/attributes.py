@@ -90,6 +90,11 @@ class _AttributesReader(_ReferentsReader):
                         if a.dep_ in ("acomp", "attr") and a.pos_ in ("ADJ", "VERB"):
                             self._describe(noun, a)
             quantity = tok.head.head if tok.dep_ == "pobj" and tok.head.lower_ == "of" else None
+            if quantity is not None and _lemma(quantity) in self.lex["layouts"] and quantity.i not in self.nouns and noun.plural:
+                # "a row of five cars", "an arrangement of seven bottles": how the things are laid out ("are the cars in a
+                # row?"), a look of theirs (the quantity word is no thing)
+                word = _lemma(quantity)
+                self.add_attr(noun, word, "state", quantity.i, phrase=f"in {'an' if word[0] in 'aeiou' else 'a'} {word}")
             if quantity is not None and _lemma(quantity) in self.not_things["quantity"] and quantity.i not in self.nouns:
                 # "a set of nine labels for the summer season in blue and yellow": the colours hung on the quantity
                 # word are the counted things' ("are the labels in blue?")
