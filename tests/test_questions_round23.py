@@ -127,3 +127,12 @@ def test_a_layout_quantity_is_the_things_look():
     assert "are the cars in a row?" in qs and "are there five cars?" in qs and "is there a row?" not in qs
     assert "are the books in a pile?" in _questions("a pile of books on a desk")
     assert not any(" in a group" in q for q in _questions("a group of giraffes"))
+
+
+def test_a_work_a_picture_comes_from_and_its_maker_are_no_things():
+    qs = _questions("film still from David Lynch's remake of a western, a man on a horse")
+    assert "is there David Lynch?" not in qs and "is there a remake?" not in qs
+    assert "is this a film still?" in qs and "is the man on the horse?" in qs
+    qs = _questions("a scene from Tarantino's movie, a man in a suit")
+    assert "is there Tarantino?" not in qs and "is the man in the suit?" in qs
+    assert "is there a man?" in _questions("a man's hat on a table")
