@@ -136,3 +136,18 @@ def test_a_work_a_picture_comes_from_and_its_maker_are_no_things():
     qs = _questions("a scene from Tarantino's movie, a man in a suit")
     assert "is there Tarantino?" not in qs and "is the man in the suit?" in qs
     assert "is there a man?" in _questions("a man's hat on a table")
+
+
+def test_a_word_and_a_participle_before_a_thing_are_one_look():
+    qs = _questions("a heart shaped box on a table")
+    assert "is the box heart shaped?" in qs and "is there a heart?" not in qs and "is the box on the table?" in qs
+    qs = _questions("a woman at a pirate themed party")
+    assert "is the party pirate themed?" in qs and "is the woman at the party?" in qs and "is there a pirate?" not in qs
+    qs = _questions("a kitchen with a moroccan inspired backsplash")
+    assert "is the backsplash moroccan inspired?" in qs and "is the backsplash inspired?" not in qs
+
+
+def test_a_style_of_names_ends_at_the_comma():
+    qs = _questions("a portrait of a woman in the style of Alex Grey and Norman Rockwell, fantasy, 8k")
+    assert "is the image in the style of Alex Grey and Norman Rockwell?" in qs
+    assert "is the image in fantasy style?" in qs

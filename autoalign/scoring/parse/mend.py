@@ -25,6 +25,45 @@ def _join_hyphens(doc):
     return doc
 
 
+def _join_participle_looks(doc, words):
+    """Make "heart shaped", "moroccan inspired", "pirate themed" one describing word of the thing after it (``words``:
+    the participles that take such a word before them), not a heart that shapes the box ("is the box heart shaped?")."""
+    spans = []
+    for t in doc:
+        if t.lower_ not in words or t.i < 1 or t.i + 1 >= len(doc) or t.tag_ not in ("VBN", "JJ", "VBD"):
+            continue
+        before, after = doc[t.i - 1], doc[t.i + 1]
+        if not before.is_alpha or before.pos_ in ("DET", "NUM", "PRON", "ADP", "CCONJ", "AUX", "VERB") or before.like_num:
+            continue
+        if after.pos_ not in ("NOUN", "PROPN") or not before.whitespace_ or any(s.start == t.i - 2 for s in spans):
+            continue
+        spans.append(doc[t.i - 1 : t.i + 1])
+    if not spans:
+        return doc
+    for span in spans:
+        before, t, after = span[0], span[1], doc[span.end]
+        if after.head.i == t.i:  # "a pirate themed party" read as a sentence (pirate themes party): the thing heads it
+            rest = [c for c in t.children if c.i not in (before.i, after.i)]
+            subject = next((c for c in rest if c.dep_.startswith("nsubj")), None)
+            if t.head.i == t.i and subject is not None and before.head.i not in (t.i, after.i):
+                # "a woman at a pirate themed party": the woman heads the sentence, the party is where "at" points
+                subject.head, subject.dep_ = subject, "ROOT"
+                after.head, after.dep_ = before.head, before.dep_
+                for c in rest:
+                    if c is not subject:
+                        c.head = subject
+            else:
+                after.head, after.dep_ = (after, "ROOT") if t.head.i == t.i else (t.head, t.dep_)
+                for c in rest:
+                    c.head = after
+        before.head, before.dep_ = t, "npadvmod"
+        t.head, t.dep_ = after, "amod"
+    with doc.retokenize() as retok:
+        for span in spans:
+            retok.merge(span, attrs={"TAG": "JJ", "POS": "ADJ"})
+    return doc
+
+
 # ---- tagger slips mended in the parse itself (the reading below then sees the sentence as written) ------------
 
 
