@@ -61,7 +61,7 @@ logger = logging.getLogger(__name__)
 _RESOLUTION = re.compile(r"\d+\s?k|\d{3,4}\s?p|u?hd|full hd")
 
 LLMProvider = Callable[[], Any]  # returns an object with complete_json(messages, schema, name)
-CACHE_VERSION = "26"  # bump when generated questions change for the same settings (history: git log -S CACHE_VERSION)
+CACHE_VERSION = "27"  # bump when generated questions change for the same settings (history: git log -S CACHE_VERSION)
 
 
 # ---- the VQ2 answer-consistency filter -------------------------------------------------------------

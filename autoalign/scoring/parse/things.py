@@ -43,7 +43,8 @@ class _ThingsReader(_FramesReader):
                 # thing nor a state ("looks like fingers", "shaped like a star" say what a thing is or looks like)
                 self.skip.update(t.i for t in tok.subtree if t.i != tok.i)
             if _lemma(tok) in lex["works"] and tok.pos_ in ("NOUN", "PROPN"):
-                if tok.dep_ == "pobj" and tok.head.lower_ == "from" and _lemma(tok.head.head) in lex["frame_nouns"]:
+                looks = any(c.dep_ == "amod" for c in tok.children)  # ("a still from the best scary horror movie" keeps its look)
+                if tok.dep_ == "pobj" and tok.head.lower_ == "from" and _lemma(tok.head.head) in lex["frame_nouns"] and not looks:
                     # "film still from David Lynch's remake of a western": where the picture comes from, no thing in it
                     end = next((t.i for t in doc[tok.i :] if t.text in (",", ";", ".")), len(doc))
                     self.skip.update(t.i for t in tok.subtree if t.i < end)  # (not a thing set off after it by a comma)
