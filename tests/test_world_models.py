@@ -58,6 +58,23 @@ def test_every_recipe_writes_what_its_backend_loads(smoke_weights):
 
 
 @pytest.mark.slow
+def test_the_autoencoder_generator_and_editor_train_on_a_named_device(tmp_path):
+    """``world train --device``: the three latent-space recipes take a torch device (a GPU in use; "cpu:0" here
+    runs the same code path: every tensor moved to that device) and record it in their MODEL_CARD; recipes that
+    train on the CPU only refuse one in one line."""
+    from autoalign.errors import InputError
+    from autoalign.world.training import recipes
+
+    for name in ("vae", "generator", "editor"):
+        stats = recipes.train(name, tmp_path, seed=0, resume=False, steps=2, progress=False, device="cpu:0")
+        assert stats["device"] == "cpu:0" and stats["loss"] > 0
+        card = json.loads((tmp_path / name / "MODEL_CARD.json").read_text())
+        assert card["trained_on"].endswith("cpu:0")
+    with pytest.raises(InputError, match="trains on the CPU only"):
+        recipes.train("clip", tmp_path, seed=0, resume=False, steps=2, progress=False, device="cpu:0")
+
+
+@pytest.mark.slow
 def test_training_resumes_from_its_checkpoint(tmp_path):
     from autoalign.world.training import recipes
     from autoalign.world.training.train import work_dir

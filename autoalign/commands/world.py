@@ -31,7 +31,7 @@ def train_command(
     seed: int = typer.Option(0, "--seed", help="Seed of every recipe."),
     fresh: bool = typer.Option(False, "--fresh", help="Ignore saved checkpoints and start over."),
     steps: Optional[int] = typer.Option(None, "--steps", help="Override each recipe's number of steps (smoke tests)."),
-    device: str = typer.Option("cpu", "--device", help="Torch device to train on (cuda: only recipes that support it, e.g. inpaint)."),
+    device: str = typer.Option("cpu", "--device", help="Torch device to train on (cuda: the recipes that support it: vae, generator, editor, inpaint)."),
 ) -> None:
     """Train the world's models (seeded, resumable) and write their weights."""
     from autoalign.world import WEIGHTS_DIR

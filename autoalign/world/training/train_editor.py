@@ -53,7 +53,7 @@ def triples(n_scenes: int, seed: int):
 
 
 def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, n_scenes: int = N_SCENES, resume: bool = True,
-          progress: bool = True) -> dict:
+          progress: bool = True, device: str = "cpu") -> dict:
     import torch
     import torch.nn.functional as F
     from diffusers import StableDiffusionPipeline
@@ -77,16 +77,18 @@ def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, n_scenes: int = N_SCE
     state["conv_in.weight"] = torch.cat([conv, torch.zeros_like(conv)], dim=1)
     model.load_state_dict(state)
     noise = gen.noise_scheduler()
-    inverse_snr = (1 - noise.alphas_cumprod) / noise.alphas_cumprod
+    dev = torch.device(device)
+    inverse_snr = ((1 - noise.alphas_cumprod) / noise.alphas_cumprod).to(dev)
+    src, tgt, encoder, model = src.to(dev), tgt.to(dev), encoder.to(dev), model.to(dev)
 
     def batch_loss(step: int, rng: random.Random):
         idx = [rng.randrange(len(data)) for _ in range(plan.batch_size)]
         drops = [rng.random() for _ in idx]
         caps = ["" if d < 2 * DROP else texts[i] for d, i in zip(drops, idx)]  # [0, .05): both; [.05, .1): text
-        keep_image = torch.tensor([0.0 if (d < DROP or 2 * DROP <= d < 3 * DROP) else 1.0 for d in drops]).view(-1, 1, 1, 1)
+        keep_image = torch.tensor([0.0 if (d < DROP or 2 * DROP <= d < 3 * DROP) else 1.0 for d in drops], device=dev).view(-1, 1, 1, 1)
         x0 = tgt[idx]
         eps = torch.randn_like(x0)
-        t = torch.randint(0, noise.config.num_train_timesteps, (len(idx),))
+        t = torch.randint(0, noise.config.num_train_timesteps, (len(idx),), device=dev)
         xt = torch.cat([noise.add_noise(x0, eps, t), src[idx] * keep_image], dim=1)
         pred = model(xt, t, encoder_hidden_states=gen.encode_text(tok, encoder, caps)).sample
         weight = 1 + inverse_snr[t].clamp(max=MAX_NOISE_WEIGHT)
@@ -94,8 +96,8 @@ def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, n_scenes: int = N_SCE
         return (per_example * weight).sum() / weight.sum()
 
     stats = fit("editor", {"unet": model, "text_encoder": encoder}, plan, batch_loss, seed, resume=resume, progress=progress)
-    gen.save_pipeline(out_dir, vae, encoder, tok, model, pipeline="ip2p")
+    gen.save_pipeline(out_dir, vae, encoder.to("cpu"), tok, model.to("cpu"), pipeline="ip2p")
     kinds: dict[str, int] = {}
     for t in data:
         kinds[t.kind] = kinds.get(t.kind, 0) + 1
-    return {**stats, "triples": len(data), "kinds": kinds, "params_unet": sum(p.numel() for p in model.parameters())}
+    return {**stats, "device": str(dev), "triples": len(data), "kinds": kinds, "params_unet": sum(p.numel() for p in model.parameters())}

@@ -81,7 +81,7 @@ def sampler():
 
 def encode_text(tok, encoder, captions: list[str]):
     ids = tok(captions, padding="max_length", max_length=MAX_TOKENS, truncation=True, return_tensors="pt").input_ids
-    return encoder(ids)[0]
+    return encoder(ids.to(encoder.device))[0]
 
 
 def latents_of(vae, images, batch: int = 256, scaled: bool = True):
@@ -109,7 +109,7 @@ def dataset(vae, n_scenes: int) -> tuple[list[str], "object"]:
 
 
 def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, n_scenes: int = N_SCENES, resume: bool = True,
-          progress: bool = True, vae_dir: Path | None = None) -> dict:
+          progress: bool = True, vae_dir: Path | None = None, device: str = "cpu") -> dict:
     import torch
     import torch.nn.functional as F
 
@@ -122,20 +122,22 @@ def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, n_scenes: int = N_SCE
     tok = tokenizer()
     encoder, model = text_encoder(tok), unet()
     noise = noise_scheduler()
+    dev = torch.device(device)
+    latents, encoder, model = latents.to(dev), encoder.to(dev), model.to(dev)
 
     def batch_loss(step: int, rng: random.Random):
         idx = [rng.randrange(len(captions)) for _ in range(plan.batch_size)]
         caps = ["" if rng.random() < CAPTION_DROPOUT else captions[i] for i in idx]
         x0 = latents[idx]
         eps = torch.randn_like(x0)
-        t = torch.randint(0, noise.config.num_train_timesteps, (len(idx),))
+        t = torch.randint(0, noise.config.num_train_timesteps, (len(idx),), device=dev)
         xt = noise.add_noise(x0, eps, t)
         pred = model(xt, t, encoder_hidden_states=encode_text(tok, encoder, caps)).sample
         return F.mse_loss(pred, eps)
 
     stats = fit("generator", {"unet": model, "text_encoder": encoder}, plan, batch_loss, seed, resume=resume, progress=progress)
-    save_pipeline(out_dir, vae, encoder, tok, model)
-    return {**stats, "scenes": n_scenes,
+    save_pipeline(out_dir, vae, encoder.to("cpu"), tok, model.to("cpu"))
+    return {**stats, "scenes": n_scenes, "device": str(dev),
             "params_unet": sum(p.numel() for p in model.parameters()),
             "params_text_encoder": sum(p.numel() for p in encoder.parameters())}
 

@@ -46,15 +46,17 @@ def random_images(rng: random.Random, n: int, split: str = "train", strength: fl
     return out
 
 
-def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, resume: bool = True, progress: bool = True) -> dict:
+def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, resume: bool = True, progress: bool = True,
+          device: str = "cpu") -> dict:
     import torch
     import torch.nn.functional as F
 
     torch.manual_seed(seed)
-    vae = build()
+    dev = torch.device(device)
+    vae = build().to(dev)
 
     def batch_loss(step: int, rng: random.Random):
-        x = to_tensor(random_images(rng, plan.batch_size))
+        x = to_tensor(random_images(rng, plan.batch_size)).to(dev)
         posterior = vae.encode(x).latent_dist
         recon = vae.decode(posterior.sample()).sample
         kl = posterior.kl().mean()
@@ -62,14 +64,14 @@ def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, resume: bool = True, 
 
     stats = fit("vae", {"vae": vae}, plan, batch_loss, seed, resume=resume, progress=progress)
     with torch.no_grad():
-        x = to_tensor(random_images(random.Random(seed + 1), 256))
+        x = to_tensor(random_images(random.Random(seed + 1), 256)).to(dev)
         latents = vae.encode(x).latent_dist.mode()
         std = float(latents.std())
         err = float((vae.decode(latents).sample - x).abs().mean())
-    vae.register_to_config(scaling_factor=1.0 / std)
+    vae.to("cpu").register_to_config(scaling_factor=1.0 / std)
     Path(out_dir).mkdir(parents=True, exist_ok=True)
     vae.to(torch.float16).save_pretrained(out_dir, safe_serialization=True)
-    return {**stats, "latent_std": std, "recon_l1": err, "params": sum(p.numel() for p in vae.parameters())}
+    return {**stats, "device": str(dev), "latent_std": std, "recon_l1": err, "params": sum(p.numel() for p in vae.parameters())}
 
 
 def load(path: Path):
