@@ -151,3 +151,9 @@ def test_a_style_of_names_ends_at_the_comma():
     qs = _questions("a portrait of a woman in the style of Alex Grey and Norman Rockwell, fantasy, 8k")
     assert "is the image in the style of Alex Grey and Norman Rockwell?" in qs
     assert "is the image in fantasy style?" in qs
+
+
+def test_a_tag_of_a_part_with_a_look_is_the_subjects():
+    qs = _questions("two wolves in a forest, glowing eyes")
+    assert "do the wolves have glowing eyes?" in qs and "does the image have glowing eyes?" not in qs
+    assert "does the forest have glowing eyes?" not in qs

@@ -386,10 +386,12 @@ def facts_from_parse(parse: Parse, closed_counts: bool = False) -> list[Fact]:
                     # DSG asks a type, "is the pad a lily pad?" (not "is the pad lily?")
                     kind = "attribute_type_plural" if noun.plural else "attribute_type_singular"
                     described = _without(described, attr.value)
+                if attr.kind == "had":
+                    kind = "attribute_has"  # "mystical cat, glowing eyes": "does the cat have glowing eyes?"
                 if not repeated and simple:
                     open_kind = {"color": "color", "attribute_material": "material"}.get(attr.kind if attr.kind == "color" else kind, "")
                 b.add("attribute", attr.kind, (noun.lemma, word), kind, "attribute", attr.value, span, parent, open_kind,
-                      noun=described, value=value, be=be(noun), article=_article(value))
+                      noun=described, value=value, be=be(noun), article=_article(value), do="do" if noun.plural else "does")
     # totals of groups of the same thing with counts: "two red flowers and three white flowers" -> five flowers
     groups: dict[str, list[Noun]] = {}
     for noun in parse.nouns:

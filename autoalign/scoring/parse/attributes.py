@@ -400,22 +400,50 @@ class _AttributesReader(_ReferentsReader):
             if not words or len(words) > 5 or any(t.i in self.nouns or not t.is_alpha for t in words):
                 continue
             content = [t for t in words if t.tag_ not in ("RB", "RBR", "RBS", "CC")]
+            part = self._tagged_part(words)
+            if part:
+                # whose part: the head of the prompt's first fragment ("two wolves in a forest, glowing eyes": the wolves)
+                inside = {t.i for t in fragments[0]}
+                thing = next((t for t in fragments[0] if t.i in self.nouns and (t.head.i not in inside or t.head.i == t.i)), None)
+                if thing is not None:
+                    # "mystical cat ..., glowing eyes": the subject's own part with its look ("does the cat have glowing
+                    # eyes?"), not the picture's ("does the image have glowing eyes?")
+                    self.globals = [g for g in self.globals if not (g.tag and g.index in {t.i for t in words})]
+                    self.add_attr(self.nouns[thing.i], part, "had", words[0].i)
+                continue
             lone = len(words) == 1 and words[0].is_lower and ADJECTIVE_ENDING.fullmatch(words[0].lower_) is not None
             if not content or not (lone or all(t.tag_ in describing or t.lower_ in colours for t in words)):
                 continue
             if any(t.i in self.skip and t.tag_ == "NNP" and not lone for t in words):
                 continue  # a name
-            thing = self._last_thing_before(words[0])
-            if thing is None or thing.i not in self.nouns:
-                continue
-            # the thing is the prompt's subject, in its first fragment, or a tag of a thing right before ("..., wispy
-            # particles, pychedelic"), not a place named on the way ("groceries in the air, Kodak, photoreal")
-            before = fragments[k - 1]
-            listed = thing in before and not any(t.pos_ == "ADP" for t in before) and any(c.dep_ == "amod" for c in thing.children)
-            if thing not in fragments[0] and not listed or self.nouns[thing.i].lemma in self.lex["backdrops"]:
+            thing = self._tag_subject(fragments, k, words)
+            if thing is None:
                 continue
             kind = "color" if all(t.lower_ in colours for t in content) else "state"
             self.add_attr(self.nouns[thing.i], self.doc[words[0].i : words[-1].i + 1].text.lower(), kind, words[0].i)
+
+    def _tag_subject(self, fragments: list, k: int, words: list):
+        """The thing a describing tag (fragment ``k``) is about: the thing named last before it, in the prompt's first
+        fragment or a described thing of the fragment right before ("..., wispy particles, pychedelic"), not a place named
+        on the way ("groceries in the air, Kodak, photoreal") nor a backdrop; None if there is none."""
+        thing = self._last_thing_before(words[0])
+        if thing is None or thing.i not in self.nouns:
+            return None
+        before = fragments[k - 1]
+        listed = thing in before and not any(t.pos_ == "ADP" for t in before) and any(c.dep_ == "amod" for c in thing.children)
+        if thing not in fragments[0] and not listed or self.nouns[thing.i].lemma in self.lex["backdrops"]:
+            return None
+        return thing
+
+    def _tagged_part(self, words: list) -> str:
+        """ "glowing eyes", "long flowing hair": a tag that is a body part with describing words before it (the part's
+        look), as written; "" otherwise."""
+        *looks, part = words
+        if not looks or not (_lemma(part) in self.lex["tag_parts"] or part.lower_ in self.lex["tag_parts"]):
+            return ""
+        if not all(t.tag_ in ("JJ", "VBG", "VBN", "RB") or t.lower_ in self.lex["colors"] for t in looks):
+            return ""
+        return self.doc[words[0].i : part.i + 1].text.lower()
 
     def _last_thing_before(self, tok):
         """The last thing before ``tok`` in its sentence, outside quotes (None if there is none)."""

@@ -54,6 +54,7 @@ def lexicon() -> dict[str, Any]:
     data["coloured_words"] = set(words["coloured_words"]["words"])
     data["body_parts"] = set(words["body_parts"]["words"])
     data["pose_states"] = set(words["pose_states"]["words"])
+    data["tag_parts"] = set(words["tag_parts"]["words"]) | data["body_parts"]
     data["participle_looks"] = set(words["participle_looks"]["words"])
     data["works"] = set(words["works"]["words"])
     data["layouts"] = set(words["layouts"]["words"])
