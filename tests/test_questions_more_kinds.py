@@ -53,7 +53,8 @@ def test_user_prompt_tags_are_asked_as_resolutions_looks_and_what_the_picture_ha
     assert "is the image in 8k resolution?" in qs and "is the image in 8k style?" not in qs
     assert "is the image atmospheric?" in qs and "is the image in atmospheric style?" not in qs
     qs = _questions("mystical cat shrouded in colorful smoke whisps, glowing eyes, glowing chaos magic, occult, twisted")
-    assert "does the image have glowing eyes?" in qs and "is the image glowing eyes?" not in qs
+    # (round 23: a part with a look is the subject's, "does the cat have glowing eyes?", no longer the picture's)
+    assert "does the cat have glowing eyes?" in qs and "is the image glowing eyes?" not in qs
     qs = _questions("magical waves floating, wispy particles, pychedelic, maco photography, realistic, vibrant, twilight, octane")
     assert {"is the image pychedelic?", "is it twilight?"} <= set(qs) and "is there pychedelic?" not in qs and "is there twilight?" not in qs
 

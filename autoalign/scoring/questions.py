@@ -61,7 +61,7 @@ logger = logging.getLogger(__name__)
 _RESOLUTION = re.compile(r"\d+\s?k|\d{3,4}\s?p|u?hd|full hd")
 
 LLMProvider = Callable[[], Any]  # returns an object with complete_json(messages, schema, name)
-CACHE_VERSION = "26"  # bump when generated questions change for the same settings (history: git log -S CACHE_VERSION)
+CACHE_VERSION = "27"  # bump when generated questions change for the same settings (history: git log -S CACHE_VERSION)
 
 
 # ---- the VQ2 answer-consistency filter -------------------------------------------------------------
@@ -114,9 +114,24 @@ def _entity_kind(noun: Noun, head, parse: Parse) -> str:
     if noun.bare and head.dep_ == "pobj" and head.head.lower_ == "of" and head.head.head.lemma_.lower() in lexicon()["not_things"]["quantity"]:
         return "entity_bare"  # "a slice of toast", "a piece of driftwood": a mass by the measure before it
     name = head.doc[min(noun.start, head.i) : head.i + 1]
-    if noun.bare and not any(parse.reads_as_name(t) for t in name if t.pos_ in ("NOUN", "PROPN")) and noun.phrase[:1].islower():
+    if noun.bare and noun.phrase[:1].islower() and (
+        not any(parse.reads_as_name(t) for t in name if t.pos_ in ("NOUN", "PROPN")) or noun.phrase.islower() and not _writes_articles(parse)
+    ):
+        # ("person next to van. sky above bush": a prompt that writes no article at all writes its things bare; a
+        # lower-case word the tagger reads as a name there, "van", "bush", is a thing: "is there a van?")
         return "entity_singular"
     return "entity_bare" if noun.bare else "entity_singular"
+
+
+def _writes_articles(parse: Parse) -> bool:
+    """Whether the prompt writes an article anywhere ("a", "an", "the")."""
+    return any(t.lower_ in ("a", "an", "the") for t in parse.doc)
+
+
+def _played(noun: Noun, parse: Parse) -> bool:
+    """Whether the thing is what someone plays, written without an article ("playing tennis", "play chess")."""
+    tok = parse.doc[noun.index]
+    return not noun.plural and noun.bare and tok.dep_ == "dobj" and tok.head.lemma_.lower() == "play"
 
 
 def _time_said_of_it(noun: Noun, parse: Parse) -> bool:
@@ -317,11 +332,15 @@ def facts_from_parse(parse: Parse, closed_counts: bool = False) -> list[Fact]:
                 kind = "time_countable" if tag.countable else "time"
                 b.add("global", "time", (tag.value,), kind, "global", tag.value, tag.value, [], value=tag.value, article=_article(tag.value))
 
+    games: set[int] = set()  # things that are a game played ("playing tennis"): no entity, nor a place of their own
     for noun in parse.nouns:
         with salvage(f"the thing {noun.phrase!r}", text):
             head = noun.phrase
             if noun.plural:
                 q = b.add("entity", "whole", (noun.lemma,), "entity_plural", "entity", head, noun.chunk, [], noun=head)
+            elif _played(noun, parse) and entity_kind(noun) == "entity_bare":
+                games.add(noun.index)
+                continue  # "a man playing tennis": a game, no thing to see ("is the man playing tennis?" is asked below)
             elif _time_said_of_it(noun, parse):
                 # "It is an overcast day.": the time it is ("is it day?", then "is the day overcast?"), not "is there a day?"
                 q = b.add("entity", "whole", (noun.lemma,), "time", "entity", head, noun.chunk, [], value=head)
@@ -367,10 +386,12 @@ def facts_from_parse(parse: Parse, closed_counts: bool = False) -> list[Fact]:
                     # DSG asks a type, "is the pad a lily pad?" (not "is the pad lily?")
                     kind = "attribute_type_plural" if noun.plural else "attribute_type_singular"
                     described = _without(described, attr.value)
+                if attr.kind == "had":
+                    kind = "attribute_has"  # "mystical cat, glowing eyes": "does the cat have glowing eyes?"
                 if not repeated and simple:
                     open_kind = {"color": "color", "attribute_material": "material"}.get(attr.kind if attr.kind == "color" else kind, "")
                 b.add("attribute", attr.kind, (noun.lemma, word), kind, "attribute", attr.value, span, parent, open_kind,
-                      noun=described, value=value, be=be(noun), article=_article(value))
+                      noun=described, value=value, be=be(noun), article=_article(value), do="do" if noun.plural else "does")
     # totals of groups of the same thing with counts: "two red flowers and three white flowers" -> five flowers
     groups: dict[str, list[Noun]] = {}
     for noun in parse.nouns:
@@ -390,7 +411,9 @@ def facts_from_parse(parse: Parse, closed_counts: bool = False) -> list[Fact]:
             subject, obj = parse.noun_at(rel.subject), parse.noun_at(rel.obj)
             if subject is None or obj is None:
                 continue
-            deps = list(dict.fromkeys([entity_id[rel.subject]] + [entity_id[i] for i in rel.also] + [entity_id[rel.obj]]))
+            if rel.subject in games:
+                continue  # "kids playing soccer in a park": the kids are in the park, not the game
+            deps = list(dict.fromkeys(entity_id[i] for i in (rel.subject, *rel.also, rel.obj) if i not in games))
             others = [n for n in (parse.noun_at(i) for i in rel.also) if n is not None]
             span = parse.span_text(rel.start, rel.end)
             args = (subject.lemma, rel.word, obj.lemma)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from autoalign.scoring.parse.lexicon import lexicon
+from autoalign.scoring.parse.lexicon import ADJECTIVE_ENDING, lexicon
 from autoalign.scoring.parse.records import Noun
 from autoalign.scoring.parse.referents import _ReferentsReader
 from autoalign.scoring.parse.tokens import (
@@ -82,12 +82,19 @@ class _AttributesReader(_ReferentsReader):
                     # "a kid's bedroom": what kind of bedroom (asked "is the bedroom a kid's bedroom?"); the kid is asked too
                     self.add_attr(noun, f"{_phrase(c).lower()}'s", "owner", c.i)
                 elif c.dep_ == "prep" and c.lower_ == "in":
-                    self._in_colours(noun, c)  # "the text 'magma' in red", "a set of labels in blue and yellow"
+                    self._in_colours(noun, c)
+                elif c.dep_ == "prep" and c.lower_ == "with" and any(_lemma(p) in ("color", "colour") for p in c.children if p.dep_ == "pobj"):
+                    self._in_colours(noun, c)  # "an object with different colors": "is the object in different colors?"  # "the text 'magma' in red", "a set of labels in blue and yellow"
                 elif c.dep_ == "relcl" and c.lemma_ == "be":  # "a pinata which is orange"
                     for a in c.children:
                         if a.dep_ in ("acomp", "attr") and a.pos_ in ("ADJ", "VERB"):
                             self._describe(noun, a)
             quantity = tok.head.head if tok.dep_ == "pobj" and tok.head.lower_ == "of" else None
+            if quantity is not None and _lemma(quantity) in self.lex["layouts"] and quantity.i not in self.nouns and noun.plural:
+                # "a row of five cars", "an arrangement of seven bottles": how the things are laid out ("are the cars in a
+                # row?"), a look of theirs (the quantity word is no thing)
+                word = _lemma(quantity)
+                self.add_attr(noun, word, "state", quantity.i, phrase=f"in {'an' if word[0] in 'aeiou' else 'a'} {word}")
             if quantity is not None and _lemma(quantity) in self.not_things["quantity"] and quantity.i not in self.nouns:
                 # "a set of nine labels for the summer season in blue and yellow": the colours hung on the quantity
                 # word are the counted things' ("are the labels in blue?")
@@ -107,6 +114,7 @@ class _AttributesReader(_ReferentsReader):
                 self.add_attr(noun, f"{tok.head.lower_} {way}" if way else tok.head.lower_, "state", tok.head.i)
         self._pronoun_predicates()
         self._state_places()
+        self._tagged_looks()
         for noun in list(self.nouns.values()):
             if noun.lemma in self.lex["body_parts"] or doc[noun.index].lower_ in self.lex["body_parts"]:
                 self._pose(noun)
@@ -147,7 +155,7 @@ class _AttributesReader(_ReferentsReader):
             prt = _particle(verb)
             if prt:
                 vwords = f"{vwords} {prt}"
-            handled = False
+            handled = self._made_by(noun, verb)
             for c in verb.children:
                 target = None
                 if c.dep_ in ("prep", "agent") or c.dep_ == "prt" and c.lower_ == "out":  # ("made out of", "out" a particle)
@@ -267,6 +275,12 @@ class _AttributesReader(_ReferentsReader):
             words = [pobj, *[c for c in pobj.subtree if c.dep_ == "conj" and c.lower_ in self.lex["colors"]]]
         elif _lemma(pobj) in ("color", "colour"):
             words = [c for c in pobj.subtree if c.i < pobj.i and c.lower_ in self.lex["colors"]]
+            described = [c for c in pobj.children if c.dep_ == "amod" and c.i < pobj.i and c.pos_ == "ADJ"]
+            if not words and described:
+                # "an object with different colors", "balloons in bright colours": how many or how bright the colours are
+                value = self.doc[described[0].i : pobj.i + 1].text.lower()
+                self.add_attr(noun, value, "color", described[0].i, phrase=f"in {value}")
+                return
         else:
             return
         for w in sorted(words, key=lambda t: t.i):
@@ -347,6 +361,89 @@ class _AttributesReader(_ReferentsReader):
         for t in first:
             out += [c for c in t.conjuncts if c.i in self.nouns and c not in out]
         return out
+
+    def _made_by(self, noun: Noun, verb) -> bool:
+        """ "clown girl, gothic, painted by francis bacon, adrian ghenie and james jean": the artists of a participle of
+        making hung on a thing (read as the picture's styles before) are also who made the thing, as DSG asks it ("is the
+        girl painted by francis bacon?"), not a bare "is the girl painted?"."""
+        if verb.tag_ != "VBN" or verb.lower_ not in self.lex["artist_heads"]:
+            return False
+        by = next((c for c in verb.children if c.dep_ in ("agent", "prep") and c.lower_ == "by"), None)
+        if by is None:
+            return False
+        first = min(t.i for t in verb.subtree)
+        if first > 0 and self.doc[first - 1].text == ",":
+            # a tag set off by a comma ("a castle on a cliff, painted by ..."): the prompt's subject, the root of its sentence
+            root = verb.sent.root
+            if root.i not in self.nouns:
+                return False
+            noun = self.nouns[root.i]
+        elif verb.head.i != noun.index:
+            return False  # (a participle of some other word: "climatic atmosphere made by studio ghibli")
+        inside = {t.i for t in by.subtree}
+        names = [g for g in self.globals if g.kind == "style" and g.value.startswith("style of ") and g.index in inside]
+        for g in names:
+            name = g.value[len("style of "):]
+            self.add_attr(noun, name, "artist", g.index, phrase=f"{verb.lower_} by {name}")
+        return bool(names)
+
+    def _tagged_looks(self) -> None:
+        """ "aliens praying inside an alien church, atmospheric, highly detailed, yellow and blue, 8k": a user prompt's tag
+        that only describes (adjectives, participles, colours: "highly detailed", "yellow and blue", "gothic") says how
+        the thing named last before it looks, as DSG's annotators ask it ("is the church highly detailed?"); a tag read
+        as a look of the picture stays one too ("is the image highly detailed?"). A tag that names something ("octane
+        render", "8k", "artstation"), holds a number or a thing, or a name is not a look of a thing."""
+        colours, describing = self.lex["colors"], ("JJ", "JJR", "JJS", "VBN", "RB", "RBR", "RBS", "CC")
+        fragments = self._fragments()
+        for k, fragment in enumerate(fragments[1:], start=1):
+            words = [t for t in fragment if not t.is_punct]
+            if not words or len(words) > 5 or any(t.i in self.nouns or not t.is_alpha for t in words):
+                continue
+            content = [t for t in words if t.tag_ not in ("RB", "RBR", "RBS", "CC")]
+            part = self._tagged_part(words)
+            if part:
+                # whose part: the head of the prompt's first fragment ("two wolves in a forest, glowing eyes": the wolves)
+                inside = {t.i for t in fragments[0]}
+                thing = next((t for t in fragments[0] if t.i in self.nouns and (t.head.i not in inside or t.head.i == t.i)), None)
+                if thing is not None:
+                    # "mystical cat ..., glowing eyes": the subject's own part with its look ("does the cat have glowing
+                    # eyes?"), not the picture's ("does the image have glowing eyes?")
+                    self.globals = [g for g in self.globals if not (g.tag and g.index in {t.i for t in words})]
+                    self.add_attr(self.nouns[thing.i], part, "had", words[0].i)
+                continue
+            lone = len(words) == 1 and words[0].is_lower and ADJECTIVE_ENDING.fullmatch(words[0].lower_) is not None
+            if not content or not (lone or all(t.tag_ in describing or t.lower_ in colours for t in words)):
+                continue
+            if any(t.i in self.skip and t.tag_ == "NNP" and not lone for t in words):
+                continue  # a name
+            thing = self._tag_subject(fragments, k, words)
+            if thing is None:
+                continue
+            kind = "color" if all(t.lower_ in colours for t in content) else "state"
+            self.add_attr(self.nouns[thing.i], self.doc[words[0].i : words[-1].i + 1].text.lower(), kind, words[0].i)
+
+    def _tag_subject(self, fragments: list, k: int, words: list):
+        """The thing a describing tag (fragment ``k``) is about: the thing named last before it, in the prompt's first
+        fragment or a described thing of the fragment right before ("..., wispy particles, pychedelic"), not a place named
+        on the way ("groceries in the air, Kodak, photoreal") nor a backdrop; None if there is none."""
+        thing = self._last_thing_before(words[0])
+        if thing is None or thing.i not in self.nouns:
+            return None
+        before = fragments[k - 1]
+        listed = thing in before and not any(t.pos_ == "ADP" for t in before) and any(c.dep_ == "amod" for c in thing.children)
+        if thing not in fragments[0] and not listed or self.nouns[thing.i].lemma in self.lex["backdrops"]:
+            return None
+        return thing
+
+    def _tagged_part(self, words: list) -> str:
+        """ "glowing eyes", "long flowing hair": a tag that is a body part with describing words before it (the part's
+        look), as written; "" otherwise."""
+        *looks, part = words
+        if not looks or not (_lemma(part) in self.lex["tag_parts"] or part.lower_ in self.lex["tag_parts"]):
+            return ""
+        if not all(t.tag_ in ("JJ", "VBG", "VBN", "RB") or t.lower_ in self.lex["colors"] for t in looks):
+            return ""
+        return self.doc[words[0].i : part.i + 1].text.lower()
 
     def _last_thing_before(self, tok):
         """The last thing before ``tok`` in its sentence, outside quotes (None if there is none)."""

@@ -73,6 +73,9 @@ class _FramesReader(_ReaderState):
             inner = next((c for c in of.children if c.dep_ == "pobj"), None)
             if inner is not None:
                 sub = [t for t in inner.subtree if t.i >= inner.i or not t.is_punct]
+                comma = next((t.i for t in sub if t.i > inner.i and t.text in (",", ";", "|")), None)
+                if comma is not None:  # "in the style of Alex Grey and Norman Rockwell, fantasy, 8k": the tags after are their own
+                    sub = [t for t in sub if t.i < comma]
                 while sub and sub[-1].is_punct:
                     sub.pop()
                 self._add_global("style of " + self.doc[sub[0].i : sub[-1].i + 1].text, "style", pobj.i)

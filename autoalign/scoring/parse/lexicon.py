@@ -54,6 +54,14 @@ def lexicon() -> dict[str, Any]:
     data["coloured_words"] = set(words["coloured_words"]["words"])
     data["body_parts"] = set(words["body_parts"]["words"])
     data["pose_states"] = set(words["pose_states"]["words"])
+    data["tag_parts"] = set(words["tag_parts"]["words"]) | data["body_parts"]
+    data["participle_looks"] = set(words["participle_looks"]["words"])
+    data["works"] = set(words["works"]["words"])
+    data["layouts"] = set(words["layouts"]["words"])
+    data["relation_verbs"] = set(words["relation_verbs"]["words"])
+    data["containers"] = {k: set(v) for k, v in words["containers"].items() if not k.startswith("_")}
+    data["film_still_nouns"] = set(words["film_still_nouns"]["words"])
+    data["pose_prepositions"] = {k: set(v) for k, v in words["pose_prepositions"].items() if not k.startswith("_")}
     data["praise_words"] = set(words["praise_words"]["words"])
     data["gerund_names"] = set(words["gerund_names"]["words"])
     data["not_counted_parts"] = set(words["counted_parts"]["not_parts"])

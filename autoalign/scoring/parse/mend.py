@@ -25,6 +25,45 @@ def _join_hyphens(doc):
     return doc
 
 
+def _join_participle_looks(doc, words):
+    """Make "heart shaped", "moroccan inspired", "pirate themed" one describing word of the thing after it (``words``:
+    the participles that take such a word before them), not a heart that shapes the box ("is the box heart shaped?")."""
+    spans = []
+    for t in doc:
+        if t.lower_ not in words or t.i < 1 or t.i + 1 >= len(doc) or t.tag_ not in ("VBN", "JJ", "VBD"):
+            continue
+        before, after = doc[t.i - 1], doc[t.i + 1]
+        if not before.is_alpha or before.pos_ in ("DET", "NUM", "PRON", "ADP", "CCONJ", "AUX", "VERB") or before.like_num:
+            continue
+        if after.pos_ not in ("NOUN", "PROPN") or not before.whitespace_ or any(s.start == t.i - 2 for s in spans):
+            continue
+        spans.append(doc[t.i - 1 : t.i + 1])
+    if not spans:
+        return doc
+    for span in spans:
+        before, t, after = span[0], span[1], doc[span.end]
+        if after.head.i == t.i:  # "a pirate themed party" read as a sentence (pirate themes party): the thing heads it
+            rest = [c for c in t.children if c.i not in (before.i, after.i)]
+            subject = next((c for c in rest if c.dep_.startswith("nsubj")), None)
+            if t.head.i == t.i and subject is not None and before.head.i not in (t.i, after.i):
+                # "a woman at a pirate themed party": the woman heads the sentence, the party is where "at" points
+                subject.head, subject.dep_ = subject, "ROOT"
+                after.head, after.dep_ = before.head, before.dep_
+                for c in rest:
+                    if c is not subject:
+                        c.head = subject
+            else:
+                after.head, after.dep_ = (after, "ROOT") if t.head.i == t.i else (t.head, t.dep_)
+                for c in rest:
+                    c.head = after
+        before.head, before.dep_ = t, "npadvmod"
+        t.head, t.dep_ = after, "amod"
+    with doc.retokenize() as retok:
+        for span in spans:
+            retok.merge(span, attrs={"TAG": "JJ", "POS": "ADJ"})
+    return doc
+
+
 # ---- tagger slips mended in the parse itself (the reading below then sees the sentence as written) ------------
 
 
@@ -330,6 +369,71 @@ def _mend_frame_verb(doc, lex) -> None:
         _rehang(before, tok, "compound")
 
 
+def _mend_film_still(doc, lex) -> None:
+    """ "35mm film still of a woman in a diner", "a movie still from ...": "still" read as an adverb on the film is the
+    frame (a picture from a film), the film its compound (``film_still_nouns``), not "is there a film?"."""
+    for still in doc:
+        if still.lower_ != "still" or still.pos_ != "ADV" or still.i < 1:
+            continue
+        film = doc[still.i - 1]
+        if film.lower_ not in lex["film_still_nouns"] or film.pos_ not in ("NOUN", "PROPN") or film.dep_ == "nsubj":
+            continue
+        still.pos_, still.tag_, still.lemma_ = "NOUN", "NN", "still"
+        if film.head.i == film.i:
+            _rehang(still, still, "ROOT")
+        else:
+            _rehang(still, film.head, film.dep_)
+        for c in list(film.children):
+            if c.i != still.i and not (c.i < film.i and c.dep_ in ("det", "nummod", "compound", "amod")):
+                _rehang(c, still, c.dep_)  # "... of a woman": of the still
+        _rehang(film, still, "compound")
+
+
+def _mend_made_of_participle(doc, lex) -> None:
+    """ "a man made of swirling smoke": an "-ing" word after "made of" read as a verb with the material its object
+    describes the material ("swirling smoke"), which is what the thing is made of (not "is the man swirling smoke?")."""
+    for ing in doc:
+        if ing.tag_ != "VBG" or ing.dep_ != "pcomp" or ing.head.lower_ not in ("of", "from") or ing.i + 1 >= len(doc):
+            continue
+        prep, material = ing.head, doc[ing.i + 1]
+        if _lemma(prep.head) not in lex["making_verbs"] or material.head.i != ing.i or material.dep_ != "dobj" or material.pos_ != "NOUN":
+            continue
+        if any(c.dep_ == "det" for c in material.children):
+            continue  # "made of recycling the cans" would be an act
+        _rehang(material, prep, "pobj")
+        for c in list(ing.children):
+            if c.i != material.i:
+                _rehang(c, material, c.dep_)
+        _rehang(ing, material, "amod")
+        ing.pos_ = "ADJ"
+
+
+def _mend_listed_verb(doc, lex) -> None:
+    """ "person ride boat. bear walk past grass": in a list of short sentences written without articles (a relation
+    list), a verb of ``relation_verbs`` between two things that the tagger read as a noun compound ("person ride boat",
+    "bear walk") is the verb ("does the person ride the boat?"), not one long name ("is there a person ride boat?")."""
+    if any(t.lower_ in ("a", "an", "the") for t in doc) or len(list(doc.sents)) < 2:
+        return
+    for sent in doc.sents:
+        words = [t for t in sent if not t.is_punct]
+        if len(words) not in (3, 4):
+            continue
+        subject, verb, last = words[0], words[1], words[-1]
+        if verb.lower_ not in lex["relation_verbs"] or verb.pos_ not in ("NOUN", "PROPN") or verb.i != subject.i + 1:
+            continue
+        if subject.pos_ not in ("NOUN", "PROPN") or last.pos_ not in ("NOUN", "PROPN"):
+            continue
+        if len(words) == 4 and (words[2].pos_ != "ADP" or last.head.i != words[2].i):
+            continue
+        verb.pos_, verb.tag_, verb.lemma_ = "VERB", "VBP", verb.lower_
+        _rehang(verb, verb, "ROOT")
+        _rehang(subject, verb, "nsubj")
+        if len(words) == 3:
+            _rehang(last, verb, "dobj")
+        else:
+            _rehang(words[2], verb, "prep")
+
+
 def _mend_frame_participle(doc, lex) -> None:
     """ "a matte painting by marc simonetti": a frame word in "-ing" ("painting", "drawing") read as a verb on a describing
     word before it (a texture, material or colour: "matte", "oil", "pastel") and followed by "by" / "of" or nothing is the
@@ -395,6 +499,9 @@ def _mend_parse(doc, lex, model: str):
         ("leading describing words read as the head", lambda: _mend_leading_adjective(doc)),
         ("frames read as verbs", lambda: _mend_frame_verb(doc, lex)),
         ("frames read as participles", lambda: _mend_frame_participle(doc, lex)),
+        ("film stills read as adverbs", lambda: _mend_film_still(doc, lex)),
+        ("participles after made of", lambda: _mend_made_of_participle(doc, lex)),
+        ("verbs of relation lists read as names", lambda: _mend_listed_verb(doc, lex)),
         ("listed places", lambda: _mend_listed_place(doc, lex)),
         ("split names", lambda: _mend_split_name(doc, lex, model)),
         ("pronoun nouns", lambda: _mend_pronoun_noun(doc, lex)),

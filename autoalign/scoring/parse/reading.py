@@ -7,7 +7,7 @@ import re
 
 from autoalign.scoring.parse.attributes import _AttributesReader
 from autoalign.scoring.parse.lexicon import DEFAULT_SPACY_MODEL, lexicon, load_spacy
-from autoalign.scoring.parse.mend import _join_hyphens, _mend_parse
+from autoalign.scoring.parse.mend import _join_hyphens, _join_participle_looks, _mend_parse
 from autoalign.scoring.parse.quotes import read_quotes
 from autoalign.scoring.parse.records import Parse
 from autoalign.scoring.parse.relations import _RelationsReader
@@ -52,6 +52,8 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
         return Parse(doc=nlp.make_doc(""), nouns=[], relations=[], quotes=[], globals=[], model=model)
     with salvage("joining hyphenated words", text):
         doc = _join_hyphens(doc)
+    with salvage("joining looks said with a participle", text):
+        doc = _join_participle_looks(doc, lex["participle_looks"])
     _mend_parse(doc, lex, model)
     reader = _Reader(doc, lex)
     for step, read in (("things", reader.read_nouns), ("attributes", reader.read_attributes), ("relations", reader.read_relations)):

@@ -178,6 +178,9 @@ class _ReferentsReader(_ReaderState):
             about = self._previous_subject(root, (pron.lower_,))  # "... two birds. They are laying down. They are brown."
         elif about is None:
             about = root if root.i in self.nouns else next((t for t in before if t.i in self.nouns), None)
-        if about is None or self.nouns[about.i].plural != (pron.lower_ == "they"):
+        if about is None:
+            return None
+        one_person = pron.lower_ == "they" and self.nouns[about.i].lemma == "person"  # "Someone is ... They are leaning ...": singular "they"
+        if self.nouns[about.i].plural != (pron.lower_ == "they") and not one_person:
             return None
         return about

@@ -64,6 +64,11 @@ class _RelationsReader(_ReferentsReader):
         if rel is None or tok.lower_ in lex["non_spatial_prepositions"] and tok.lower_ != "of" and not self._sought(tok, anchor):
             return  # "during the party" is a time, not a place
         words, obj = rel
+        lead = self._pose_lead(tok)
+        if lead is not None:
+            words = f"{lead.lower_} {words}"  # "held level with the shoulder", "parallel to the floor": the place is said by both
+            if anchor.i == lead.i:  # "with the hand level with the head": the hand is level with it
+                anchor = next((c for c in lead.children if c.dep_ == "compound" and c.i in self.nouns), anchor)
         if obj.i in self.misread_verbs:
             obj = self.doc[self.misread_verbs[obj.i]]  # "with an umbrella walks": with the umbrella
         if tok.lower_ == "with" and any(
@@ -97,7 +102,12 @@ class _RelationsReader(_ReferentsReader):
                 if anchor.i in self.depictions:
                     for o in _conjuncts(obj):
                         self._relation(o.i, "in", anchor.i, "prep", "", "")  # "a painting of pangolins": in it
-                return  # "a cup of tea", "the side of ..." are not spatial relations
+                held_in = self._container_word(anchor, obj)
+                if held_in:
+                    for o in _conjuncts(obj):
+                        if o.i in self.nouns:
+                            self._relation(o.i, held_in, anchor.i, "prep", "", "")  # "a bowl of ice cream": the ice cream is in it
+                return  # "the side of ..." is no spatial relation
             subjects = self._thing_subjects(tok, anchor, obj)
             kind, tag, finite = ("part" if words == "with" else "prep"), "", ""
         elif anchor.pos_ in ("VERB", "AUX"):
@@ -108,6 +118,25 @@ class _RelationsReader(_ReferentsReader):
         else:
             return
         self._record_place(tok, subjects, words, obj, kind, tag, finite, mutual, stands_for)
+
+    def _container_word(self, anchor, obj) -> str:
+        """ "in" / "on" when ``anchor`` is a container of ``obj`` ("a bowl of ice cream", "a plate of cookies";
+        ``containers``), else ""."""
+        if obj.i not in self.nouns or obj.i == anchor.i:
+            return ""
+        lemma = self.nouns[anchor.i].lemma
+        return next((word for word, things in self.lex["containers"].items() if lemma in things), "")
+
+    def _pose_lead(self, tok):
+        """The word of how a thing is held right before the preposition that goes with it ("level" of "level with",
+        "parallel" of "parallel to"; ``pose_prepositions``), when it is no thing of its own; else None."""
+        if tok.i == 0:
+            return None
+        lead = self.doc[tok.i - 1]
+        if tok.lower_ not in self.lex["pose_prepositions"].get(lead.lower_, ()):
+            return None
+        # ("the hand level with the head": the thing at "level" is the hand, named by its part; "a spirit level" is a thing)
+        return None if lead.i in self.nouns and self.nouns[lead.i].lemma == _lemma(lead) else lead
 
     def _pronoun_stands_for(self, tok, anchor, obj):
         """The thing a pronoun object of a preposition stands for ("on it": the plate; "around him": the man), the object

@@ -42,6 +42,15 @@ class _ThingsReader(_FramesReader):
                 # "sleeping like a baby", "forearm bent across eyes like blocking": a likeness of how it is done, neither a
                 # thing nor a state ("looks like fingers", "shaped like a star" say what a thing is or looks like)
                 self.skip.update(t.i for t in tok.subtree if t.i != tok.i)
+            if _lemma(tok) in lex["works"] and tok.pos_ in ("NOUN", "PROPN"):
+                looks = any(c.dep_ == "amod" for c in tok.children)  # ("a still from the best scary horror movie" keeps its look)
+                if tok.dep_ == "pobj" and tok.head.lower_ == "from" and _lemma(tok.head.head) in lex["frame_nouns"] and not looks:
+                    # "film still from David Lynch's remake of a western": where the picture comes from, no thing in it
+                    end = next((t.i for t in doc[tok.i :] if t.text in (",", ";", ".")), len(doc))
+                    self.skip.update(t.i for t in tok.subtree if t.i < end)  # (not a thing set off after it by a comma)
+                for c in tok.children:
+                    if c.dep_ == "poss" and c.pos_ == "PROPN":
+                        self.skip.update(t.i for t in c.subtree)  # "Van Gogh's painting", "Lynch's remake": who made it, no thing
         for tok in doc:
             if tok.i in self.skip:
                 continue
@@ -207,7 +216,9 @@ class _ThingsReader(_FramesReader):
         parts, word = self.lex["body_parts"], tok.lower_.rsplit("-", 1)[-1]
         if word in parts or _lemma(tok) in parts or _compounds(tok):
             return False
-        held = word in self.lex["pose_states"] or word.endswith("ed") and (word[:-2] in parts or word[:-3] in parts)
+        # the whole word is the pose word ("a sit-up" is a noun though "up" is a pose word); a part + "-ed" is one after
+        # a hyphen too ("flat-footed")
+        held = tok.lower_ in self.lex["pose_states"] or word.endswith("ed") and (word[:-2] in parts or word[:-3] in parts)
         return held and self._pose_text()
 
     def _pose_place(self, tok):

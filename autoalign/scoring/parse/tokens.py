@@ -128,8 +128,15 @@ def _verb_words(verb) -> tuple[str, str]:
 
 
 def _particle(verb) -> str:
-    # not "over and over" (a repetition, not a particle: "tasting it over and over")
-    prt = [c.lower_ for c in verb.children if c.dep_ == "prt" and not any(g.dep_ == "cc" for g in c.children)]
+    # not "over and over" (a repetition, not a particle: "tasting it over and over"); not a word after another thing
+    # than the verb's object ("leaning toward the right with their right arm up": the arm is up, the person not "leaning
+    # up"; "picking the cup up" keeps it)
+    objects = {t.i for c in verb.children if c.dep_ in ("dobj", "dative") for t in c.subtree}
+    prt = [
+        c.lower_ for c in verb.children
+        if c.dep_ == "prt" and not any(g.dep_ == "cc" for g in c.children)
+        and not any(t.pos_ in ("NOUN", "PROPN", "PRON") and t.i not in objects for t in verb.doc[verb.i + 1 : c.i])
+    ]
     return " ".join(prt)
 
 
