@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from autoalign.inflect import indefinite_article
 from autoalign.scoring.parse.lexicon import ADJECTIVE_ENDING, lexicon
 from autoalign.scoring.parse.records import Noun
 from autoalign.scoring.parse.referents import _ReferentsReader
@@ -94,7 +95,7 @@ class _AttributesReader(_ReferentsReader):
                 # "a row of five cars", "an arrangement of seven bottles": how the things are laid out ("are the cars in a
                 # row?"), a look of theirs (the quantity word is no thing)
                 word = _lemma(quantity)
-                self.add_attr(noun, word, "state", quantity.i, phrase=f"in {'an' if word[0] in 'aeiou' else 'a'} {word}")
+                self.add_attr(noun, word, "state", quantity.i, phrase=f"in {indefinite_article(word)} {word}")
             if quantity is not None and _lemma(quantity) in self.not_things["quantity"] and quantity.i not in self.nouns:
                 # "a set of nine labels for the summer season in blue and yellow": the colours hung on the quantity
                 # word are the counted things' ("are the labels in blue?")
