@@ -5,7 +5,7 @@
 Each DIR is an ``AutoencoderKL`` folder (default: the committed ``autoalign/world/weights/vae``; a variant
 written by ``autoalign world train --only vae --out OUT`` is ``OUT/vae``). For the first N scenes of the split
 (``scene_for(spec, i)``, as every world benchmark draws them) the rendered image goes through the VAE (the
-posterior's mean, no sampling) and the oracle reads the result. Prints, per DIR, how many scenes read back as
+posterior's mode, no sampling) and the oracle reads the result. Prints, per DIR, how many scenes read back as
 the same objects (shape, colour and size), the unreadable ones, and each (colour, shape, size) whose objects
 come back in fewer than 95 % of their scenes. The generator cannot draw finer than its decoder: round 23 found
 the 800-step VAE turned small green triangles into blobs (1 of 29 kept; docs/lab-notes/round-23-vae.md).
@@ -19,23 +19,18 @@ from pathlib import Path
 
 
 def roundtrip(vae_dir: Path, n: int, split: str) -> dict:
-    import numpy as np
     import torch
     from diffusers import AutoencoderKL
-    from PIL import Image
 
     from autoalign.world import oracle, render, scene
+    from autoalign.world.training.train_vae import round_trip
 
     vae = AutoencoderKL.from_pretrained(vae_dir, torch_dtype=torch.float32).eval()
     same_n = unreadable = 0
     kept, total = collections.Counter(), collections.Counter()
     for i, spec in enumerate(scene.specs(split, n)):
         drawn = render.scene_for(spec, i)
-        x = torch.from_numpy(np.asarray(render.draw(drawn), dtype=np.float32) / 127.5 - 1).permute(2, 0, 1)[None]
-        with torch.no_grad():
-            y = vae.decode(vae.encode(x).latent_dist.mean).sample[0]
-        back = Image.fromarray(((y.permute(1, 2, 0).clamp(-1, 1) + 1) * 127.5).round().byte().numpy())
-        reading = oracle.read(back)
+        reading = oracle.read(round_trip(vae, [render.draw(drawn)])[0])
         unreadable += not reading.readable
         key = sorted((o.color, o.shape, o.size) for o in drawn.objects)
         same = reading.readable and sorted((o.color, o.shape, o.size) for o in reading.scene.objects) == key

@@ -120,23 +120,18 @@ def test_the_committed_autoencoder_keeps_every_colours_small_shapes():
     came back a triangle in 1 of 29 validation scenes), and the generator cannot draw finer than its decoder.
     Each colour's small triangle and small square, rendered, encoded and decoded by the committed VAE, must read
     (the oracle) as the same shapes and colours."""
-    import numpy as np
     import torch
     from diffusers import AutoencoderKL
-    from PIL import Image
 
     from autoalign.world import oracle
     from autoalign.world.scene import Obj, Scene, colors
+    from autoalign.world.training.train_vae import round_trip
 
     vae = AutoencoderKL.from_pretrained(WEIGHTS_DIR / "vae", torch_dtype=torch.float32).eval()
     lost = []
     for color in colors():
         scene = Scene([Obj("triangle", color, "small", 20, 32), Obj("square", color, "small", 44, 32)])
-        x = torch.from_numpy(np.asarray(draw(scene), dtype=np.float32) / 127.5 - 1).permute(2, 0, 1)[None]
-        with torch.no_grad():
-            y = vae.decode(vae.encode(x).latent_dist.mode()).sample[0]
-        back = Image.fromarray(((y.permute(1, 2, 0).clamp(-1, 1) + 1) * 127.5).round().byte().numpy())
-        reading = oracle.read(back)
+        reading = oracle.read(round_trip(vae, [draw(scene)])[0])
         got = sorted((o.shape, o.color) for o in reading.scene.objects) if reading.readable else reading.reason
         if got != [("square", color), ("triangle", color)]:
             lost.append((color, got))

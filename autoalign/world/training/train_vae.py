@@ -43,6 +43,17 @@ def to_tensor(images):
     return torch.from_numpy(arr).permute(0, 3, 1, 2).contiguous()
 
 
+def round_trip(vae, images):
+    """``images`` (PIL) encoded and decoded by ``vae`` (the posterior's mode, no sampling), back as PIL images:
+    what a generator working in its latents can at best draw (experiments.vae_roundtrip)."""
+    import torch
+    from PIL import Image
+
+    with torch.no_grad():
+        decoded = vae.decode(vae.encode(to_tensor(images)).latent_dist.mode()).sample
+    return [Image.fromarray(((y.permute(1, 2, 0).clamp(-1, 1) + 1) * 127.5).round().byte().numpy()) for y in decoded]
+
+
 def random_images(rng: random.Random, n: int, split: str = "train", strength: float = 0.3):
     out = []
     for _ in range(n):
