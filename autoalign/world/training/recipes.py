@@ -52,14 +52,14 @@ def _check_device(device: str) -> None:
     import torch
 
     from autoalign.errors import InputError
+    from autoalign.models.loading import cuda_state
 
     try:
         kind = torch.device(device).type
     except RuntimeError:
         raise InputError(f"--device {device} is not a torch device (cpu, cuda, cuda:N, mps)") from None
     if kind == "cuda" and not torch.cuda.is_available():
-        raise InputError(f"--device {device}: torch sees no CUDA device here (torch {torch.__version__}, "
-                         f"built for CUDA {torch.version.cuda or 'none'})")
+        raise InputError(f"--device {device}: torch sees no CUDA device here ({cuda_state()})")
     if kind == "mps" and not torch.backends.mps.is_available():
         raise InputError(f"--device {device}: torch sees no MPS device here")
 
