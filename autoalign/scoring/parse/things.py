@@ -168,7 +168,7 @@ class _ThingsReader(_FramesReader):
     def _pose_text(self) -> bool:
         """Whether the prompt names a body part (a pose told part by part)."""
         parts = self.lex["body_parts"]
-        return any(t.lower_ in parts or _lemma(t) in parts for t in self.doc)
+        return any(_in(t, parts) for t in self.doc)
 
     def _use_word(self, tok, parts: list):
         """The "-ing" word right before a thing that names what it is for ("running shoes", "a sleeping bag", "a coloring
@@ -344,7 +344,7 @@ class _ThingsReader(_FramesReader):
             # "a photo of blue fire hydrant" with "hydrant" read as an adverb set beside the photo: an apposition has
             # a comma; without one the word ends the thing's name ("fire hydrant")
             phrase, lemma, end = f"{phrase} {tail.text}", tail.lower_, max(end, tail.i + 1)
-        measured = [c for c in parts if _lemma(c) in self.lex["body_parts"] or c.lower_ in self.lex["body_parts"]]
+        measured = [c for c in parts if _in(c, self.lex["body_parts"])]
         if lemma in self.lex["pose_nouns"]["measures"] and len(parts) == 1 and measured and tok.dep_ == "pobj" and tok.head.lower_ not in ("of", "than"):
             # "foot at waist level", "above knee level", "shoulder length apart": the place is the part's ("is the foot at
             # the waist?"), never "is there a waist level?"
