@@ -50,6 +50,9 @@ def test_removal_and_recolour_of_each_grounded_object(models):
     assert fixed["n"] >= 4  # one case per grounded object of those images
     assert fixed["value"] == 1.0  # renders are crisp: every removal leaves exactly the other objects
     assert result["others unchanged: removal (generated)"]["value"] == 1.0
+    # on crisp renders the grounder reads every removal's result as the oracle does (no residue)
+    assert result["grounder reads as the oracle: removal (generated)"]["n"] == fixed["n"]
+    assert result["grounder reads as the oracle: removal (generated)"]["value"] >= 0.9
     # the shapes preset's colour transfer on renders (0.98 on 100 validation scenes given the true error)
     assert result["fixed: recolour (generated)"]["n"] == fixed["n"]
     assert result["fixed: recolour (generated)"]["value"] >= 0.75
@@ -60,6 +63,8 @@ def test_an_editor_that_changes_nothing_fixes_no_case(models):
     assert result["fixed: removal (generated)"]["n"] >= 4
     assert result["fixed: removal (generated)"]["value"] == 0.0
     assert result["fixed: recolour (generated)"]["value"] == 0.0
+    # the object is still there, and the grounder sees it: the oracle's reading is the scene's, not the edit's
+    assert result["grounder reads as the oracle: removal (generated)"]["value"] >= 0.9
 
 
 def test_only_generated_needs_a_count():

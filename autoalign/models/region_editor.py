@@ -13,7 +13,10 @@ Each :class:`~autoalign.types.LayoutOp` becomes masked edits (SLD's operations):
 * ``remove``: the source box (grown by ``remove_grow`` pixels; default ``grow``) is filled from its surroundings -
   ``remove = "inpaint"`` asks the pipeline with ``remove_prompt``; ``remove = "fill"`` copies each
   masked pixel from the nearest pixel outside the mask (nearest-neighbour inpainting), then, when
-  ``fill_strength`` > 0, the pipeline redraws the mask from that at that strength;
+  ``fill_strength`` > 0, the pipeline redraws the mask from that at that strength; with ``remove_reach`` > 0
+  the filled mask also takes the object's halo - the pixels unlike the background that touch it, up to
+  ``remove_reach`` pixels out - and copies only background pixels (:func:`background_fill`), so a soft object
+  a pixel or two larger than its box leaves no rim or cross-shaped streaks (plain backgrounds, as the world's);
 * ``add``: the object's phrase (``add_prompt``, a template over ``{phrase}`` and ``{prompt}``) is
   inpainted into the target box (``add = "inpaint"``); or (``add = "paste"``, SLD's addition) the
   pipeline first draws the phrase alone on a whole canvas, the object is cut out of that drawing (the
@@ -59,6 +62,8 @@ Preset options::
                                         # source, a reshape's old object); default: grow
     remove = "fill"                     # "inpaint" | "fill"
     remove_prompt = ""                  # the prompt of an inpainted removal
+    remove_reach = 0                    # a filled removal also takes the object's halo up to this many pixels out
+                                        # and fills from background pixels only (0: off)
     fill_strength = 0.0                 # a pipeline pass over a filled removal (0: none)
     add_prompt = "{phrase}"             # the prompt of an addition / recolour / reshape
     add = "inpaint"                     # "inpaint" | "paste"
@@ -104,7 +109,7 @@ from autoalign.types import LayoutOp
 logger = logging.getLogger(__name__)
 
 OWN_OPTIONS: frozenset[str] = frozenset(
-    {"resolution", "grow", "remove_grow", "remove", "remove_prompt", "fill_strength", "add_prompt", "add", "move", "paste_strength",
+    {"resolution", "grow", "remove_grow", "remove_reach", "remove", "remove_prompt", "fill_strength", "add_prompt", "add", "move", "paste_strength",
      "paste_threshold", "paste_tries", "paste_choose", "paste_check", "change", "change_strength", "recolour", "attributes",
      "planner", "compose"}
 )
@@ -212,6 +217,43 @@ def nearest_fill(image: Image.Image, mask: Image.Image) -> Image.Image:
     return Image.fromarray(arr[iy, ix], "RGB")
 
 
+#: colour levels (0-255, any channel) within which a pixel counts as the background next to a filled removal
+BACKGROUND_TOLERANCE = 12
+
+
+def background_fill(image: Image.Image, mask: Image.Image, reach: int) -> tuple[Image.Image, Image.Image]:
+    """A removal filled from the background, for plain backgrounds: ``(filled image, the mask filled)``.
+
+    The background is the median colour of the band ``reach + 2`` pixels wide around ``mask``; a pixel within
+    :data:`BACKGROUND_TOLERANCE` of it is background. The mask grows, one pixel at a time and at most ``reach``
+    times, over the pixels unlike the background that touch it (the halo of a soft object a pixel or two larger
+    than its box), and each masked pixel takes the colour of the nearest background pixel outside it - never
+    of a halo or of a neighbouring object, whose colour :func:`nearest_fill` would streak inward. With no
+    background pixel near the mask this is :func:`nearest_fill` of ``mask``."""
+    from scipy import ndimage
+
+    inside = np.asarray(mask) > 127
+    if not inside.any() or inside.all():
+        return image.copy(), mask
+    arr = np.asarray(image.convert("RGB"))
+    square = np.ones((3, 3), dtype=bool)
+    band = ndimage.binary_dilation(inside, square, iterations=reach + 2) & ~inside
+    colour = np.median(arr[band], axis=0)
+    plain = np.abs(arr.astype(np.int16) - colour).max(axis=-1) <= BACKGROUND_TOLERANCE
+    for _ in range(reach):
+        halo = ndimage.binary_dilation(inside, square) & ~inside & ~plain
+        if not halo.any():
+            break
+        inside = inside | halo
+    sources = ~inside & plain
+    if not sources.any():
+        grown = Image.fromarray(inside.astype(np.uint8) * 255, "L")
+        return keep_outside(image, nearest_fill(image, grown), grown), grown
+    _, (iy, ix) = ndimage.distance_transform_edt(~sources, return_indices=True)
+    out = np.where(inside[..., None], arr[iy, ix], arr)
+    return Image.fromarray(out.astype(np.uint8), "RGB"), Image.fromarray(inside.astype(np.uint8) * 255, "L")
+
+
 def largest_region(arr: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray] | None:
     """The largest connected region of ``arr`` (H x W x 3, float) that differs from the median colour of its
     border by more than ``threshold``, as a boolean mask, with that border colour; None when there is none."""
@@ -273,6 +315,9 @@ class InpaintRegionEditor:
             raise ConfigError(f"[region_editor] resolution must be an integer >= 8 (got {self.resolution!r})")
         self.grow = self._margin("grow", 0)
         self.remove_grow = self._margin("remove_grow", self.grow)
+        self.remove_reach = self.options.get("remove_reach", 0)
+        if isinstance(self.remove_reach, bool) or not isinstance(self.remove_reach, int) or not 0 <= self.remove_reach <= 16:
+            raise ConfigError(f"[region_editor] remove_reach must be a whole number of pixels from 0 to 16 (got {self.remove_reach!r})")
         self.remove = self._choice("remove", "inpaint", REMOVE_MODES)
         self.fill_strength = o.get("fill_strength", 0.0)
         if isinstance(self.fill_strength, bool) or not isinstance(self.fill_strength, (int, float)) or not 0 <= self.fill_strength <= 1:
@@ -398,8 +443,9 @@ class InpaintRegionEditor:
         return [keep_outside(im, e, mask) for im, e in zip(images, out.images)]
 
     def mask(self, ops: list[LayoutOp], size: tuple[int, int]) -> Image.Image:
-        """Every pixel :meth:`edit` may change for the plan ``ops`` (with this editor's ``grow`` / ``remove_grow``)."""
-        return plan_mask(ops, size, self.grow, self.remove_grow)
+        """Every pixel :meth:`edit` may change for the plan ``ops`` (with this editor's ``grow`` / ``remove_grow``;
+        a filled removal's halo, ``remove_reach``, included)."""
+        return plan_mask(ops, size, self.grow, self.remove_grow + (self.remove_reach if self.remove == "fill" else 0))
 
     def edit(self, image: Image.Image, ops: list[LayoutOp], n: int, seed: int, prompt: str = "") -> list[Image.Image]:
         """``n`` versions of ``image`` with the plan ``ops`` carried out (sample ``i`` seeded ``seed + i``),
@@ -446,10 +492,17 @@ class InpaintRegionEditor:
         """What is inside ``mask`` removed, as ``remove`` says."""
         if self.remove == "inpaint":
             return self._inpaint(images, mask, self.remove_prompt, seeds)
-        out = [keep_outside(im, nearest_fill(im, mask), mask) for im in images]
+        filled = [self._fill(im, mask) for im in images]
+        out = [im for im, _ in filled]
         if self.fill_strength > 0:
-            out = self._inpaint(out, mask, self.remove_prompt, seeds, self.fill_strength)
+            out = self._inpaint(out, union([m for _, m in filled], images[0].size), self.remove_prompt, seeds, self.fill_strength)
         return out
+
+    def _fill(self, image: Image.Image, mask: Image.Image) -> tuple[Image.Image, Image.Image]:
+        """``mask`` filled from its surroundings (``remove = "fill"``): ``(image, the mask filled)``."""
+        if self.remove_reach > 0:
+            return background_fill(image, mask, self.remove_reach)
+        return keep_outside(image, nearest_fill(image, mask), mask), mask
 
     def _text(self, phrase: str, prompt: str) -> str:
         return self.add_prompt.format(phrase=phrase, prompt=prompt or phrase)
@@ -461,8 +514,7 @@ class InpaintRegionEditor:
             pieces = [(im.crop(box_mask(src, size).getbbox() or (0, 0, 1, 1)), src, dst) for src, dst, _ in moves]
             filled = im
             for _, src, _ in pieces:
-                grown = box_mask(src, size, self.remove_grow)
-                filled = keep_outside(filled, nearest_fill(filled, grown), grown)
+                filled, _ = self._fill(filled, box_mask(src, size, self.remove_grow))
             for piece, _, dst in pieces:
                 cx, cy = (dst[0] + dst[2]) / 2, (dst[1] + dst[3]) / 2
                 at = (cx - piece.width / 2, cy - piece.height / 2, cx + piece.width / 2, cy + piece.height / 2)
