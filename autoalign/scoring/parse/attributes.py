@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from autoalign.inflect import indefinite_article
-from autoalign.scoring.parse.lexicon import ADJECTIVE_ENDING, lexicon
+from autoalign.scoring.parse.lexicon import ADJECTIVE_ENDING, _reads_as_seen_noun, lexicon
 from autoalign.scoring.parse.records import Noun
 from autoalign.scoring.parse.referents import _ReferentsReader
 from autoalign.scoring.parse.tokens import (
@@ -415,6 +415,10 @@ class _AttributesReader(_ReferentsReader):
             lone = len(words) == 1 and words[0].is_lower and ADJECTIVE_ENDING.fullmatch(words[0].lower_) is not None
             if not content or not (lone or all(t.tag_ in describing or t.lower_ in colours for t in words)):
                 continue
+            if len(content) == 1 and _in(content[0], self.lex["style_had"]):
+                continue  # "portrait of a cowboy, bokeh": what the picture has, no look of the cowboy
+            if len(words) == 1 and not lone and not _in(words[0], self.lex["style_tag_words"]) and _reads_as_seen_noun(words[0].lower_, self.model):
+                continue  # "a furry caterpillar, pupa": a thing's name the tagger read as a describing word, no look
             if any(t.i in self.skip and t.tag_ == "NNP" and not lone for t in words):
                 continue  # a name
             thing = self._tag_subject(fragments, k, words)
@@ -430,6 +434,8 @@ class _AttributesReader(_ReferentsReader):
         thing = self._last_thing_before(words[0])
         if thing is None or thing.i not in self.nouns:
             return None
+        if thing.pos_ == "PROPN" and (thing.text[:1].isupper() or thing.ent_type_) or thing.ent_type_ in ("PERSON", "GPE", "ORG", "WORK_OF_ART"):
+            return None  # a name has no look of a tag ("a view of Évora, hyperealistic": the picture is, not "is Évora ...?")
         before = fragments[k - 1]
         listed = thing in before and not any(t.pos_ == "ADP" for t in before) and any(c.dep_ == "amod" for c in thing.children)
         if thing not in fragments[0] and not listed or self.nouns[thing.i].lemma in self.lex["backdrops"]:

@@ -58,6 +58,8 @@ def lexicon() -> dict[str, Any]:
     data["participle_looks"] = set(words["participle_looks"]["words"])
     data["works"] = set(words["works"]["words"])
     data["layouts"] = set(words["layouts"]["words"])
+    data["wearer_verbs"] = set(words["wearer_verbs"]["words"])
+    data["acts"] = {k: set(v) for k, v in words["acts"].items() if not k.startswith("_")}
     data["relation_verbs"] = set(words["relation_verbs"]["words"])
     data["containers"] = {k: set(v) for k, v in words["containers"].items() if not k.startswith("_")}
     data["film_still_nouns"] = set(words["film_still_nouns"]["words"])

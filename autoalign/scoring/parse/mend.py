@@ -5,7 +5,7 @@ from __future__ import annotations
 from autoalign.inflect import is_plural, singular
 from autoalign.scoring.parse.lexicon import _reads_as_noun, _reads_as_seen_noun
 from autoalign.scoring.parse.salvage import salvage
-from autoalign.scoring.parse.tokens import _in, _lemma, _next
+from autoalign.scoring.parse.tokens import _in, _lemma, _next, ing_form
 
 
 def _join_hyphens(doc):
@@ -93,6 +93,37 @@ def _mend_agent_participle(doc) -> None:
                 _rehang(c, thing, c.dep_)  # "... near a river": the rock is near it
         _rehang(p, thing, "amod")
         agent.dep_ = "npadvmod"
+
+
+def _mend_wearer_verb(doc, lex) -> None:
+    """ "yoda wearing a bad disguise walking down times square": the tagger hung "walking" on the disguise; a worn thing
+    does not walk (``wearer_verbs``), the one who wears it does: the "-ing" word is rehung on the wearer ("is yoda
+    walking down ...?", not "is the disguise walking down?")."""
+    ing = {ing_form(v): v for v in lex["wearer_verbs"]}
+    for p in doc:
+        if p.tag_ in ("NN", "NNP") and p.lower_ in ing and p.dep_ == "dobj" and _lemma(p.head) == "wear" and p.i > 0:
+            # "a bear wearing a scarf walking through the snow" read as one name, "scarf walking": the worn thing is the
+            # word before it, the "-ing" word the wearer's verb
+            worn = doc[p.i - 1]
+            if worn.head.i != p.i or worn.dep_ != "compound" or worn.pos_ != "NOUN":
+                continue
+            wear = p.head
+            for c in list(p.children):
+                if c.i < worn.i and c.dep_ in ("det", "amod", "poss", "nummod", "compound"):
+                    _rehang(c, worn, c.dep_)
+            _rehang(worn, wear, "dobj")
+            p.tag_, p.pos_, p.lemma_ = "VBG", "VERB", ing[p.lower_]
+            p.dep_ = "acl"  # (rehung on the wearer below)
+        elif p.tag_ != "VBG" or p.dep_ != "acl" or _lemma(p) not in lex["wearer_verbs"]:
+            continue
+        worn = p.head if p.head.dep_ == "dobj" else doc[p.i - 1]
+        wear = worn.head
+        if worn.dep_ != "dobj" or _lemma(wear) != "wear" or wear.i > worn.i:
+            continue
+        if wear.dep_ in ("acl", "relcl") and wear.head.pos_ in ("NOUN", "PROPN"):
+            _rehang(p, wear.head, "acl")  # (the wearer is the noun "wearing" describes)
+        else:
+            _rehang(p, wear, "advcl")  # ("a man is wearing a hat walking ...": the wearer is the verb's subject)
 
 
 def _mend_worn_colour(doc, lex) -> None:
@@ -508,6 +539,7 @@ def _mend_parse(doc, lex, model: str):
         ("nouns in a noun's place", lambda: _mend_noun_in_noun_place(doc, lex, model)),
         ("agent participles", lambda: _mend_agent_participle(doc)),
         ("worn colours", lambda: _mend_worn_colour(doc, lex)),
+        ("verbs of a wearer hung on what is worn", lambda: _mend_wearer_verb(doc, lex)),
         ("coordinated verbs", lambda: _mend_coordinated_verb(doc, model)),
         ("text verbs", lambda: _mend_text_verb(doc, lex["text_nouns"])),
         ("sides of the body", lambda: _mend_body_side(doc, lex)),

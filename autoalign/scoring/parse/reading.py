@@ -55,7 +55,7 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
     with salvage("joining looks said with a participle", text):
         doc = _join_participle_looks(doc, lex["participle_looks"])
     _mend_parse(doc, lex, model)
-    reader = _Reader(doc, lex)
+    reader = _Reader(doc, lex, model)
     for step, read in (("things", reader.read_nouns), ("attributes", reader.read_attributes), ("relations", reader.read_relations)):
         with salvage(step, text):
             read()

@@ -82,7 +82,7 @@ class _ThingsReader(_FramesReader):
             if on_thing and lem in lex["frame_nouns"] and has_of and lem not in nt["meta"]:
                 # "a vase with a painting of pangolins": a picture on a thing is a thing, what it shows is in it
                 self.depictions.add(tok.i)
-            elif lem in lex["frame_nouns"] and (has_of or self._sentence_first_noun(tok) or self._fragment(tok)) and not tok.ent_type_:
+            elif lem in lex["frame_nouns"] and (has_of or self._sentence_first_noun(tok) or self._fragment(tok) or self._by_artist(tok)) and not tok.ent_type_:
                 self._frame(tok)
                 continue
             if (
@@ -148,6 +148,11 @@ class _ThingsReader(_FramesReader):
             self._verb_compound(tok)
             self._agent_participle(tok)
         self._implied_person()
+
+    def _by_artist(self, tok) -> bool:
+        """ "a knight in a field, a woodcut by albrecht durer": a frame noun whose "by" names its artist (read as one) is
+        the picture's frame, wherever the tagger hung it."""
+        return any(c.lower_ == "by" and c.i in self.skip for c in tok.children)
 
     def _implied_person(self) -> None:
         """ "standing on left leg, right leg up and knee bent": a pose told from its first word, an "-ing" verb with no

@@ -1,0 +1,62 @@
+"""Issue 39, round 24: questions no picture answers, from a strict reading of the tuning part's questions and the kinds
+round 23's held reading named. Each case failed before its rule (the prompts are written for the tests, not taken from
+a DSG file)."""
+
+from __future__ import annotations
+
+from question_facts import questions as _questions
+
+
+def test_a_plain_fragment_in_a_tag_list_is_a_tag_not_things():
+    qs = _questions("a knight in a field, a woodcut by albrecht durer, deviantart, arts and crafts movement, mixed media, "
+                    "creative commons attribution")
+    assert not any(q in qs for q in ("is there movement?", "are there media?", "are the media mixed?", "is there commons attribution?",
+                                     "is the commons attribution creative?", "are there crafts?"))
+    assert "does the image have mixed media?" in qs and "is there a knight?" in qs and "is the knight in the field?" in qs
+    # before any tag about the picture, a fragment is a thing as before; a time word is the time it is
+    qs = _questions("firefight in the streets, muzzle flashes, smoke, guns blazing, artstation, noon, storm clouds")
+    assert "is there smoke?" in qs and "are there muzzle flashes?" in qs and "is it noon?" in qs
+    assert "does the image have storm clouds?" in qs
+
+
+def test_a_describing_tag_is_no_look_of_a_name():
+    qs = _questions("a beautiful view of Lisbon, hyperrealistic, 8k")
+    assert "is Lisbon hyperrealistic?" not in qs and "is the image hyperrealistic?" in qs
+
+
+def test_a_tag_the_picture_has_or_a_things_name_is_no_look():
+    qs = _questions("portrait of an old fisherman, bokeh, 8k")
+    assert "is the fisherman bokeh?" not in qs and "is the old fisherman bokeh?" not in qs
+    qs = _questions("a green caterpillar, pupa, macro photo")
+    assert "is the caterpillar pupa?" not in qs and "is this a pupa photo?" not in qs and "is this a caterpillar photo?" not in qs
+    assert "is this a photo?" in qs
+
+
+def test_by_and_a_persons_full_name_is_the_artist():
+    qs = _questions("tokyo street at night by makoto shinkai, highly detailed")
+    assert "is the image in the style of makoto shinkai?" in qs
+    assert not any("shinkai" in q and "style" not in q for q in qs)
+    # a place after "by" stays a place
+    assert "is the house by the lake?" in _questions("a small house by the lake, highly detailed")
+
+
+def test_an_act_a_verb_does_is_no_thing():
+    qs = _questions("a man giving a presentation to students in a classroom")
+    assert "is there a presentation?" not in qs and "is the man giving a presentation?" in qs
+    qs = _questions("a tourist taking a picture in front of a fountain")
+    assert "is there a picture?" not in qs and "is the tourist taking a picture?" in qs
+    assert "is the tourist in front of the fountain?" in qs
+    # a picture of something is a thing; a hug with a look of its own is still asked
+    assert "is there a picture?" in _questions("a woman taking a picture of a bird")
+
+
+def test_what_a_wearer_does_is_not_the_clothes():
+    # "scarf walking" read as one name by the tagger; "walking" hung on the disguise
+    qs = _questions("a bear wearing a scarf walking through the snow")
+    assert "is there a scarf walking?" not in qs and "is the scarf walking through the snow?" not in qs
+    assert "is the bear wearing the scarf?" in qs and "is the bear walking through the snow?" in qs
+    qs = _questions("a penguin wearing a bow tie dancing on the ice")
+    assert "is the penguin dancing on the ice?" in qs and "is there a bow tie?" in qs
+    assert not any("disguise walking" in q for q in _questions("photo of a goblin wearing a bad disguise walking down times square"))
+    # a worn thing's own verb is not moved
+    assert "is the clown wearing the wig?" in _questions("a clown wearing a huge wig walking down the street")
