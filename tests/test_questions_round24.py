@@ -60,3 +60,26 @@ def test_what_a_wearer_does_is_not_the_clothes():
     assert not any("disguise walking" in q for q in _questions("photo of a goblin wearing a bad disguise walking down times square"))
     # a worn thing's own verb is not moved
     assert "is the clown wearing the wig?" in _questions("a clown wearing a huge wig walking down the street")
+
+
+def test_a_manner_of_looking_or_doing_is_no_thing():
+    qs = _questions("four hikers on a ridge, looking in four different directions")
+    assert "are there directions?" not in qs and "are the hikers in four different directions?" in qs
+    qs = _questions("a young couple in love on a bench")
+    assert "is there love?" not in qs and "is the couple in love?" in qs
+    qs = _questions("a letter written by hand on old paper")
+    assert "is there a hand?" not in qs and "is there paper?" in qs
+    assert "is there a hand?" in _questions("a man holding a baby by the hand")
+
+
+def test_a_noun_read_as_a_past_verb_ends_the_name():
+    qs = _questions("Velvet robot maid at the hotel, chic hat, 8k")
+    assert "does the velvet robot maid at the hotel?" not in qs and not any("maiding" in q for q in qs)
+    assert "is the velvet robot maid at the hotel?" in qs or "is the robot maid at the hotel?" in qs
+
+
+def test_a_word_that_raises_a_style_word_is_part_of_the_style():
+    qs = _questions("hyper realistic crazed zealot with a torch")
+    assert "is the zealot hyper?" not in qs and "is the image hyper realistic?" in qs and "is the zealot crazed?" in qs
+    qs = _questions("ultra realistic portrait of an old sailor")
+    assert "is the image ultra?" not in qs and "is this an ultra portrait?" not in qs and "is the image ultra realistic?" in qs

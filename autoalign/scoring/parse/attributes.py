@@ -37,7 +37,7 @@ class _AttributesReader(_ReferentsReader):
 
     def _describe(self, noun: Noun, tok) -> None:
         for adj in _adjective_conjuncts(tok):
-            if adj.i in self.frames or _in(adj, self.not_things["style"]) or adj.i in self.not_describing:
+            if adj.i in self.frames or _in(adj, self.not_things["style"]) or adj.i in self.not_describing or self._intensifier(adj):
                 continue
             if _negated(adj):
                 if adj.dep_ in ("acomp", "attr") and adj.head.lemma_ == "be" and adj.pos_ == "ADJ" and adj.i == tok.i:

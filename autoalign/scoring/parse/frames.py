@@ -11,12 +11,18 @@ from autoalign.scoring.parse.tokens import (
     _in,
     _is_noun,
     _lemma,
+    _next,
     _with_adverbs,
 )
 
 
 class _FramesReader(_ReaderState):
     """Reads frames, styles and times into ``self.globals``."""
+
+    def _intensifier(self, tok) -> bool:
+        """ "hyper" in "hyper realistic crazed zealot": a word that only raises the style word right after it."""
+        after = _next(tok)
+        return tok.lower_ in self.lex["style_intensifiers"] and after is not None and _in(after, self.not_things["style"])
 
     def _sentence_first_noun(self, tok) -> bool:
         sent = tok.sent
@@ -36,8 +42,10 @@ class _FramesReader(_ReaderState):
         countable = _lemma(tok) not in self.not_things["frame_mass"] and tok.tag_ not in ("NNS", "NNPS")
         # (not a user prompt's tags read before: "..., highly detailed, hyper realistic, octane render")
         # (nor a word of another fragment: "a furry caterpillar, pupa, macro photo" is no "pupa photo")
+        # (nor a style word read with the word that raises it: "ultra realistic portrait" is no "ultra portrait")
+        styled = {g.index for g in self.globals if g.kind == "style" and " " in g.value}
         mods = [c for c in tok.children if c.dep_ in ("amod", "compound", "nmod") and c.i < tok.i and c.i not in self.skip
-                and not any(t.text in (",", ";", "|") for t in self.doc[c.i : tok.i])]
+                and not any(t.text in (",", ";", "|") for t in self.doc[c.i : tok.i]) and c.i not in styled and not self._intensifier(c)]
         if _lemma(tok) in self.not_things["vague_frame"]:
             # "progress shot of a garage" read as a sentence ("progress" its subject): the word right before names the
             # shot's kind, asked as "is this a progress shot?" (a bare "is this a shot?" is not asked: see questions.py)

@@ -58,6 +58,8 @@ def lexicon() -> dict[str, Any]:
     data["participle_looks"] = set(words["participle_looks"]["words"])
     data["works"] = set(words["works"]["words"])
     data["layouts"] = set(words["layouts"]["words"])
+    data["manners"] = {k: set(v) for k, v in words["manners"].items() if not k.startswith("_")}
+    data["style_intensifiers"] = set(words["style_intensifiers"]["words"])
     data["wearer_verbs"] = set(words["wearer_verbs"]["words"])
     data["acts"] = {k: set(v) for k, v in words["acts"].items() if not k.startswith("_")}
     data["relation_verbs"] = set(words["relation_verbs"]["words"])

@@ -354,6 +354,26 @@ def _mend_leading_noun(doc, model: str) -> None:
         tok.lemma_ = singular(tok.lower_) if plural else tok.lower_
 
 
+def _mend_noun_read_as_past(doc, model: str) -> None:
+    """ "Rubber latex maid at the store, chic hat": a noun the tagger read as a past verb whose subject is the bare noun
+    before it ("latex maid" read as "latex maided") is the last word of one name, when the word has no past form of its
+    own (its lemma is the word itself: not "cut", "set", "put" with an object) and reads as a noun alone."""
+    for sent in doc.sents:
+        tok = sent.root
+        if tok.tag_ != "VBD" or tok.lemma_.lower() != tok.lower_ or tok.lower_.endswith("ed") or tok.i == sent.start:
+            continue
+        subject = doc[tok.i - 1]
+        if subject.head.i != tok.i or subject.dep_ != "nsubj" or subject.pos_ != "NOUN" or any(c.dep_ == "det" for c in subject.children):
+            continue
+        if any(c.dep_ in ("dobj", "attr", "aux", "ccomp", "xcomp") for c in tok.children) or not _reads_as_noun(tok.lower_, model):
+            continue
+        for c in list(subject.children):
+            if c.i < subject.i:
+                _rehang(c, tok, c.dep_)
+        _rehang(subject, tok, "compound")
+        tok.pos_, tok.tag_ = "NOUN", "NN"
+
+
 def _mend_adjective_on_verb(doc) -> None:
     """ "cute girl smiling while crying": a describing word hung on the verb after the thing it stands before (the thing
     the verb's subject) describes the thing."""
@@ -526,6 +546,7 @@ def _mend_parse(doc, lex, model: str):
     """Mend the tagger's known slips in ``doc`` (each mend on its own: one that fails is logged and skipped)."""
     mends = (
         ("leading nouns read as verbs", lambda: _mend_leading_noun(doc, model)),
+        ("nouns read as past verbs", lambda: _mend_noun_read_as_past(doc, model)),
         ("describing words hung on a verb", lambda: _mend_adjective_on_verb(doc)),
         ("leading describing words read as the head", lambda: _mend_leading_adjective(doc)),
         ("frames read as verbs", lambda: _mend_frame_verb(doc, lex)),

@@ -54,8 +54,12 @@ class _ThingsReader(_FramesReader):
         for tok in doc:
             if tok.i in self.skip:
                 continue
+            if self._intensifier(tok):
+                continue  # "hyper realistic": asked with the style word after it
             if tok.pos_ == "ADJ" and _in(tok, nt["style"]) and not (tok.dep_ == "amod" and tok.head.i in self.frames and tok.i < tok.head.i):
-                self._add_global(tok.lower_, "style", tok.i)
+                before = doc[tok.i - 1] if tok.i > 0 else None
+                raised = before is not None and self._intensifier(before)
+                self._add_global(f"{before.lower_} {tok.lower_}" if raised else tok.lower_, "style", tok.i)
                 continue
             if tok.dep_ == "ROOT" and tok.pos_ != "NOUN" and tok.lower_ in lex["frame_nouns"] and not any(c.dep_.startswith("nsubj") for c in tok.children):
                 self._frame(tok)  # a sentence that is only a frame the tagger did not read as a noun: "Comic.", "painting in the style of X."
@@ -107,15 +111,17 @@ class _ThingsReader(_FramesReader):
             )
             if lem == "style" or (lem in nt["meta"] or tok.lower_ in nt["meta"]) and not named_place or lem in nt["duration"]:
                 continue  # ("a street corner", "a picture frame" are things)
-            if lem in lex["state_places"] and tok.dep_ == "pobj" and tok.head.lower_ in ("in", "at", "on") and not _compounds(tok) and not any(
-                c.dep_ in ("amod", "compound") for c in tok.children
+            if lem in lex["state_places"] and tok.dep_ == "pobj" and tok.head.lower_ in ("in", "at", "on") and not _compounds(tok) and (
+                tok.tag_ == "NNS" or not any(c.dep_ in ("amod", "compound") for c in tok.children)
             ):
-                continue  # "zebras in the wild": how they are, not "is there a wild?"
+                continue  # "zebras in the wild", "looking in three different directions": how they are, not "is there a wild?"
             if (
                 lem in lex["picture_words"] and tok.dep_ == "pobj" and tok.head.lower_ == "of" and not _compounds(tok)
                 and (_lemma(tok.head.head) in lex["state_places"] or tok.head.head.lower_ in lex["state_places"])
             ):
                 continue  # "a bird in the middle of the picture": the picture itself, not "is there a picture?"
+            if tok.dep_ == "pobj" and lem in lex["manners"].get(tok.head.lower_, ()) and not any(c.dep_ in ("det", "amod", "compound", "poss") for c in tok.children):
+                continue  # "written by hand", "on foot": how it is done, not "is there a hand?"
             if lem in nt["outing"] and tok.dep_ == "pobj" and tok.head.lower_ == "for" and not _compounds(tok):
                 continue  # "taking his dog for a walk": what they go out for, not "is there a walk?"
             if (_in(tok, lex["style_tag_words"]) or tok.i == tok.sent.start) and not _compounds(tok) and self._frame_after(tok):
