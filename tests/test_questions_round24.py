@@ -83,3 +83,18 @@ def test_a_word_that_raises_a_style_word_is_part_of_the_style():
     assert "is the zealot hyper?" not in qs and "is the image hyper realistic?" in qs and "is the zealot crazed?" in qs
     qs = _questions("ultra realistic portrait of an old sailor")
     assert "is the image ultra?" not in qs and "is this an ultra portrait?" not in qs and "is the image ultra realistic?" in qs
+
+
+def test_a_record_broken_and_a_quality_after_of_are_no_things():
+    qs = _questions("three jets fly ten loops to break a world record")
+    assert "is there a world record?" not in qs and "do the jets break a world record?" in qs
+    qs = _questions("a drawing of young plants at various stages of development")
+    assert "is there development?" not in qs and "are there plants?" in qs
+    assert "is there a Statue of Liberty?" in _questions("the Statue of Liberty at night")
+    qs = _questions("still photo from the filming of a western, starring two cowboys")
+    assert "is there a filming?" not in qs and "are there cowboys?" in qs
+
+
+def test_one_who_sits_somewhere_wears_what_is_worn():
+    qs = _questions("A toddler is sitting on a sofa wearing sunglasses")
+    assert "is the sofa wearing the sunglasses?" not in qs and "is the toddler wearing the sunglasses?" in qs

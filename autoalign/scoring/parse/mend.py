@@ -114,6 +114,13 @@ def _mend_wearer_verb(doc, lex) -> None:
             _rehang(worn, wear, "dobj")
             p.tag_, p.pos_, p.lemma_ = "VBG", "VERB", ing[p.lower_]
             p.dep_ = "acl"  # (rehung on the wearer below)
+        elif (
+            p.tag_ == "VBG" and p.dep_ == "acl" and _lemma(p) == "wear" and p.head.dep_ == "pobj" and p.head.head.dep_ == "prep"
+            and p.head.head.head.pos_ == "VERB" and any(c.dep_ == "nsubj" and c.pos_ in ("NOUN", "PROPN") for c in p.head.head.head.children)
+        ):
+            # "An infant is sitting on a bed wearing glasses": the one who sits wears them, not the bed
+            _rehang(p, p.head.head.head, "advcl")
+            continue
         elif p.tag_ != "VBG" or p.dep_ != "acl" or _lemma(p) not in lex["wearer_verbs"]:
             continue
         worn = p.head if p.head.dep_ == "dobj" else doc[p.i - 1]

@@ -120,6 +120,8 @@ class _ThingsReader(_FramesReader):
                 and (_lemma(tok.head.head) in lex["state_places"] or tok.head.head.lower_ in lex["state_places"])
             ):
                 continue  # "a bird in the middle of the picture": the picture itself, not "is there a picture?"
+            if self._abstract_of(tok):
+                continue  # "at various stages of development", "a symbol of freedom": a quality, not "is there development?"
             if tok.dep_ == "pobj" and lem in lex["manners"].get(tok.head.lower_, ()) and not any(c.dep_ in ("det", "amod", "compound", "poss") for c in tok.children):
                 continue  # "written by hand", "on foot": how it is done, not "is there a hand?"
             if lem in nt["outing"] and tok.dep_ == "pobj" and tok.head.lower_ == "for" and not _compounds(tok):
@@ -154,6 +156,16 @@ class _ThingsReader(_FramesReader):
             self._verb_compound(tok)
             self._agent_participle(tok)
         self._implied_person()
+
+    _ABSTRACT = re.compile(r"[a-z]{4,}(?:ness|ism|tion|sion|ment|ship|hood|dom|ity)")
+
+    def _abstract_of(self, tok) -> bool:
+        """ "trees at various stages of development", "a symbol of freedom": a bare singular word of a quality or an act (by
+        its ending) after a thing's "of" is what the thing is of, no thing to see; a name ("the Statue of Liberty") or a
+        word with an article or a look of its own ("a model of the Eiffel tower", "a picture of rapid development") is."""
+        if tok.dep_ != "pobj" or tok.head.lower_ != "of" or tok.tag_ != "NN" or not tok.is_lower or not self._ABSTRACT.fullmatch(tok.lower_):
+            return False
+        return _is_noun(tok.head.head) and not any(c.dep_ in ("det", "amod", "compound", "poss", "nummod") for c in tok.children)
 
     def _by_artist(self, tok) -> bool:
         """ "a knight in a field, a woodcut by albrecht durer": a frame noun whose "by" names its artist (read as one) is
