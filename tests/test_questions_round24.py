@@ -98,3 +98,15 @@ def test_a_record_broken_and_a_quality_after_of_are_no_things():
 def test_one_who_sits_somewhere_wears_what_is_worn():
     qs = _questions("A toddler is sitting on a sofa wearing sunglasses")
     assert "is the sofa wearing the sunglasses?" not in qs and "is the toddler wearing the sunglasses?" in qs
+
+
+def test_a_run_on_pose_text_is_read_one_body_part_at_a_time():
+    qs = _questions("right arm pointing behind almost straight back left arm straight in front and over chest face looking upward")
+    assert not any("back left arm" in q for q in qs) and "is there a left arm?" in qs
+    assert "is the face looking upward?" in qs and "is there a chest face?" not in qs
+    qs = _questions("standing on left leg right leg up and knee bent with foot above knee level of left leg left arm up")
+    assert "is the person standing on the left leg?" in qs and "is the person standing on the right leg?" not in qs
+    qs = _questions("kneeling on right knee left leg out to the side with hand near top of left thigh")
+    assert "does the left leg have a hand?" not in qs
+    # a text with its own punctuation, and a side after "of" / "his", are read as written
+    assert "is the ball in the hand?" in _questions("a man holding a ball in his left hand")

@@ -361,6 +361,24 @@ def _mend_leading_noun(doc, model: str) -> None:
         tok.lemma_ = singular(tok.lower_) if plural else tok.lower_
 
 
+def _mend_part_read_as_verb(doc, lex) -> None:
+    """ "face looking upward", "hand resting on the knee": a sentence that starts with a part of the body read as an order
+    ("face!") whose "-ing" word follows is the part and what it does."""
+    for sent in doc.sents:
+        tok = sent.root
+        if tok.i != sent.start or tok.tag_ not in ("VB", "VBP") or tok.lower_ not in lex["tag_parts"] or tok.i + 1 >= sent.end:
+            continue
+        doing = doc[tok.i + 1]
+        if doing.tag_ != "VBG" or doing.head.i != tok.i or any(c.dep_ in ("nsubj", "dobj") for c in tok.children):
+            continue
+        for c in list(tok.children):
+            if c.i != doing.i:
+                _rehang(c, doing, c.dep_)
+        _rehang(doing, doing, "ROOT")
+        _rehang(tok, doing, "nsubj")
+        tok.pos_, tok.tag_, tok.lemma_ = "NOUN", "NN", tok.lower_
+
+
 def _mend_noun_read_as_past(doc, model: str) -> None:
     """ "Rubber latex maid at the store, chic hat": a noun the tagger read as a past verb whose subject is the bare noun
     before it ("latex maid" read as "latex maided") is the last word of one name, when the word has no past form of its
@@ -554,6 +572,7 @@ def _mend_parse(doc, lex, model: str):
     mends = (
         ("leading nouns read as verbs", lambda: _mend_leading_noun(doc, model)),
         ("nouns read as past verbs", lambda: _mend_noun_read_as_past(doc, model)),
+        ("parts of the body read as verbs", lambda: _mend_part_read_as_verb(doc, lex)),
         ("describing words hung on a verb", lambda: _mend_adjective_on_verb(doc)),
         ("leading describing words read as the head", lambda: _mend_leading_adjective(doc)),
         ("frames read as verbs", lambda: _mend_frame_verb(doc, lex)),

@@ -24,6 +24,43 @@ _STOCK_ID = re.compile(r"(?<=\w)\s*[-–]\s*\d{5,}\b")  # "Stock Vector - 397610
 _CREDIT = re.compile(r"\s*(?:©|\(c\)|copyright\b)[^,.;:|]*", re.I)
 
 
+# words after which a side and a body part go on the phrase before them ("above knee level of left leg", "on the left arm")
+_JOINING = frozenset(
+    "a an the his her their your its my our of on with and or to at from by near above below behind under over across toward "
+    "towards in into onto against between beside than like".split()
+)
+
+
+def _split_run_on_pose(text: str, body_parts: set[str]) -> str:  # (body_parts: the parts of a body or a face)
+    """ "standing on left leg right leg up and knee bent ... left arm up": a pose text written without any punctuation is
+    read one sentence per body part, with a full stop before each side and body part ("left arm", "right leg", "both arms")
+    that does not go on the phrase before it (after "of", "on", "the", "and", ...); a text with a comma or a full
+    stop inside is left as written."""
+    if any(p in text.rstrip(". ") for p in ",.;:") or len(text) < 30:
+        return text
+    words = text.split(" ")
+    out = list(words)
+    splits = 0
+
+    def part(word: str) -> bool:
+        word = word.lower().rstrip(".")
+        return word in body_parts or word.rstrip("s") in body_parts
+
+    for k in range(1, len(words) - 1):
+        before = words[k - 1].lower()
+        if part(words[k]) and part(before) and words[k + 1].lower().endswith("ing"):
+            out[k - 1] = words[k - 1] + "."  # "... over chest face looking upward": a part that does something starts anew
+            splits += 1
+            continue
+        if words[k].lower() not in ("left", "right", "both") or not part(words[k + 1]):
+            continue
+        if before in _JOINING or before in ("left", "right", "both") or not before.isalpha():
+            continue
+        out[k - 1] = words[k - 1] + "."
+        splits += 1
+    return " ".join(out) if splits else text
+
+
 class _Reader(_ThingsReader, _AttributesReader, _RelationsReader):
     """One reading of one parse: things first, then their attributes, then the relations between them."""
 
@@ -45,6 +82,8 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
         text = _STOCK_ID.sub("", _STOCK.sub(". ", text).replace(".. ", ". "))
     if "::" in text:  # a user prompt's weighted parts ("zodiac tarot::2 moon"): the weight is no word, each part its own sentence
         text = _WEIGHT.sub(". ", text)
+    with salvage("splitting a run-on pose text", text):
+        text = _split_run_on_pose(text, lex["tag_parts"])
     try:
         doc = nlp(text)
     except Exception as exc:  # e.g. a text over spaCy's max_length: nothing to read
