@@ -110,3 +110,18 @@ def test_a_run_on_pose_text_is_read_one_body_part_at_a_time():
     assert "does the left leg have a hand?" not in qs
     # a text with its own punctuation, and a side after "of" / "his", are read as written
     assert "is the ball in the hand?" in _questions("a man holding a ball in his left hand")
+
+
+def test_capitalised_words_after_a_thing_that_bears_text_are_its_text():
+    qs = _questions("death metal logo Silent Harvest")
+    assert "is there Silent Harvest?" not in qs and '"Silent Harvest"' in " ".join(qs)
+    assert "is the death logo made of metal?" not in qs and "is the logo made of metal?" not in qs
+    assert any('"Welcome Home"' in q for q in _questions("a wooden sign saying Welcome Home"))
+    assert any('"War and Peace"' in q for q in _questions("a book titled War and Peace"))
+    # a sign and then a sentence is no text
+    assert not any(q.startswith('is "') for q in _questions("A sign on the wall. The dog is here"))
+
+
+def test_a_number_and_a_word_joined_by_a_spaced_hyphen_are_one_look():
+    qs = _questions("a knight riding a horse at dawn, 8 - bit retro art")
+    assert "is there a bit?" not in qs and "are there 8 bits?" not in qs and "is there a knight?" in qs

@@ -120,6 +120,8 @@ class _ThingsReader(_FramesReader):
                 and (_lemma(tok.head.head) in lex["state_places"] or tok.head.head.lower_ in lex["state_places"])
             ):
                 continue  # "a bird in the middle of the picture": the picture itself, not "is there a picture?"
+            if tok.dep_ == "nmod" and tok.i > 1 and doc[tok.i - 1].text == "-" and doc[tok.i - 2].like_num:
+                continue  # "8 - bit retro art": a hyphenated describing word written with spaces, not "are there 8 bits?"
             if self._abstract_of(tok):
                 continue  # "at various stages of development", "a symbol of freedom": a quality, not "is there development?"
             if tok.dep_ == "pobj" and lem in lex["manners"].get(tok.head.lower_, ()) and not any(c.dep_ in ("det", "amod", "compound", "poss") for c in tok.children):
@@ -427,7 +429,9 @@ class _ThingsReader(_FramesReader):
         for c in parts:  # "wood table", "denim jacket": a material written as a compound (not "ice cream": ``material_names``)
             if f"{c.lower_} {tok.lower_}" in self.lex["material_names"]:
                 continue
-            if _in(c, self.lex["attribute_kinds"]["material"]) or c.lower_ in self.lex["colors"]:
+            # ("death metal logo": "metal" is a word of a name, "death metal", no material)
+            named = any(a.dep_ == "compound" and a.pos_ == "NOUN" and a.i < c.i for a in c.children) and c.lower_ not in self.lex["colors"]
+            if (_in(c, self.lex["attribute_kinds"]["material"]) or c.lower_ in self.lex["colors"]) and not named:
                 self.add_attr(noun, c.lower_, _kind(c, self.lex), c.i)
             for a in c.children:  # "a pink bathroom sink": the colour of the sink
                 if a.dep_ == "amod" and a.i < c.i and _kind(a, self.lex) in ("color", "material", "size"):
