@@ -125,3 +125,8 @@ def test_capitalised_words_after_a_thing_that_bears_text_are_its_text():
 def test_a_number_and_a_word_joined_by_a_spaced_hyphen_are_one_look():
     qs = _questions("a knight riding a horse at dawn, 8 - bit retro art")
     assert "is there a bit?" not in qs and "are there 8 bits?" not in qs and "is there a knight?" in qs
+
+
+def test_a_possessive_written_without_its_apostrophe_is_a_possessive():
+    qs = _questions("a boy in a mans shirt and womens shoes")
+    assert "is there a mans shirt?" not in qs and "is there a shirt?" in qs and "are there shoes?" in qs

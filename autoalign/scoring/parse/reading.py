@@ -16,6 +16,8 @@ from autoalign.scoring.parse.things import _ThingsReader
 
 logger = logging.getLogger(__name__)
 
+# a possessive written without its apostrophe ("a mans shirt", "womens shoes"): no plural of these is spelt so
+_BARE_POSSESSIVE = re.compile(r"\b(m[ae]n|wom[ae]n|child|children|people)s(?= [a-z])", re.I)
 _WEIGHT = re.compile(r"::\s*-?\d*(?:\.\d+)?")
 # a stock picture's title: "Set of seven brown paper bags Stock photo © veralub" -- the stock label is its own sentence (the
 # picture's frame), the credit after "©" no thing
@@ -82,6 +84,8 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
         text = _STOCK_ID.sub("", _STOCK.sub(". ", text).replace(".. ", ". "))
     if "::" in text:  # a user prompt's weighted parts ("zodiac tarot::2 moon"): the weight is no word, each part its own sentence
         text = _WEIGHT.sub(". ", text)
+    if "ns " in text or "ds " in text or "les " in text:
+        text = _BARE_POSSESSIVE.sub(r"\1's", text)
     with salvage("splitting a run-on pose text", text):
         text = _split_run_on_pose(text, lex["tag_parts"])
     try:
