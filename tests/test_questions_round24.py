@@ -130,3 +130,10 @@ def test_a_number_and_a_word_joined_by_a_spaced_hyphen_are_one_look():
 def test_a_possessive_written_without_its_apostrophe_is_a_possessive():
     qs = _questions("a boy in a mans shirt and womens shoes")
     assert "is there a mans shirt?" not in qs and "is there a shirt?" in qs and "are there shoes?" in qs
+
+
+def test_a_side_after_a_body_part_is_where_it_is_turned():
+    qs = _questions("right knee bent, arms down, head slightly right and up")
+    assert "is the head to the right?" in qs and "is the head up?" in qs
+    # the side of the next part stays that part's name
+    assert "is there a left arm?" in _questions("right leg straight, left arm up")

@@ -536,8 +536,17 @@ class _AttributesReader(_ReferentsReader):
             if tok.pos_ == "ADV" and tok.lower_ not in states or tok.lower_ in ("and", ",") or j == noun.index + 1 and tok.lemma_ == "be":
                 j += 1
                 continue
-            if tok.lower_ not in states or j in self.nouns or any(c.dep_ == "pobj" for c in tok.children):
+            nxt = doc[j + 1] if j + 1 < len(doc) else None
+            # "head slightly left and down": a side after the part (not the side of the next part, "..., left arm up") is
+            # where it is turned
+            side = tok.lower_ in ("left", "right") and j > noun.index + 1 and (
+                nxt is None or not (_lemma(nxt) in self.lex["body_parts"] or nxt.lower_ in self.lex["body_parts"]))
+            if (tok.lower_ not in states and not side) or j in self.nouns or any(c.dep_ == "pobj" for c in tok.children):
                 return  # ("arms behind the back": a place, read as a relation)
             way, end = self._direction_end(tok)  # "head turned left": "is the head turned left?" (not also "... left?")
+            if side:
+                self.add_attr(noun, tok.lower_, "state", j, phrase=f"to the {tok.lower_}")  # "is the head to the left?"
+                j += 1
+                continue
             self.add_attr(noun, f"{tok.lower_} {way}" if way else tok.lower_, "state", j)
             j = end + 1
