@@ -12,11 +12,15 @@ def test_a_plain_fragment_in_a_tag_list_is_a_tag_not_things():
                     "creative commons attribution")
     assert not any(q in qs for q in ("is there movement?", "are there media?", "are the media mixed?", "is there commons attribution?",
                                      "is the commons attribution creative?", "are there crafts?"))
-    assert "does the image have mixed media?" in qs and "is there a knight?" in qs and "is the knight in the field?" in qs
-    # before any tag about the picture, a fragment is a thing as before; a time word is the time it is
+    assert "is the image in mixed media style?" in qs and "is there a knight?" in qs and "is the knight in the field?" in qs
+    assert "is the image in arts and crafts movement style?" in qs
+    # before any tag about the picture, a fragment is a thing as before; a time word is the time it is; a thing named
+    # in the tag list stays a thing
     qs = _questions("firefight in the streets, muzzle flashes, smoke, guns blazing, artstation, noon, storm clouds")
     assert "is there smoke?" in qs and "are there muzzle flashes?" in qs and "is it noon?" in qs
-    assert "does the image have storm clouds?" in qs
+    assert "are there storm clouds?" in qs
+    qs = _questions("portrait of a knight, digital art, gold armor, night sky, birds")
+    assert "is there armor?" in qs and "is the armor gold?" in qs and "are there birds?" in qs
 
 
 def test_a_describing_tag_is_no_look_of_a_name():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from autoalign.scoring.parse.lexicon import ADJECTIVE_ENDING
@@ -14,6 +15,9 @@ from autoalign.scoring.parse.tokens import (
     _next,
     _with_adverbs,
 )
+
+# a word of a quality, an act or a school of art, by its ending ("movement", "attribution", "surrealism")
+_ABSTRACT = re.compile(r"[a-z]{3,}(?:ness|ism|tion|sion|ment|ship|hood|dom|ity)")
 
 
 class _FramesReader(_ReaderState):
@@ -207,7 +211,13 @@ class _FramesReader(_ReaderState):
         if any(t.pos_ in ("DET", "PRON", "NUM", "ADP", "AUX", "VERB", "PART", "SCONJ") for t in words):
             return False
         # (a body part is the subject's, a time word the time it is: "..., glowing eyes", "..., noon")
-        return not any(_lemma(t) in self.lex["body_parts"] or _lemma(t) in self.lex["time_words"] for t in words)
+        if any(_lemma(t) in self.lex["body_parts"] or _lemma(t) in self.lex["time_words"] for t in words):
+            return False
+        # only what names no thing to see: describing words and names alone ("pre - raphaelite"), or a head word of a
+        # quality, an act or a school ("arts and crafts movement", "creative commons attribution"); a thing stays a
+        # thing ("..., gold armor, glowing sword, snow")
+        nouns = [t for t in words if t.pos_ == "NOUN"]
+        return not nouns or _ABSTRACT.fullmatch(words[-1].lower_) is not None
 
     def read_style_tags(self) -> None:
         """Tags after a user prompt's first fragment ("highly detailed", "octane render", "8k") and artists ("by X",
