@@ -142,3 +142,9 @@ def test_a_side_after_a_body_part_is_where_it_is_turned():
     assert "is the head to the right?" in qs and "is the head up?" in qs
     # the side of the next part stays that part's name
     assert "is there a left arm?" in _questions("right leg straight, left arm up")
+
+
+def test_a_part_taken_by_a_verb_is_no_run_on_pose():
+    qs = _questions("a photo of a woman waving right hand at the camera")
+    assert "is there a right hand?" in qs or "is there a hand?" in qs
+    assert "is the woman waving?" not in qs or any("waving" in q and "hand" in q for q in qs)

@@ -40,6 +40,8 @@ def _split_run_on_pose(text: str, body_parts: set[str]) -> str:  # (body_parts: 
     stop inside is left as written."""
     if any(p in text.rstrip(". ") for p in ",.;:") or len(text) < 30:
         return text
+    if sum(w.lower().strip(".") in body_parts for w in text.split()) < 2:
+        return text  # (a pose text names several parts: "a man raising a glass with right hand" is no pose text)
     words = text.split(" ")
     out = list(words)
     splits = 0
@@ -56,8 +58,8 @@ def _split_run_on_pose(text: str, body_parts: set[str]) -> str:  # (body_parts: 
             continue
         if words[k].lower() not in ("left", "right", "both") or not part(words[k + 1]):
             continue
-        if before in _JOINING or before in ("left", "right", "both") or not before.isalpha():
-            continue
+        if before in _JOINING or before in ("left", "right", "both") or not before.isalpha() or before.endswith("ing"):
+            continue  # (nor after a verb that takes the part: "a woman waving right hand")
         out[k - 1] = words[k - 1] + "."
         splits += 1
     return " ".join(out) if splits else text
