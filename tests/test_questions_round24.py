@@ -148,3 +148,8 @@ def test_a_part_taken_by_a_verb_is_no_run_on_pose():
     qs = _questions("a photo of a woman waving right hand at the camera")
     assert "is there a right hand?" in qs or "is there a hand?" in qs
     assert "is the woman waving?" not in qs or any("waving" in q and "hand" in q for q in qs)
+
+
+def test_a_tag_of_colours_is_the_subjects_colours():
+    qs = _questions("jester boy, baroque, rich warm colours, painted by an old master")
+    assert "is the boy in rich warm colours?" in qs or "is the jester boy in rich warm colours?" in qs

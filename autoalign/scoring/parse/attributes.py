@@ -401,6 +401,16 @@ class _AttributesReader(_ReferentsReader):
             if not words or len(words) > 5 or any(t.i in self.nouns or not t.is_alpha for t in words):
                 continue
             content = [t for t in words if t.tag_ not in ("RB", "RBR", "RBS", "CC")]
+            if len(words) > 1 and _lemma(words[-1]) in ("color", "colour", "tone", "hue") and all(
+                t.tag_ in ("JJ", "JJR", "JJS", "VBN", "RB") or t.lower_ in colours for t in words[:-1]
+            ):
+                # "clown girl, gothic, rich deep colours": the colours of the prompt's subject ("is the girl in rich deep
+                # colours?"), the picture's look too
+                thing = self._tag_subject(fragments, k, words)
+                if thing is not None:
+                    value = self.doc[words[0].i : words[-1].i].text.lower()
+                    self.add_attr(self.nouns[thing.i], value, "color", words[0].i, phrase=f"in {value} {words[-1].lower_}")
+                continue
             part = self._tagged_part(words)
             if part:
                 # whose part: the head of the prompt's first fragment ("two wolves in a forest, glowing eyes": the wolves)
