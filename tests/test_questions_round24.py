@@ -153,3 +153,9 @@ def test_a_part_taken_by_a_verb_is_no_run_on_pose():
 def test_a_tag_of_colours_is_the_subjects_colours():
     qs = _questions("jester boy, baroque, rich warm colours, painted by an old master")
     assert "is the boy in rich warm colours?" in qs or "is the jester boy in rich warm colours?" in qs
+
+
+def test_an_aspect_ratio_flag_is_asked_of_the_picture():
+    qs = _questions("a lighthouse on a cliff at dusk, oil painting --ar 3:2 --v 5")
+    assert "is the image in a 3:2 aspect ratio?" in qs and "is there a lighthouse?" in qs
+    assert not any("3:2" in q for q in _questions("a lighthouse on a cliff at dusk, oil painting"))

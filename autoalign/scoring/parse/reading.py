@@ -9,7 +9,7 @@ from autoalign.scoring.parse.attributes import _AttributesReader
 from autoalign.scoring.parse.lexicon import DEFAULT_SPACY_MODEL, lexicon, load_spacy
 from autoalign.scoring.parse.mend import _join_hyphens, _join_participle_looks, _mend_parse
 from autoalign.scoring.parse.quotes import read_quotes
-from autoalign.scoring.parse.records import Parse
+from autoalign.scoring.parse.records import GlobalTag, Parse
 from autoalign.scoring.parse.relations import _RelationsReader
 from autoalign.scoring.parse.salvage import salvage
 from autoalign.scoring.parse.things import _ThingsReader
@@ -18,6 +18,8 @@ logger = logging.getLogger(__name__)
 
 # a possessive written without its apostrophe ("a mans shirt", "womens shoes"): no plural of these is spelt so
 _BARE_POSSESSIVE = re.compile(r"\b(m[ae]n|wom[ae]n|child|children|people)s(?= [a-z])", re.I)
+# a user prompt's aspect-ratio flag ("--ar 16:9", "--aspect 2:3"): said of the picture, though the flag is dropped
+_ASPECT = re.compile(r"(?<!\S)(?:--|—)(?:ar|aspect)\s+(\d{1,2})\s*:\s*(\d{1,2})(?!\d)", re.I)
 _WEIGHT = re.compile(r"::\s*-?\d*(?:\.\d+)?")
 # a stock picture's title: "Set of seven brown paper bags Stock photo © veralub" -- the stock label is its own sentence (the
 # picture's frame), the credit after "©" no thing
@@ -76,6 +78,7 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
     unforeseen input is logged and skipped (:mod:`.salvage`), and the parse holds what the other steps read."""
     lex = lexicon()
     nlp = load_spacy(model)
+    aspect = _ASPECT.search(prompt) if "--" in prompt or "—" in prompt else None
     text = lex["flag_re"].sub(" ", prompt).rstrip() if "--" in prompt or "—" in prompt else prompt
     if len(text) > 2 and text[0] == text[-1] == '"' and '""' in text[1:-1]:
         # a prompt pasted as a CSV field ('"two sofas and a 39"" table"'): the field's own quotes are no text to write
@@ -126,4 +129,7 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
         if r.subject == r.obj or not (r.kind == "part" or r.word in ("with", "having", "has", "have"))
         or phrase[r.subject] != phrase[r.obj] and not (lemma[r.subject] == lemma[r.obj] and lemma[r.subject] in parts)
     ]
-    return Parse(doc=doc, nouns=nouns, relations=relations, quotes=quotes, globals=reader.globals, model=model)
+    globals_ = reader.globals
+    if aspect is not None and len(doc):  # (recorded at the last word: the flag is no word of the text read)
+        globals_ = [*globals_, GlobalTag(value=f"aspect ratio {aspect.group(1)}:{aspect.group(2)}", kind="style", index=len(doc) - 1, tag=True)]
+    return Parse(doc=doc, nouns=nouns, relations=relations, quotes=quotes, globals=globals_, model=model)
