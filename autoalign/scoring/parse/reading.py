@@ -20,6 +20,25 @@ logger = logging.getLogger(__name__)
 _BARE_POSSESSIVE = re.compile(r"\b(m[ae]n|wom[ae]n|child|children|people)s(?= [a-z])", re.I)
 # a user prompt's aspect-ratio flag ("--ar 16:9", "--aspect 2:3"): said of the picture, though the flag is dropped
 _ASPECT = re.compile(r"(?<!\S)(?:--|—)(?:ar|aspect)\s+(\d{1,2})\s*:\s*(\d{1,2})(?!\d)", re.I)
+_HD = re.compile(r"(?<!\S)(?:--|—)hd(?!\S)", re.I)
+_STYLE_FLAG = re.compile(r"(?<!\S)(?:--|—)style\s+([a-z]{3,})(?![\w-])", re.I)
+
+
+def _flag_tags(prompt: str) -> list[str]:
+    """What a user prompt's flags say of the picture, though the flags themselves are dropped: "--ar 16:9" (its aspect
+    ratio), "--hd" (its resolution), "--style gothic" (its style)."""
+    out = []
+    aspect = _ASPECT.search(prompt)
+    if aspect is not None:
+        out.append(f"aspect ratio {aspect.group(1)}:{aspect.group(2)}")
+    if _HD.search(prompt):
+        out.append("hd")
+    style = _STYLE_FLAG.search(prompt)
+    if style is not None:
+        out.append(f"{style.group(1).lower()} style")
+    return out
+
+
 _WEIGHT = re.compile(r"::\s*-?\d*(?:\.\d+)?")
 # a stock picture's title: "Set of seven brown paper bags Stock photo © veralub" -- the stock label is its own sentence (the
 # picture's frame), the credit after "©" no thing
@@ -78,7 +97,7 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
     unforeseen input is logged and skipped (:mod:`.salvage`), and the parse holds what the other steps read."""
     lex = lexicon()
     nlp = load_spacy(model)
-    aspect = _ASPECT.search(prompt) if "--" in prompt or "—" in prompt else None
+    flagged = _flag_tags(prompt) if "--" in prompt or "—" in prompt else []
     text = lex["flag_re"].sub(" ", prompt).rstrip() if "--" in prompt or "—" in prompt else prompt
     if len(text) > 2 and text[0] == text[-1] == '"' and '""' in text[1:-1]:
         # a prompt pasted as a CSV field ('"two sofas and a 39"" table"'): the field's own quotes are no text to write
@@ -130,6 +149,6 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
         or phrase[r.subject] != phrase[r.obj] and not (lemma[r.subject] == lemma[r.obj] and lemma[r.subject] in parts)
     ]
     globals_ = reader.globals
-    if aspect is not None and len(doc):  # (recorded at the last word: the flag is no word of the text read)
-        globals_ = [*globals_, GlobalTag(value=f"aspect ratio {aspect.group(1)}:{aspect.group(2)}", kind="style", index=len(doc) - 1, tag=True)]
+    if flagged and len(doc):  # (recorded at the last word: a flag is no word of the text read)
+        globals_ = [*globals_, *(GlobalTag(value=v, kind="style", index=len(doc) - 1, tag=True) for v in flagged)]
     return Parse(doc=doc, nouns=nouns, relations=relations, quotes=quotes, globals=globals_, model=model)
