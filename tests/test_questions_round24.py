@@ -161,3 +161,9 @@ def test_an_aspect_ratio_flag_is_asked_of_the_picture():
     assert not any("3:2" in q for q in _questions("a lighthouse on a cliff at dusk, oil painting"))
     qs = _questions("an old castle in the fog --hd --style gothic --seed 42")
     assert "is the image in hd resolution?" in qs and "is the image in the gothic style?" in qs and "is there a castle?" in qs
+
+
+def test_them_after_a_body_part_is_the_person():
+    qs = _questions("The person's right hand is on the hip. The left leg is stretched out in front of them.")
+    assert not any(q.endswith("in front of the hip?") for q in qs)
+    assert any("in front of the person?" in q for q in qs)
