@@ -167,3 +167,9 @@ def test_them_after_a_body_part_is_the_person():
     qs = _questions("The person's right hand is on the hip. The left leg is stretched out in front of them.")
     assert not any(q.endswith("in front of the hip?") for q in qs)
     assert any("in front of the person?" in q for q in qs)
+
+
+def test_a_body_part_beside_its_person_is_where_the_part_is():
+    qs = _questions("Someone is bending, bent double forward, the head between the knees, and the arms loose with hands touching at the ankles.")
+    assert "is the person between the knees?" not in qs and "is the head between the knees?" in qs
+    assert not any(q in qs for q in ("is the head touching at the ankles?", "are the arms touching at the ankles?"))
