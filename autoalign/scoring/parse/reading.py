@@ -13,6 +13,7 @@ from autoalign.scoring.parse.records import GlobalTag, Parse
 from autoalign.scoring.parse.relations import _RelationsReader
 from autoalign.scoring.parse.salvage import salvage
 from autoalign.scoring.parse.things import _ThingsReader
+from autoalign.scoring.parse.tokens import _lemma
 
 logger = logging.getLogger(__name__)
 
@@ -86,6 +87,13 @@ def _split_run_on_pose(text: str, body_parts: set[str]) -> str:  # (body_parts: 
     return " ".join(out) if splits else text
 
 
+def _set_off_text(doc, index: int, lex) -> bool:
+    """Whether the thing at ``index`` is a text (``text_nouns``) after a "with" set off by a comma."""
+    tok = doc[index]
+    with_ = tok.head
+    return (_lemma(tok) in lex["text_nouns"] or tok.lower_ in lex["text_nouns"]) and with_.lower_ == "with" and with_.i > 0 and doc[with_.i - 1].text == ","
+
+
 class _Reader(_ThingsReader, _AttributesReader, _RelationsReader):
     """One reading of one parse: things first, then their attributes, then the relations between them."""
 
@@ -148,6 +156,9 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
         if r.subject == r.obj or not (r.kind == "part" or r.word in ("with", "having", "has", "have"))
         or phrase[r.subject] != phrase[r.obj] and not (lemma[r.subject] == lemma[r.obj] and lemma[r.subject] in parts)
     ]
+    # "the hubble telescope and the milky way, with the text '...'": a text set off by a comma is the picture's, not the
+    # telescope's ("does the telescope have text?")
+    relations = [r for r in relations if not (r.kind == "part" and _set_off_text(doc, r.obj, lex))]
     globals_ = reader.globals
     if flagged and len(doc):  # (recorded at the last word: a flag is no word of the text read)
         globals_ = [*globals_, *(GlobalTag(value=v, kind="style", index=len(doc) - 1, tag=True) for v in flagged)]
