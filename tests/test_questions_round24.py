@@ -173,6 +173,8 @@ def test_a_body_part_beside_its_person_is_where_the_part_is():
     qs = _questions("Someone is bending, bent double forward, the head between the knees, and the arms loose with hands touching at the ankles.")
     assert "is the person between the knees?" not in qs and "is the head between the knees?" in qs
     assert not any(q in qs for q in ("is the head touching at the ankles?", "are the arms touching at the ankles?"))
+    # a part described as the thing's own ("with triangle-shaped body") does not act for it
+    assert "is the bird standing next to the river?" in _questions("a bird with triangle-shaped body standing next to a river.")
 
 
 def test_a_text_set_off_by_a_comma_is_the_pictures():

@@ -95,7 +95,10 @@ class _ReferentsReader(_ReaderState):
         if prep.lower_ == "of" and _lemma(prep.head) in lexicon()["compound_prep_nouns"] and prep.head.dep_ == "pobj":
             prep = prep.head.head  # "a man standing in front of a building holding an umbrella": as "in" a building
         # (but "arms relaxed with hands touching at the feet": a body part with its own "-ing" word does it itself)
-        own_part = prep.lower_ == "with" and _lemma(subject) in lexicon()["body_parts"] and self._absolute(subject)
+        own_part = (
+            prep.lower_ == "with" and prep.head.pos_ in ("VERB", "AUX", "ADJ") and _lemma(subject) in lexicon()["body_parts"]
+            and not any(c.dep_ in ("amod", "compound") for c in subject.children) and self._absolute(subject)
+        )  # (not "a bird with triangle-shaped body standing next to a river": the bird stands)
         if participle and not own_part and subject.dep_ in ("pobj", "dobj") and (subject.dep_ == "dobj" or prep.lower_ in ("in", "with", "at", "on") or made_of):
             # "a tornado made of tigers crashing into ...": what the thing is made of does not act; the thing does
             outer = subject.head if subject.dep_ == "dobj" else prep.head  # "a man wearing a hat holding ..."
