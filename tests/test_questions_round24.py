@@ -180,3 +180,9 @@ def test_a_body_part_beside_its_person_is_where_the_part_is():
 def test_a_text_set_off_by_a_comma_is_the_pictures():
     qs = _questions("a lighthouse and the open sea, with the text 'keep going' in white")
     assert "does the lighthouse have text?" not in qs and 'is "keep going" written in the image?' in qs
+
+
+def test_describing_words_set_off_by_commas_before_a_thing_are_no_things():
+    qs = _questions("chunky, organic, colorful, letters 'fuzzy' made from many furry spheres")
+    assert "is there an organic?" not in qs and "are there letters?" in qs
+    assert "is there an orange?" in _questions("a pear, orange, and two bananas")
