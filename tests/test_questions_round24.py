@@ -187,3 +187,7 @@ def test_describing_words_set_off_by_commas_before_a_thing_are_no_things():
     qs = _questions("chunky, organic, colorful, letters 'fuzzy' made from many furry spheres")
     assert "is there an organic?" not in qs and "are there letters?" in qs
     assert "is there an orange?" in _questions("a pear, orange, and two bananas")
+
+
+def test_a_composition_tag_is_no_look_of_a_thing():
+    assert "is the rock centered?" not in _questions("a glowing flower sprouting from a rock, centered, highly detailed")
