@@ -159,6 +159,7 @@ def test_an_aspect_ratio_flag_is_asked_of_the_picture():
     qs = _questions("a lighthouse on a cliff at dusk, oil painting --ar 3:2 --v 5")
     assert "is the image in a 3:2 aspect ratio?" in qs and "is there a lighthouse?" in qs
     assert not any("3:2" in q for q in _questions("a lighthouse on a cliff at dusk, oil painting"))
+    assert "is the image in an 11:17 aspect ratio?" in _questions("a temple in a palm forest --ar 11:17")
     qs = _questions("an old castle in the fog --hd --style gothic --seed 42")
     assert "is the image in hd resolution?" in qs and "is the image in the gothic style?" in qs and "is there a castle?" in qs
 

@@ -329,7 +329,7 @@ def facts_from_parse(parse: Parse, closed_counts: bool = False) -> list[Fact]:
                 b.add("global", "style", (tag.value,), kind, "global", tag.value, tag.value, deps, value=value, article=_article(value))
             elif tag.kind == "style" and tag.tag and tag.value.startswith("aspect ratio "):
                 ratio = tag.value.removeprefix("aspect ratio ")  # "--ar 16:9": "is the image in a 16:9 aspect ratio?"
-                b.add("global", "style", (tag.value,), "style_aspect", "global", ratio, ratio, [], value=ratio)
+                b.add("global", "style", (tag.value,), "style_aspect", "global", ratio, ratio, [], value=ratio, article=_article(ratio))
             elif tag.kind == "style":
                 kind = "style_of" if tag.value.startswith("style of ") or tag.value.endswith(" style") else "style"
                 if kind == "style" and parse.doc[tag.index].pos_ in ("NOUN", "PROPN", "NUM"):
