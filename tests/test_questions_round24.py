@@ -192,3 +192,8 @@ def test_describing_words_set_off_by_commas_before_a_thing_are_no_things():
 
 def test_a_composition_tag_is_no_look_of_a_thing():
     assert "is the rock centered?" not in _questions("a glowing flower sprouting from a rock, centered, highly detailed")
+
+
+def test_the_bodys_weight_is_what_rests_on_a_part():
+    qs = _questions("lying on belly in crawling position both arms in front and weight is on elbows")
+    assert "are the arms on the elbows?" not in qs and "are there elbows?" in qs

@@ -379,6 +379,20 @@ def _mend_part_read_as_verb(doc, lex) -> None:
         tok.pos_, tok.tag_, tok.lemma_ = "NOUN", "NN", tok.lower_
 
 
+def _mend_weight_subject(doc, lex) -> None:
+    """ "both arms in front and weight is on elbows": the tagger made "weight" one more thing after "front" and "arms" the
+    subject of "is on elbows"; the weight is what is on the elbows (no "are the arms on the elbows?")."""
+    for verb in doc:
+        if verb.lemma_ != "be" or verb.i < 1:
+            continue
+        weight = doc[verb.i - 1]
+        subject = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+        if subject is None or weight.dep_ != "conj" or _lemma(weight) not in lex["pose_nouns"]["weight"] or subject.i >= weight.i:
+            continue
+        _rehang(weight, verb, "nsubj")
+        subject.dep_ = "dep"
+
+
 def _mend_noun_read_as_past(doc, model: str) -> None:
     """ "Rubber latex maid at the store, chic hat": a noun the tagger read as a past verb whose subject is the bare noun
     before it ("latex maid" read as "latex maided") is the last word of one name, when the word has no past form of its
@@ -573,6 +587,7 @@ def _mend_parse(doc, lex, model: str):
         ("leading nouns read as verbs", lambda: _mend_leading_noun(doc, model)),
         ("nouns read as past verbs", lambda: _mend_noun_read_as_past(doc, model)),
         ("parts of the body read as verbs", lambda: _mend_part_read_as_verb(doc, lex)),
+        ("a body's weight read as one more thing", lambda: _mend_weight_subject(doc, lex)),
         ("describing words hung on a verb", lambda: _mend_adjective_on_verb(doc)),
         ("leading describing words read as the head", lambda: _mend_leading_adjective(doc)),
         ("frames read as verbs", lambda: _mend_frame_verb(doc, lex)),
