@@ -197,3 +197,10 @@ def test_a_composition_tag_is_no_look_of_a_thing():
 def test_the_bodys_weight_is_what_rests_on_a_part():
     qs = _questions("lying on belly in crawling position both arms in front and weight is on elbows")
     assert "are the arms on the elbows?" not in qs and "are there elbows?" in qs
+
+
+def test_what_a_part_does_to_a_thing_is_no_look_of_the_thing():
+    qs = _questions("left arm bent at elbow and hand touching face")
+    assert "is the face touching?" not in qs and "is the hand touching the face?" in qs
+    # (the ground's foot read by the tagger: the foot touches the ground; and no loop in the tree, which crashed spaCy)
+    assert "is the foot touching the ground?" in _questions("right foot touching ground, left leg up")

@@ -69,6 +69,9 @@ def _join_participle_looks(doc, words):
 
 
 def _rehang(tok, head, dep: str) -> None:
+    """Hang ``tok`` on ``head``; never under a word of its own subtree (a loop in the tree crashes spaCy's own code)."""
+    if head.i != tok.i and any(a.i == tok.i for a in head.ancestors):
+        return
     tok.head = head
     tok.dep_ = dep
 
@@ -379,6 +382,30 @@ def _mend_part_read_as_verb(doc, lex) -> None:
         tok.pos_, tok.tag_, tok.lemma_ = "NOUN", "NN", tok.lower_
 
 
+def _mend_part_participle(doc, lex) -> None:
+    """ "hand touching face", "foot touching ground": an "-ing" word the tagger read as a describing word of the thing
+    after it ("a touching face"), right after a body part, is what the part does to that thing."""
+    parts = lex["body_parts"]
+    for t in doc:
+        if t.i < 1 or t.i + 1 >= len(doc) or not t.lower_.endswith("ing") or t.dep_ != "amod" or t.head.i != t.i + 1:
+            continue
+        part, thing = doc[t.i - 1], doc[t.i + 1]
+        if part.lower_ not in parts and _lemma(part) not in parts or thing.pos_ not in ("NOUN", "PROPN"):
+            continue
+        if part.head.i == thing.i:  # "right foot touching ground" read as the ground's foot: the foot takes its place
+            _rehang(part, part if thing.head.i == thing.i else thing.head, thing.dep_)
+        if any(a.i in (t.i, thing.i) for a in part.ancestors):
+            continue  # (a tree the rehanging would loop: left as read)
+        if part.pos_ not in ("NOUN", "PROPN"):  # ("hand/VB touching face": the part read as a verb)
+            part.pos_, part.tag_ = "NOUN", "NNS" if part.lower_.endswith("s") else "NN"
+            part.lemma_ = _lemma(part) if _lemma(part) in parts else part.lower_
+        for c in list(t.children):
+            _rehang(c, thing, c.dep_)
+        _rehang(t, part, "acl")
+        t.tag_, t.pos_ = "VBG", "VERB"
+        _rehang(thing, t, "dobj")
+
+
 def _mend_weight_subject(doc, lex) -> None:
     """ "both arms in front and weight is on elbows": the tagger made "weight" one more thing after "front" and "arms" the
     subject of "is on elbows"; the weight is what is on the elbows (no "are the arms on the elbows?")."""
@@ -588,6 +615,7 @@ def _mend_parse(doc, lex, model: str):
         ("nouns read as past verbs", lambda: _mend_noun_read_as_past(doc, model)),
         ("parts of the body read as verbs", lambda: _mend_part_read_as_verb(doc, lex)),
         ("a body's weight read as one more thing", lambda: _mend_weight_subject(doc, lex)),
+        ("what a part does read as a look", lambda: _mend_part_participle(doc, lex)),
         ("describing words hung on a verb", lambda: _mend_adjective_on_verb(doc)),
         ("leading describing words read as the head", lambda: _mend_leading_adjective(doc)),
         ("frames read as verbs", lambda: _mend_frame_verb(doc, lex)),
