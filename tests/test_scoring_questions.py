@@ -258,7 +258,9 @@ def test_facts_carry_dsg_categories_and_parent_links():
     [
         # not things: meta words, flags, "4K", colour words used as nouns
         # (a described background is a thing since round 16 of issue 39, as DSG's annotators write it: "is the background blurry?")
-        ("a cat in front of a blurry background, 4K, --ar 16:9", ["is there a cat?", "is the background blurry?"], ["16:9", "K?", "--ar"]),
+        # (the aspect-ratio flag is asked of the picture since round 24: "is the image in a 16:9 aspect ratio?")
+        ("a cat in front of a blurry background, 4K, --ar 16:9", ["is there a cat?", "is the background blurry?", "is the image in a 16:9 aspect ratio?"],
+         ["there 16:9", "K?", "--ar"]),
         ("a girl dressed in green", ["is the girl dressed in green?"], ["is there a green?"]),
         # lost attributes: states, materials, predicative colours, colours on compound nouns
         ("a broken vase on a wooden table", ["is the vase broken?", "is the table made of wood?"], ["is the table wooden?"]),

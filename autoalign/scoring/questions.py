@@ -61,7 +61,7 @@ logger = logging.getLogger(__name__)
 _RESOLUTION = re.compile(r"\d+\s?k|\d{3,4}\s?p|u?hd|full hd")
 
 LLMProvider = Callable[[], Any]  # returns an object with complete_json(messages, schema, name)
-CACHE_VERSION = "27"  # bump when generated questions change for the same settings (history: git log -S CACHE_VERSION)
+CACHE_VERSION = "28"  # bump when generated questions change for the same settings (history: git log -S CACHE_VERSION)
 
 
 # ---- the VQ2 answer-consistency filter -------------------------------------------------------------
@@ -132,6 +132,17 @@ def _played(noun: Noun, parse: Parse) -> bool:
     """Whether the thing is what someone plays, written without an article ("playing tennis", "play chess")."""
     tok = parse.doc[noun.index]
     return not noun.plural and noun.bare and tok.dep_ == "dobj" and tok.head.lemma_.lower() == "play"
+
+
+def _act(noun: Noun, parse: Parse) -> bool:
+    """Whether the thing is an act its verb does (``acts``: "giving a presentation", "taking a picture", "doing a
+    handstand"): no thing to see, asked with its verb ("is the man giving a presentation?"); not with an "of" after it
+    ("taking a picture of a bird") nor with a look of its own ("giving a big hug" is still a hug, asked so)."""
+    tok = parse.doc[noun.index]
+    acts = lexicon()["acts"].get(tok.head.lemma_.lower(), ())
+    if tok.dep_ != "dobj" or tok.head.pos_ != "VERB" or noun.lemma not in acts and noun.phrase.lower() not in acts:
+        return False
+    return not noun.attrs and not noun.numbers and not any(c.dep_ == "prep" and c.lower_ == "of" for c in tok.children)
 
 
 def _time_said_of_it(noun: Noun, parse: Parse) -> bool:
@@ -263,6 +274,8 @@ def facts_from_parse(parse: Parse, closed_counts: bool = False) -> list[Fact]:
     # tagger read each "kite"
     counted_names = {n.phrase.lower() for n in parse.nouns if not n.plural and _entity_kind(n, parse.doc[n.index], parse) == "entity_singular"}
 
+    games: set[int] = set()  # things that are a game played or an act ("playing tennis", "giving a talk"): no entity, nor a place of their own
+
     def entity_kind(noun: Noun) -> str:
         return "entity_singular" if noun.phrase.lower() in counted_names else _entity_kind(noun, parse.doc[noun.index], parse)
 
@@ -279,6 +292,8 @@ def facts_from_parse(parse: Parse, closed_counts: bool = False) -> list[Fact]:
     def the(noun: Noun) -> str:
         """A relation's object: "the plate" (also for "lamp near sofa"), but "soccer", "water", "Greta Thunberg" as the prompt
         writes them without an article."""
+        if noun.index in games and not noun.bare:  # an act: "is the man giving a presentation?"
+            return f"{_article(name(noun))} {name(noun)}" if not noun.plural else name(noun)
         return name(noun) if noun.bare and (noun.plural or entity_kind(noun) == "entity_bare") else f"the {name(noun)}"
 
     def objects(rel_obj: Noun, others: list[Noun], subject: Noun) -> str:
@@ -312,6 +327,9 @@ def facts_from_parse(parse: Parse, closed_counts: bool = False) -> list[Fact]:
                 kind = "frame_style" if frame.countable else "frame_mass"
                 deps = [global_id[tag.parent]] if tag.parent in global_id else []
                 b.add("global", "style", (tag.value,), kind, "global", tag.value, tag.value, deps, value=value, article=_article(value))
+            elif tag.kind == "style" and tag.tag and tag.value.startswith("aspect ratio "):
+                ratio = tag.value.removeprefix("aspect ratio ")  # "--ar 16:9": "is the image in a 16:9 aspect ratio?"
+                b.add("global", "style", (tag.value,), "style_aspect", "global", ratio, ratio, [], value=ratio, article=_article(ratio))
             elif tag.kind == "style":
                 kind = "style_of" if tag.value.startswith("style of ") or tag.value.endswith(" style") else "style"
                 if kind == "style" and parse.doc[tag.index].pos_ in ("NOUN", "PROPN", "NUM"):
@@ -332,13 +350,12 @@ def facts_from_parse(parse: Parse, closed_counts: bool = False) -> list[Fact]:
                 kind = "time_countable" if tag.countable else "time"
                 b.add("global", "time", (tag.value,), kind, "global", tag.value, tag.value, [], value=tag.value, article=_article(tag.value))
 
-    games: set[int] = set()  # things that are a game played ("playing tennis"): no entity, nor a place of their own
     for noun in parse.nouns:
         with salvage(f"the thing {noun.phrase!r}", text):
             head = noun.phrase
             if noun.plural:
                 q = b.add("entity", "whole", (noun.lemma,), "entity_plural", "entity", head, noun.chunk, [], noun=head)
-            elif _played(noun, parse) and entity_kind(noun) == "entity_bare":
+            elif _played(noun, parse) and entity_kind(noun) == "entity_bare" or _act(noun, parse):
                 games.add(noun.index)
                 continue  # "a man playing tennis": a game, no thing to see ("is the man playing tennis?" is asked below)
             elif _time_said_of_it(noun, parse):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from autoalign.inflect import indefinite_article
-from autoalign.scoring.parse.lexicon import ADJECTIVE_ENDING, lexicon
+from autoalign.scoring.parse.lexicon import ADJECTIVE_ENDING, _reads_as_seen_noun, lexicon
 from autoalign.scoring.parse.records import Noun
 from autoalign.scoring.parse.referents import _ReferentsReader
 from autoalign.scoring.parse.tokens import (
@@ -37,7 +37,7 @@ class _AttributesReader(_ReferentsReader):
 
     def _describe(self, noun: Noun, tok) -> None:
         for adj in _adjective_conjuncts(tok):
-            if adj.i in self.frames or _in(adj, self.not_things["style"]) or adj.i in self.not_describing:
+            if adj.i in self.frames or _in(adj, self.not_things["style"]) or adj.i in self.not_describing or self._intensifier(adj):
                 continue
             if _negated(adj):
                 if adj.dep_ in ("acomp", "attr") and adj.head.lemma_ == "be" and adj.pos_ == "ADJ" and adj.i == tok.i:
@@ -401,6 +401,16 @@ class _AttributesReader(_ReferentsReader):
             if not words or len(words) > 5 or any(t.i in self.nouns or not t.is_alpha for t in words):
                 continue
             content = [t for t in words if t.tag_ not in ("RB", "RBR", "RBS", "CC")]
+            if len(words) > 1 and _lemma(words[-1]) in ("color", "colour", "tone", "hue") and all(
+                t.tag_ in ("JJ", "JJR", "JJS", "VBN", "RB") or t.lower_ in colours for t in words[:-1]
+            ):
+                # "clown girl, gothic, rich deep colours": the colours of the prompt's subject ("is the girl in rich deep
+                # colours?"), the picture's look too
+                thing = self._tag_subject(fragments, k, words)
+                if thing is not None:
+                    value = self.doc[words[0].i : words[-1].i].text.lower()
+                    self.add_attr(self.nouns[thing.i], value, "color", words[0].i, phrase=f"in {value} {words[-1].lower_}")
+                continue
             part = self._tagged_part(words)
             if part:
                 # whose part: the head of the prompt's first fragment ("two wolves in a forest, glowing eyes": the wolves)
@@ -415,6 +425,10 @@ class _AttributesReader(_ReferentsReader):
             lone = len(words) == 1 and words[0].is_lower and ADJECTIVE_ENDING.fullmatch(words[0].lower_) is not None
             if not content or not (lone or all(t.tag_ in describing or t.lower_ in colours for t in words)):
                 continue
+            if len(content) == 1 and _in(content[0], self.lex["style_had"]):
+                continue  # "portrait of a cowboy, bokeh": what the picture has, no look of the cowboy
+            if len(words) == 1 and not lone and not _in(words[0], self.lex["style_tag_words"]) and _reads_as_seen_noun(words[0].lower_, self.model):
+                continue  # "a furry caterpillar, pupa": a thing's name the tagger read as a describing word, no look
             if any(t.i in self.skip and t.tag_ == "NNP" and not lone for t in words):
                 continue  # a name
             thing = self._tag_subject(fragments, k, words)
@@ -430,6 +444,8 @@ class _AttributesReader(_ReferentsReader):
         thing = self._last_thing_before(words[0])
         if thing is None or thing.i not in self.nouns:
             return None
+        if thing.pos_ == "PROPN" and (thing.text[:1].isupper() or thing.ent_type_) or thing.ent_type_ in ("PERSON", "GPE", "ORG", "WORK_OF_ART"):
+            return None  # a name has no look of a tag ("a view of Évora, hyperealistic": the picture is, not "is Évora ...?")
         before = fragments[k - 1]
         listed = thing in before and not any(t.pos_ == "ADP" for t in before) and any(c.dep_ == "amod" for c in thing.children)
         if thing not in fragments[0] and not listed or self.nouns[thing.i].lemma in self.lex["backdrops"]:
@@ -530,8 +546,17 @@ class _AttributesReader(_ReferentsReader):
             if tok.pos_ == "ADV" and tok.lower_ not in states or tok.lower_ in ("and", ",") or j == noun.index + 1 and tok.lemma_ == "be":
                 j += 1
                 continue
-            if tok.lower_ not in states or j in self.nouns or any(c.dep_ == "pobj" for c in tok.children):
+            nxt = doc[j + 1] if j + 1 < len(doc) else None
+            # "head slightly left and down": a side after the part (not the side of the next part, "..., left arm up") is
+            # where it is turned
+            side = tok.lower_ in ("left", "right") and j > noun.index + 1 and (
+                nxt is None or not (_lemma(nxt) in self.lex["body_parts"] or nxt.lower_ in self.lex["body_parts"]))
+            if (tok.lower_ not in states and not side) or j in self.nouns or any(c.dep_ == "pobj" for c in tok.children):
                 return  # ("arms behind the back": a place, read as a relation)
             way, end = self._direction_end(tok)  # "head turned left": "is the head turned left?" (not also "... left?")
+            if side:
+                self.add_attr(noun, tok.lower_, "state", j, phrase=f"to the {tok.lower_}")  # "is the head to the left?"
+                j += 1
+                continue
             self.add_attr(noun, f"{tok.lower_} {way}" if way else tok.lower_, "state", j)
             j = end + 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from autoalign.scoring.parse.lexicon import ADJECTIVE_ENDING
@@ -11,12 +12,21 @@ from autoalign.scoring.parse.tokens import (
     _in,
     _is_noun,
     _lemma,
+    _next,
     _with_adverbs,
 )
+
+# a word of a quality, an act or a school of art, by its ending ("movement", "attribution", "surrealism")
+_ABSTRACT = re.compile(r"[a-z]{3,}(?:ness|ism|tion|sion|ment|ship|hood|dom|ity)")
 
 
 class _FramesReader(_ReaderState):
     """Reads frames, styles and times into ``self.globals``."""
+
+    def _intensifier(self, tok) -> bool:
+        """ "hyper" in "hyper realistic crazed zealot": a word that only raises the style word right after it."""
+        after = _next(tok)
+        return tok.lower_ in self.lex["style_intensifiers"] and after is not None and _in(after, self.not_things["style"])
 
     def _sentence_first_noun(self, tok) -> bool:
         sent = tok.sent
@@ -35,7 +45,11 @@ class _FramesReader(_ReaderState):
         self.frames.add(tok.i)
         countable = _lemma(tok) not in self.not_things["frame_mass"] and tok.tag_ not in ("NNS", "NNPS")
         # (not a user prompt's tags read before: "..., highly detailed, hyper realistic, octane render")
-        mods = [c for c in tok.children if c.dep_ in ("amod", "compound", "nmod") and c.i < tok.i and c.i not in self.skip]
+        # (nor a word of another fragment: "a furry caterpillar, pupa, macro photo" is no "pupa photo")
+        # (nor a style word read with the word that raises it: "ultra realistic portrait" is no "ultra portrait")
+        styled = {g.index for g in self.globals if g.kind == "style" and " " in g.value}
+        mods = [c for c in tok.children if c.dep_ in ("amod", "compound", "nmod") and c.i < tok.i and c.i not in self.skip
+                and not any(t.text in (",", ";", "|") for t in self.doc[c.i : tok.i]) and c.i not in styled and not self._intensifier(c)]
         if _lemma(tok) in self.not_things["vague_frame"]:
             # "progress shot of a garage" read as a sentence ("progress" its subject): the word right before names the
             # shot's kind, asked as "is this a progress shot?" (a bare "is this a shot?" is not asked: see questions.py)
@@ -152,6 +166,19 @@ class _FramesReader(_ReaderState):
         self.skip.add(by.i)
         return True
 
+    def _by_person(self, by) -> bool:
+        """ "tokyo street at night by makoto shinkai, highly detailed": "by" and a person's full name (two or three words
+        read as names, no article, no place's name) is who made the picture, whatever "by" hangs on; "a house by the lake",
+        "a man by Big Ben" are places."""
+        pobj = next((c for c in by.children if c.dep_ == "pobj"), None)
+        if pobj is None or pobj.pos_ != "PROPN" or any(c.dep_ == "det" for c in pobj.children):
+            return False
+        parts = [c for c in pobj.children if c.dep_ == "compound" and c.i < pobj.i]
+        names = [*parts, pobj]
+        if not 2 <= len(names) <= 3 or not all(t.pos_ == "PROPN" and t.is_alpha for t in names):
+            return False
+        return all(t.ent_type_ in ("", "PERSON") for t in names) and any(t.ent_type_ == "PERSON" or t.is_lower for t in names)
+
     def _named_tag(self, fragment: list[Any], count: int) -> bool:
         """ "landscape with mountains, ivan shishkin, oil on canvas": in a list of three or more tags, a later one that is
         only a name (two or three words, one of them written or tagged as a name, none a word of the lists, the last not a
@@ -173,30 +200,58 @@ class _FramesReader(_ReaderState):
         self.skip.update(t.i for t in words)
         return True
 
+    def _tail_tag(self, fragment: list[Any]) -> bool:
+        """ "..., deviantart, arts and crafts movement, pre - raphaelite, mixed media, creative commons attribution": in a
+        user prompt's tag list (after a tag about the picture), a short fragment of plain words (no article, number,
+        pronoun, verb, preposition or quote) is one more tag about the picture, not things ("is there movement?", "are
+        the media mixed?")."""
+        words = [t for t in fragment if t.text != "-"]
+        if not 1 <= len(words) <= 4 or not all(t.is_alpha for t in words):
+            return False
+        if any(t.pos_ in ("DET", "PRON", "NUM", "ADP", "AUX", "VERB", "PART", "SCONJ") for t in words):
+            return False
+        # (a body part is the subject's, a time word the time it is: "..., glowing eyes", "..., noon")
+        if any(_lemma(t) in self.lex["body_parts"] or _lemma(t) in self.lex["time_words"] for t in words):
+            return False
+        # only what names no thing to see: describing words and names alone ("pre - raphaelite"), or a head word of a
+        # quality, an act or a school ("arts and crafts movement", "creative commons attribution"); a thing stays a
+        # thing ("..., gold armor, glowing sword, snow")
+        nouns = [t for t in words if t.pos_ == "NOUN"]
+        return not nouns or _ABSTRACT.fullmatch(words[-1].lower_) is not None
+
     def read_style_tags(self) -> None:
         """Tags after a user prompt's first fragment ("highly detailed", "octane render", "8k") and artists ("by X",
         "art by X") are global facts about the picture, not things (``style_tags`` in the word lists)."""
         fragments = self._fragments()
         heads = self.lex["artist_heads"]
         for tok in self.doc:
-            if tok.lower_ == "by" and tok.dep_ in ("prep", "agent") and (_in(tok.head, heads) or tok.head.i in self.frames):
+            if tok.lower_ == "by" and tok.dep_ in ("prep", "agent") and (_in(tok.head, heads) or tok.head.i in self.frames or self._by_person(tok)):
                 self._artists(tok)
         if fragments and fragments[0][0].lower_ == "by" and len(fragments[0]) > 1:
             self._artists(fragments[0][0])  # a prompt that starts with its artist: "by leonora carrington"
         if len(fragments) < 2:
             return
+        tail = False  # whether a tag about the picture was read after the first fragment: the prompt's tag list has begun
         for fragment in fragments[1:]:
             if fragment[0].lower_ == "by" and self._artists(fragment[0]):
+                tail = True
                 continue
             if len(fragment) > 2 and fragment[0].lower_ == "part" and fragment[1].lower_ == "by" and self._artists(fragment[1]):
                 self.skip.add(fragment[0].i)  # "..., part by gerhard richter, part by takato yamamoto"
+                tail = True
                 continue
             if self._named_tag(fragment, len(fragments)):
+                tail = True
                 continue
-            if not self._style_tag(fragment) or any(t.i in self.skip for t in fragment):
-                continue
-            if any(_lemma(t) in self.lex["frame_nouns"] for t in fragment):
+            listed = tail and self._tail_tag(fragment) and not any(t.i in self.skip for t in fragment)
+            if listed and _lemma(fragment[-1]) not in self.lex["frame_nouns"]:
+                pass  # "..., deviantart, arts and crafts movement": a tag, though a word of it names a frame
+            elif any(_lemma(t) in self.lex["frame_nouns"] for t in fragment) or any(t.i in self.skip for t in fragment):
+                tail = tail or self._style_tag(fragment) or any(t.i in self.skip and t.lower_ != "," for t in fragment)
                 continue  # "digital art", "detailed charcoal sketch", "octane render": a frame, read as one below
+            elif not self._style_tag(fragment) and not listed:
+                continue
+            tail = True
             words = [t for t in fragment if not t.is_punct or t.text == "-"]
             while len(words) > 1 and (words[-1].text == "-" or words[-1].like_num and words[-2].text == "-"):
                 words.pop()  # "Stock Vector - 3976107": a stock photo's number is no style

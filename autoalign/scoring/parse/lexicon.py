@@ -40,6 +40,7 @@ def lexicon() -> dict[str, Any]:
     data["to_prepositions"] = set(words["to_prepositions"])
     data["making_verbs"] = set(words["making_verbs"]["words"])
     data["text_nouns"] = set(words["text_nouns"]["words"])
+    data["unquoted_text_nouns"] = set(words["text_nouns"]["unquoted"])
     data["motion_prepositions"] = set(words["motion_prepositions"]["words"])
     data["colour_modifiers"] = set(words["colour_modifiers"]["words"])
     data["worn_colours"] = {k: set(v) for k, v in words["worn_colours"].items() if not k.startswith("_")}
@@ -58,6 +59,10 @@ def lexicon() -> dict[str, Any]:
     data["participle_looks"] = set(words["participle_looks"]["words"])
     data["works"] = set(words["works"]["words"])
     data["layouts"] = set(words["layouts"]["words"])
+    data["manners"] = {k: set(v) for k, v in words["manners"].items() if not k.startswith("_")}
+    data["style_intensifiers"] = set(words["style_intensifiers"]["words"])
+    data["wearer_verbs"] = set(words["wearer_verbs"]["words"])
+    data["acts"] = {k: set(v) for k, v in words["acts"].items() if not k.startswith("_")}
     data["relation_verbs"] = set(words["relation_verbs"]["words"])
     data["containers"] = {k: set(v) for k, v in words["containers"].items() if not k.startswith("_")}
     data["film_still_nouns"] = set(words["film_still_nouns"]["words"])

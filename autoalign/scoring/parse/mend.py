@@ -5,7 +5,7 @@ from __future__ import annotations
 from autoalign.inflect import is_plural, singular
 from autoalign.scoring.parse.lexicon import _reads_as_noun, _reads_as_seen_noun
 from autoalign.scoring.parse.salvage import salvage
-from autoalign.scoring.parse.tokens import _in, _lemma, _next
+from autoalign.scoring.parse.tokens import _in, _lemma, _next, ing_form
 
 
 def _join_hyphens(doc):
@@ -69,6 +69,9 @@ def _join_participle_looks(doc, words):
 
 
 def _rehang(tok, head, dep: str) -> None:
+    """Hang ``tok`` on ``head``; never under a word of its own subtree (a loop in the tree crashes spaCy's own code)."""
+    if head.i != tok.i and any(a.i == tok.i for a in head.ancestors):
+        return
     tok.head = head
     tok.dep_ = dep
 
@@ -93,6 +96,44 @@ def _mend_agent_participle(doc) -> None:
                 _rehang(c, thing, c.dep_)  # "... near a river": the rock is near it
         _rehang(p, thing, "amod")
         agent.dep_ = "npadvmod"
+
+
+def _mend_wearer_verb(doc, lex) -> None:
+    """ "yoda wearing a bad disguise walking down times square": the tagger hung "walking" on the disguise; a worn thing
+    does not walk (``wearer_verbs``), the one who wears it does: the "-ing" word is rehung on the wearer ("is yoda
+    walking down ...?", not "is the disguise walking down?")."""
+    ing = {ing_form(v): v for v in lex["wearer_verbs"]}
+    for p in doc:
+        if p.tag_ in ("NN", "NNP") and p.lower_ in ing and p.dep_ == "dobj" and _lemma(p.head) == "wear" and p.i > 0:
+            # "a bear wearing a scarf walking through the snow" read as one name, "scarf walking": the worn thing is the
+            # word before it, the "-ing" word the wearer's verb
+            worn = doc[p.i - 1]
+            if worn.head.i != p.i or worn.dep_ != "compound" or worn.pos_ != "NOUN":
+                continue
+            wear = p.head
+            for c in list(p.children):
+                if c.i < worn.i and c.dep_ in ("det", "amod", "poss", "nummod", "compound"):
+                    _rehang(c, worn, c.dep_)
+            _rehang(worn, wear, "dobj")
+            p.tag_, p.pos_, p.lemma_ = "VBG", "VERB", ing[p.lower_]
+            p.dep_ = "acl"  # (rehung on the wearer below)
+        elif (
+            p.tag_ == "VBG" and p.dep_ == "acl" and _lemma(p) == "wear" and p.head.dep_ == "pobj" and p.head.head.dep_ == "prep"
+            and p.head.head.head.pos_ == "VERB" and any(c.dep_ == "nsubj" and c.pos_ in ("NOUN", "PROPN") for c in p.head.head.head.children)
+        ):
+            # "An infant is sitting on a bed wearing glasses": the one who sits wears them, not the bed
+            _rehang(p, p.head.head.head, "advcl")
+            continue
+        elif p.tag_ != "VBG" or p.dep_ != "acl" or _lemma(p) not in lex["wearer_verbs"]:
+            continue
+        worn = p.head if p.head.dep_ == "dobj" else doc[p.i - 1]
+        wear = worn.head
+        if worn.dep_ != "dobj" or _lemma(wear) != "wear" or wear.i > worn.i:
+            continue
+        if wear.dep_ in ("acl", "relcl") and wear.head.pos_ in ("NOUN", "PROPN"):
+            _rehang(p, wear.head, "acl")  # (the wearer is the noun "wearing" describes)
+        else:
+            _rehang(p, wear, "advcl")  # ("a man is wearing a hat walking ...": the wearer is the verb's subject)
 
 
 def _mend_worn_colour(doc, lex) -> None:
@@ -323,6 +364,82 @@ def _mend_leading_noun(doc, model: str) -> None:
         tok.lemma_ = singular(tok.lower_) if plural else tok.lower_
 
 
+def _mend_part_read_as_verb(doc, lex) -> None:
+    """ "face looking upward", "hand resting on the knee": a sentence that starts with a part of the body read as an order
+    ("face!") whose "-ing" word follows is the part and what it does."""
+    for sent in doc.sents:
+        tok = sent.root
+        if tok.i != sent.start or tok.tag_ not in ("VB", "VBP") or tok.lower_ not in lex["tag_parts"] or tok.i + 1 >= sent.end:
+            continue
+        doing = doc[tok.i + 1]
+        if doing.tag_ != "VBG" or doing.head.i != tok.i or any(c.dep_ in ("nsubj", "dobj") for c in tok.children):
+            continue
+        for c in list(tok.children):
+            if c.i != doing.i:
+                _rehang(c, doing, c.dep_)
+        _rehang(doing, doing, "ROOT")
+        _rehang(tok, doing, "nsubj")
+        tok.pos_, tok.tag_, tok.lemma_ = "NOUN", "NN", tok.lower_
+
+
+def _mend_part_participle(doc, lex) -> None:
+    """ "hand touching face", "foot touching ground": an "-ing" word the tagger read as a describing word of the thing
+    after it ("a touching face"), right after a body part, is what the part does to that thing."""
+    parts = lex["body_parts"]
+    for t in doc:
+        if t.i < 1 or t.i + 1 >= len(doc) or not t.lower_.endswith("ing") or t.dep_ != "amod" or t.head.i != t.i + 1:
+            continue
+        part, thing = doc[t.i - 1], doc[t.i + 1]
+        if part.lower_ not in parts and _lemma(part) not in parts or thing.pos_ not in ("NOUN", "PROPN"):
+            continue
+        if part.head.i == thing.i:  # "right foot touching ground" read as the ground's foot: the foot takes its place
+            _rehang(part, part if thing.head.i == thing.i else thing.head, thing.dep_)
+        if any(a.i in (t.i, thing.i) for a in part.ancestors):
+            continue  # (a tree the rehanging would loop: left as read)
+        if part.pos_ not in ("NOUN", "PROPN"):  # ("hand/VB touching face": the part read as a verb)
+            part.pos_, part.tag_ = "NOUN", "NNS" if part.lower_.endswith("s") else "NN"
+            part.lemma_ = _lemma(part) if _lemma(part) in parts else part.lower_
+        for c in list(t.children):
+            _rehang(c, thing, c.dep_)
+        _rehang(t, part, "acl")
+        t.tag_, t.pos_ = "VBG", "VERB"
+        _rehang(thing, t, "dobj")
+
+
+def _mend_weight_subject(doc, lex) -> None:
+    """ "both arms in front and weight is on elbows": the tagger made "weight" one more thing after "front" and "arms" the
+    subject of "is on elbows"; the weight is what is on the elbows (no "are the arms on the elbows?")."""
+    for verb in doc:
+        if verb.lemma_ != "be" or verb.i < 1:
+            continue
+        weight = doc[verb.i - 1]
+        subject = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+        if subject is None or weight.dep_ != "conj" or _lemma(weight) not in lex["pose_nouns"]["weight"] or subject.i >= weight.i:
+            continue
+        _rehang(weight, verb, "nsubj")
+        subject.dep_ = "dep"
+
+
+def _mend_noun_read_as_past(doc, model: str) -> None:
+    """ "Rubber latex maid at the store, chic hat": a noun the tagger read as a past verb whose subject is the bare noun
+    before it ("latex maid" read as "latex maided") is the last word of one name, when the word has no past form of its
+    own (its lemma is the word itself: not "cut", "set", "put" with an object) and reads as a noun alone."""
+    for sent in doc.sents:
+        tok = sent.root
+        if tok.tag_ != "VBD" or tok.lemma_.lower() != tok.lower_ or tok.lower_.endswith("ed") or tok.i == sent.start:
+            continue
+        subject = doc[tok.i - 1]
+        if subject.head.i != tok.i or subject.dep_ != "nsubj" or subject.pos_ != "NOUN" or any(c.dep_ == "det" for c in subject.children):
+            continue
+        if any(c.dep_ in ("dobj", "attr", "aux", "ccomp", "xcomp") for c in tok.children) or not _reads_as_noun(tok.lower_, model):
+            continue
+        for c in list(subject.children):
+            if c.i < subject.i:
+                _rehang(c, tok, c.dep_)
+        _rehang(subject, tok, "compound")
+        tok.pos_, tok.tag_ = "NOUN", "NN"
+
+
 def _mend_adjective_on_verb(doc) -> None:
     """ "cute girl smiling while crying": a describing word hung on the verb after the thing it stands before (the thing
     the verb's subject) describes the thing."""
@@ -495,6 +612,10 @@ def _mend_parse(doc, lex, model: str):
     """Mend the tagger's known slips in ``doc`` (each mend on its own: one that fails is logged and skipped)."""
     mends = (
         ("leading nouns read as verbs", lambda: _mend_leading_noun(doc, model)),
+        ("nouns read as past verbs", lambda: _mend_noun_read_as_past(doc, model)),
+        ("parts of the body read as verbs", lambda: _mend_part_read_as_verb(doc, lex)),
+        ("a body's weight read as one more thing", lambda: _mend_weight_subject(doc, lex)),
+        ("what a part does read as a look", lambda: _mend_part_participle(doc, lex)),
         ("describing words hung on a verb", lambda: _mend_adjective_on_verb(doc)),
         ("leading describing words read as the head", lambda: _mend_leading_adjective(doc)),
         ("frames read as verbs", lambda: _mend_frame_verb(doc, lex)),
@@ -508,6 +629,7 @@ def _mend_parse(doc, lex, model: str):
         ("nouns in a noun's place", lambda: _mend_noun_in_noun_place(doc, lex, model)),
         ("agent participles", lambda: _mend_agent_participle(doc)),
         ("worn colours", lambda: _mend_worn_colour(doc, lex)),
+        ("verbs of a wearer hung on what is worn", lambda: _mend_wearer_verb(doc, lex)),
         ("coordinated verbs", lambda: _mend_coordinated_verb(doc, model)),
         ("text verbs", lambda: _mend_text_verb(doc, lex["text_nouns"])),
         ("sides of the body", lambda: _mend_body_side(doc, lex)),

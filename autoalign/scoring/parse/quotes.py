@@ -32,11 +32,29 @@ def _spaced_quotes(text: str, lex: dict[str, Any]) -> list[tuple[str, int, int, 
     return out
 
 
+# capitalised words (or numbers) to the end of the prompt or of its fragment, after a word of ``unquoted_text_nouns``
+_CAPITALISED = re.compile(
+    r"\b(\w+) ((?:[A-Z][\w'’-]*|\d+)(?: (?:[A-Z][\w'’-]*|\d+|and|of|the|in|on|a|to|for)(?= ))*(?: (?:[A-Z][\w'’-]*|\d+))?)\s*(?=$|[,.;!?])"
+)
+
+
+def _unquoted(text: str, lex: dict[str, Any]) -> list[tuple[str, int, int, str]]:
+    """ "death metal logo Ritual Disembowlment", "a sign saying Welcome Home": the capitalised words after a noun that
+    bears text, or after a verb of saying, are that text."""
+    out = []
+    for m in _CAPITALISED.finditer(text):
+        before = m.group(1).lower()
+        if (before in lex["unquoted_text_nouns"] or before in _SAYING - {"with", "that"} or before in ("titled", "entitled")) and any(w[:1].isupper() for w in m.group(2).split()):
+            out.append((m.group(2), m.start(2), m.end(2), m.group(2)))
+    return out
+
+
 def read_quotes(text: str, doc: Any, nouns: list[Noun], lex: dict[str, Any]) -> list[Quote]:
     """The quotes of ``text`` (the text ``doc`` was parsed from), each with the thing it is written on."""
     quotes: list[Quote] = []
     found = [((m.group(1) or m.group(2) or m.group(3) or ""), m.start(), m.end(), m.group(0)) for m in _QUOTE.finditer(text)]
-    for qtext, start, end, raw in sorted(found + _spaced_quotes(text, lex), key=lambda f: f[1]):
+    unquoted = [u for u in _unquoted(text, lex) if not any(a <= u[1] < b for _, a, b, _ in found)] if not found else []
+    for qtext, start, end, raw in sorted(found + _spaced_quotes(text, lex) + unquoted, key=lambda f: f[1]):
         qtext = qtext.strip()
         if not qtext:
             continue

@@ -9,12 +9,36 @@ from autoalign.scoring.parse.attributes import _AttributesReader
 from autoalign.scoring.parse.lexicon import DEFAULT_SPACY_MODEL, lexicon, load_spacy
 from autoalign.scoring.parse.mend import _join_hyphens, _join_participle_looks, _mend_parse
 from autoalign.scoring.parse.quotes import read_quotes
-from autoalign.scoring.parse.records import Parse
+from autoalign.scoring.parse.records import GlobalTag, Parse
 from autoalign.scoring.parse.relations import _RelationsReader
 from autoalign.scoring.parse.salvage import salvage
 from autoalign.scoring.parse.things import _ThingsReader
+from autoalign.scoring.parse.tokens import _lemma
 
 logger = logging.getLogger(__name__)
+
+# a possessive written without its apostrophe ("a mans shirt", "womens shoes"): no plural of these is spelt so
+_BARE_POSSESSIVE = re.compile(r"\b(m[ae]n|wom[ae]n|child|children|people)s(?= [a-z])", re.I)
+# a user prompt's aspect-ratio flag ("--ar 16:9", "--aspect 2:3"): said of the picture, though the flag is dropped
+_ASPECT = re.compile(r"(?<!\S)(?:--|—)(?:ar|aspect)\s+(\d{1,2})\s*:\s*(\d{1,2})(?!\d)", re.I)
+_HD = re.compile(r"(?<!\S)(?:--|—)hd(?!\S)", re.I)
+_STYLE_FLAG = re.compile(r"(?<!\S)(?:--|—)style\s+([a-z]{3,})(?![\w-])", re.I)
+
+
+def _flag_tags(prompt: str) -> list[str]:
+    """What a user prompt's flags say of the picture, though the flags themselves are dropped: "--ar 16:9" (its aspect
+    ratio), "--hd" (its resolution), "--style gothic" (its style)."""
+    out = []
+    aspect = _ASPECT.search(prompt)
+    if aspect is not None:
+        out.append(f"aspect ratio {aspect.group(1)}:{aspect.group(2)}")
+    if _HD.search(prompt):
+        out.append("hd")
+    style = _STYLE_FLAG.search(prompt)
+    if style is not None:
+        out.append(f"{style.group(1).lower()} style")
+    return out
+
 
 _WEIGHT = re.compile(r"::\s*-?\d*(?:\.\d+)?")
 # a stock picture's title: "Set of seven brown paper bags Stock photo © veralub" -- the stock label is its own sentence (the
@@ -22,6 +46,52 @@ _WEIGHT = re.compile(r"::\s*-?\d*(?:\.\d+)?")
 _STOCK = re.compile(r"(?<=[\w.])[\s\-–|]+(?=stock\s+(?:photo|photograph|photography|vector|image|illustration|footage)s?\b)", re.I)
 _STOCK_ID = re.compile(r"(?<=\w)\s*[-–]\s*\d{5,}\b")  # "Stock Vector - 3976107": the picture's number in the stock
 _CREDIT = re.compile(r"\s*(?:©|\(c\)|copyright\b)[^,.;:|]*", re.I)
+
+
+# words after which a side and a body part go on the phrase before them ("above knee level of left leg", "on the left arm")
+_JOINING = frozenset(
+    "a an the his her their your its my our of on with and or to at from by near above below behind under over across toward "
+    "towards in into onto against between beside than like".split()
+)
+
+
+def _split_run_on_pose(text: str, body_parts: set[str]) -> str:  # (body_parts: the parts of a body or a face)
+    """ "standing on left leg right leg up and knee bent ... left arm up": a pose text written without any punctuation is
+    read one sentence per body part, with a full stop before each side and body part ("left arm", "right leg", "both arms")
+    that does not go on the phrase before it (after "of", "on", "the", "and", ...); a text with a comma or a full
+    stop inside is left as written."""
+    if any(p in text.rstrip(". ") for p in ",.;:") or len(text) < 30:
+        return text
+    if sum(w.lower().strip(".") in body_parts for w in text.split()) < 2:
+        return text  # (a pose text names several parts: "a man raising a glass with right hand" is no pose text)
+    words = text.split(" ")
+    out = list(words)
+    splits = 0
+
+    def part(word: str) -> bool:
+        word = word.lower().rstrip(".")
+        return word in body_parts or word.rstrip("s") in body_parts
+
+    for k in range(1, len(words) - 1):
+        before = words[k - 1].lower()
+        if part(words[k]) and part(before) and words[k + 1].lower().endswith("ing"):
+            out[k - 1] = words[k - 1] + "."  # "... over chest face looking upward": a part that does something starts anew
+            splits += 1
+            continue
+        if words[k].lower() not in ("left", "right", "both") or not part(words[k + 1]):
+            continue
+        if before in _JOINING or before in ("left", "right", "both") or not before.isalpha() or before.endswith("ing"):
+            continue  # (nor after a verb that takes the part: "a woman waving right hand")
+        out[k - 1] = words[k - 1] + "."
+        splits += 1
+    return " ".join(out) if splits else text
+
+
+def _set_off_text(doc, index: int, lex) -> bool:
+    """Whether the thing at ``index`` is a text (``text_nouns``) after a "with" set off by a comma."""
+    tok = doc[index]
+    with_ = tok.head
+    return (_lemma(tok) in lex["text_nouns"] or tok.lower_ in lex["text_nouns"]) and with_.lower_ == "with" and with_.i > 0 and doc[with_.i - 1].text == ","
 
 
 class _Reader(_ThingsReader, _AttributesReader, _RelationsReader):
@@ -35,6 +105,7 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
     unforeseen input is logged and skipped (:mod:`.salvage`), and the parse holds what the other steps read."""
     lex = lexicon()
     nlp = load_spacy(model)
+    flagged = _flag_tags(prompt) if "--" in prompt or "—" in prompt else []
     text = lex["flag_re"].sub(" ", prompt).rstrip() if "--" in prompt or "—" in prompt else prompt
     if len(text) > 2 and text[0] == text[-1] == '"' and '""' in text[1:-1]:
         # a prompt pasted as a CSV field ('"two sofas and a 39"" table"'): the field's own quotes are no text to write
@@ -45,6 +116,10 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
         text = _STOCK_ID.sub("", _STOCK.sub(". ", text).replace(".. ", ". "))
     if "::" in text:  # a user prompt's weighted parts ("zodiac tarot::2 moon"): the weight is no word, each part its own sentence
         text = _WEIGHT.sub(". ", text)
+    if "ns " in text or "ds " in text or "les " in text:
+        text = _BARE_POSSESSIVE.sub(r"\1's", text)
+    with salvage("splitting a run-on pose text", text):
+        text = _split_run_on_pose(text, lex["tag_parts"])
     try:
         doc = nlp(text)
     except Exception as exc:  # e.g. a text over spaCy's max_length: nothing to read
@@ -55,7 +130,7 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
     with salvage("joining looks said with a participle", text):
         doc = _join_participle_looks(doc, lex["participle_looks"])
     _mend_parse(doc, lex, model)
-    reader = _Reader(doc, lex)
+    reader = _Reader(doc, lex, model)
     for step, read in (("things", reader.read_nouns), ("attributes", reader.read_attributes), ("relations", reader.read_relations)):
         with salvage(step, text):
             read()
@@ -81,4 +156,10 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
         if r.subject == r.obj or not (r.kind == "part" or r.word in ("with", "having", "has", "have"))
         or phrase[r.subject] != phrase[r.obj] and not (lemma[r.subject] == lemma[r.obj] and lemma[r.subject] in parts)
     ]
-    return Parse(doc=doc, nouns=nouns, relations=relations, quotes=quotes, globals=reader.globals, model=model)
+    # "the hubble telescope and the milky way, with the text '...'": a text set off by a comma is the picture's, not the
+    # telescope's ("does the telescope have text?")
+    relations = [r for r in relations if not (r.kind == "part" and _set_off_text(doc, r.obj, lex))]
+    globals_ = reader.globals
+    if flagged and len(doc):  # (recorded at the last word: a flag is no word of the text read)
+        globals_ = [*globals_, *(GlobalTag(value=v, kind="style", index=len(doc) - 1, tag=True) for v in flagged)]
+    return Parse(doc=doc, nouns=nouns, relations=relations, quotes=quotes, globals=globals_, model=model)

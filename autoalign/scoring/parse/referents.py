@@ -26,6 +26,11 @@ class _ReferentsReader(_ReaderState):
         group = [t for t in _conjuncts(first) if t.i in self.nouns]
         if tok.i in self.nouns and not any(t.i == tok.i for t in group):
             return [tok]  # (a run of tags is no list: the thing alone)
+        parts = self.lex["body_parts"]
+        if _lemma(tok) in parts and first.i != tok.i and _lemma(first) not in parts:
+            # "Someone is stretching, the head between the arms": a part set beside its person is where the part is, not
+            # the person ("is the person between the arms?")
+            return [t for t in group if _lemma(t) in parts] or [tok]
         return group or [tok]
 
     def _placed(self, tok) -> bool:
@@ -89,7 +94,12 @@ class _ReferentsReader(_ReaderState):
         prep = subject.head
         if prep.lower_ == "of" and _lemma(prep.head) in lexicon()["compound_prep_nouns"] and prep.head.dep_ == "pobj":
             prep = prep.head.head  # "a man standing in front of a building holding an umbrella": as "in" a building
-        if participle and subject.dep_ in ("pobj", "dobj") and (subject.dep_ == "dobj" or prep.lower_ in ("in", "with", "at", "on") or made_of):
+        # (but "arms relaxed with hands touching at the feet": a body part with its own "-ing" word does it itself)
+        own_part = (
+            prep.lower_ == "with" and prep.head.pos_ in ("VERB", "AUX", "ADJ") and _lemma(subject) in lexicon()["body_parts"]
+            and not any(c.dep_ in ("amod", "compound") for c in subject.children) and self._absolute(subject)
+        )  # (not "a bird with triangle-shaped body standing next to a river": the bird stands)
+        if participle and not own_part and subject.dep_ in ("pobj", "dobj") and (subject.dep_ == "dobj" or prep.lower_ in ("in", "with", "at", "on") or made_of):
             # "a tornado made of tigers crashing into ...": what the thing is made of does not act; the thing does
             outer = subject.head if subject.dep_ == "dobj" else prep.head  # "a man wearing a hat holding ..."
             if outer.pos_ == "VERB" and outer.dep_ == "acl":  # "a man sitting on a motorcycle smoking ..."

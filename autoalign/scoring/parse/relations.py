@@ -143,6 +143,10 @@ class _RelationsReader(_ReferentsReader):
         itself when it is no pronoun, None when the parse gives no believable one."""
         if obj.pos_ != "PRON":
             return obj
+        part = anchor if _is_noun(anchor) else _subject_of(anchor)
+        if obj.lower_ in ("them", "him", "her") and part is not None and (_lemma(part) in self.lex["body_parts"] or part.lower_ in self.lex["body_parts"]):
+            # "The right leg is kicked out in front of them": the person whose leg it is, not the last thing named
+            return next((self.doc[i] for i, n in self.nouns.items() if n.lemma == "person"), None)
         if obj.lower_ in ("it", "them"):
             has_dobj = anchor.pos_ in ("VERB", "AUX") and any(c.dep_ == "dobj" for c in anchor.children)
             if has_dobj:

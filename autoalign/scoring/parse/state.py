@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
+from autoalign.scoring.parse.lexicon import DEFAULT_SPACY_MODEL
 from autoalign.scoring.parse.records import Attribute, GlobalTag, Noun, Relation
 from autoalign.scoring.parse.tokens import (
     _is_noun,
@@ -17,9 +18,10 @@ from autoalign.scoring.parse.tokens import (
 class _ReaderState:
     """The reading's collections, shared by the readers of things, attributes and relations (one per parse)."""
 
-    def __init__(self, doc, lex):
+    def __init__(self, doc, lex, model: str = DEFAULT_SPACY_MODEL):
         self.doc = doc
         self.lex = lex
+        self.model = model  # the spaCy pipeline that read ``doc`` (for readings of words out of context)
         self.not_things = lex["not_things"]
         self.nouns: dict[int, Noun] = {}
         self.globals: list[GlobalTag] = []

@@ -54,8 +54,12 @@ class _ThingsReader(_FramesReader):
         for tok in doc:
             if tok.i in self.skip:
                 continue
+            if self._intensifier(tok):
+                continue  # "hyper realistic": asked with the style word after it
             if tok.pos_ == "ADJ" and _in(tok, nt["style"]) and not (tok.dep_ == "amod" and tok.head.i in self.frames and tok.i < tok.head.i):
-                self._add_global(tok.lower_, "style", tok.i)
+                before = doc[tok.i - 1] if tok.i > 0 else None
+                raised = before is not None and self._intensifier(before)
+                self._add_global(f"{before.lower_} {tok.lower_}" if raised else tok.lower_, "style", tok.i)
                 continue
             if tok.dep_ == "ROOT" and tok.pos_ != "NOUN" and tok.lower_ in lex["frame_nouns"] and not any(c.dep_.startswith("nsubj") for c in tok.children):
                 self._frame(tok)  # a sentence that is only a frame the tagger did not read as a noun: "Comic.", "painting in the style of X."
@@ -82,7 +86,7 @@ class _ThingsReader(_FramesReader):
             if on_thing and lem in lex["frame_nouns"] and has_of and lem not in nt["meta"]:
                 # "a vase with a painting of pangolins": a picture on a thing is a thing, what it shows is in it
                 self.depictions.add(tok.i)
-            elif lem in lex["frame_nouns"] and (has_of or self._sentence_first_noun(tok) or self._fragment(tok)) and not tok.ent_type_:
+            elif lem in lex["frame_nouns"] and (has_of or self._sentence_first_noun(tok) or self._fragment(tok) or self._by_artist(tok)) and not tok.ent_type_:
                 self._frame(tok)
                 continue
             if (
@@ -107,15 +111,21 @@ class _ThingsReader(_FramesReader):
             )
             if lem == "style" or (lem in nt["meta"] or tok.lower_ in nt["meta"]) and not named_place or lem in nt["duration"]:
                 continue  # ("a street corner", "a picture frame" are things)
-            if lem in lex["state_places"] and tok.dep_ == "pobj" and tok.head.lower_ in ("in", "at", "on") and not _compounds(tok) and not any(
-                c.dep_ in ("amod", "compound") for c in tok.children
+            if lem in lex["state_places"] and tok.dep_ == "pobj" and tok.head.lower_ in ("in", "at", "on") and not _compounds(tok) and (
+                tok.tag_ == "NNS" or not any(c.dep_ in ("amod", "compound") for c in tok.children)
             ):
-                continue  # "zebras in the wild": how they are, not "is there a wild?"
+                continue  # "zebras in the wild", "looking in three different directions": how they are, not "is there a wild?"
             if (
                 lem in lex["picture_words"] and tok.dep_ == "pobj" and tok.head.lower_ == "of" and not _compounds(tok)
                 and (_lemma(tok.head.head) in lex["state_places"] or tok.head.head.lower_ in lex["state_places"])
             ):
                 continue  # "a bird in the middle of the picture": the picture itself, not "is there a picture?"
+            if tok.dep_ == "nmod" and tok.i > 1 and doc[tok.i - 1].text == "-" and doc[tok.i - 2].like_num:
+                continue  # "8 - bit retro art": a hyphenated describing word written with spaces, not "are there 8 bits?"
+            if self._abstract_of(tok):
+                continue  # "at various stages of development", "a symbol of freedom": a quality, not "is there development?"
+            if tok.dep_ == "pobj" and lem in lex["manners"].get(tok.head.lower_, ()) and not any(c.dep_ in ("det", "amod", "compound", "poss") for c in tok.children):
+                continue  # "written by hand", "on foot": how it is done, not "is there a hand?"
             if lem in nt["outing"] and tok.dep_ == "pobj" and tok.head.lower_ == "for" and not _compounds(tok):
                 continue  # "taking his dog for a walk": what they go out for, not "is there a walk?"
             if (_in(tok, lex["style_tag_words"]) or tok.i == tok.sent.start) and not _compounds(tok) and self._frame_after(tok):
@@ -148,6 +158,21 @@ class _ThingsReader(_FramesReader):
             self._verb_compound(tok)
             self._agent_participle(tok)
         self._implied_person()
+
+    _ABSTRACT = re.compile(r"[a-z]{4,}(?:ness|ism|tion|sion|ment|ship|hood|dom|ity)")
+
+    def _abstract_of(self, tok) -> bool:
+        """ "trees at various stages of development", "a symbol of freedom": a bare singular word of a quality or an act (by
+        its ending) after a thing's "of" is what the thing is of, no thing to see; a name ("the Statue of Liberty") or a
+        word with an article or a look of its own ("a model of the Eiffel tower", "a picture of rapid development") is."""
+        if tok.dep_ != "pobj" or tok.head.lower_ != "of" or tok.tag_ != "NN" or not tok.is_lower or not self._ABSTRACT.fullmatch(tok.lower_):
+            return False
+        return _is_noun(tok.head.head) and not any(c.dep_ in ("det", "amod", "compound", "poss", "nummod") for c in tok.children)
+
+    def _by_artist(self, tok) -> bool:
+        """ "a knight in a field, a woodcut by albrecht durer": a frame noun whose "by" names its artist (read as one) is
+        the picture's frame, wherever the tagger hung it."""
+        return any(c.lower_ == "by" and c.i in self.skip for c in tok.children)
 
     def _implied_person(self) -> None:
         """ "standing on left leg, right leg up and knee bent": a pose told from its first word, an "-ing" verb with no
@@ -404,7 +429,9 @@ class _ThingsReader(_FramesReader):
         for c in parts:  # "wood table", "denim jacket": a material written as a compound (not "ice cream": ``material_names``)
             if f"{c.lower_} {tok.lower_}" in self.lex["material_names"]:
                 continue
-            if _in(c, self.lex["attribute_kinds"]["material"]) or c.lower_ in self.lex["colors"]:
+            # ("death metal logo": "metal" is a word of a name, "death metal", no material)
+            named = any(a.dep_ == "compound" and a.pos_ == "NOUN" and a.i < c.i for a in c.children) and c.lower_ not in self.lex["colors"]
+            if (_in(c, self.lex["attribute_kinds"]["material"]) or c.lower_ in self.lex["colors"]) and not named:
                 self.add_attr(noun, c.lower_, _kind(c, self.lex), c.i)
             for a in c.children:  # "a pink bathroom sink": the colour of the sink
                 if a.dep_ == "amod" and a.i < c.i and _kind(a, self.lex) in ("color", "material", "size"):

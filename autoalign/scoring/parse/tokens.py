@@ -14,8 +14,11 @@ def _is_noun(tok) -> bool:
     """A noun, or an adjective coordinated with one ("a pear, orange, and two bananas": the fruit)."""
     if tok.pos_ in ("NOUN", "PROPN"):
         return True
-    if tok.pos_ == "ADJ" and tok.dep_ == "conj" and tok.head.pos_ in ("NOUN", "PROPN") and not any(c.dep_ == "amod" for c in tok.children):
-        return True
+    if (
+        tok.pos_ == "ADJ" and tok.dep_ == "conj" and tok.head.pos_ in ("NOUN", "PROPN") and tok.head.dep_ != "amod"
+        and not any(c.dep_ == "amod" for c in tok.children)
+    ):
+        return True  # (not after a describing word the tagger read as a noun: "chunky, organic, colorful letters")
     if _to_place(tok):
         return True
     # "a flock of geese" with "geese" tagged as an adjective: what a preposition governs is a thing
