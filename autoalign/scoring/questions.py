@@ -51,7 +51,7 @@ from autoalign.files import atomic_write_json
 from autoalign.inflect import indefinite_article, is_plural, is_uncountable, plural
 from autoalign.scoring.f1 import ANSWER_F1_THRESHOLD, token_f1
 from autoalign.scoring.parse import DEFAULT_SPACY_MODEL, Noun, Parse, lexicon, number_value, parse_prompt, salvage
-from autoalign.scoring.parse.lexicon import ADJECTIVE_ENDING
+from autoalign.scoring.parse.lexicon import ABSTRACT_ENDINGS, ADJECTIVE_ENDING
 from autoalign.scoring.text_qa import LLMTextAnswerer, RuleTextAnswerer
 from autoalign.types import ASPECTS, Question
 
@@ -97,10 +97,6 @@ def _article(word: str) -> str:
     return indefinite_article(word)
 
 
-# endings of nouns of a quality or an act, rarely counted when a prompt writes them bare
-_ABSTRACT_ENDINGS = ("ness", "ism", "tion", "sion", "ment", "ship", "hood", "dom")
-
-
 def _entity_kind(noun: Noun, head, parse: Parse) -> str:
     """How a singular thing is asked: "is there a cat?", or without an article for a mass the prompt gives no "a" of
     its own ("the surface of the water": "is there water?") and for a name ("is there Greta Thunberg?"); a bare
@@ -108,7 +104,7 @@ def _entity_kind(noun: Noun, head, parse: Parse) -> str:
     counted = any(c.dep_ == "det" and c.lower_ in ("a", "an", "one", "another", "each", "every") for c in head.children)
     if is_uncountable(noun.phrase) and not counted:
         return "entity_bare"
-    if noun.bare and any(head.lower_.endswith(e) and len(head.lower_) >= len(e) + 4 for e in _ABSTRACT_ENDINGS):
+    if noun.bare and any(head.lower_.endswith(e) and len(head.lower_) >= len(e) + 4 for e in ABSTRACT_ENDINGS):
         # (an ending, not the whole word or most of it: "old ship" asks "is there a ship?")
         return "entity_bare"  # "at various stages of development", "arts and crafts movement": no "a development"
     if noun.bare and head.dep_ == "pobj" and head.head.lower_ == "of" and head.head.head.lemma_.lower() in lexicon()["not_things"]["quantity"]:

@@ -550,7 +550,7 @@ class _AttributesReader(_ReferentsReader):
             # "head slightly left and down": a side after the part (not the side of the next part, "..., left arm up") is
             # where it is turned
             side = tok.lower_ in ("left", "right") and j > noun.index + 1 and (
-                nxt is None or not (_lemma(nxt) in self.lex["body_parts"] or nxt.lower_ in self.lex["body_parts"]))
+                nxt is None or not _in(nxt, self.lex["body_parts"]))
             if (tok.lower_ not in states and not side) or j in self.nouns or any(c.dep_ == "pobj" for c in tok.children):
                 return  # ("arms behind the back": a place, read as a relation)
             way, end = self._direction_end(tok)  # "head turned left": "is the head turned left?" (not also "... left?")

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from autoalign.scoring.parse.lexicon import ADJECTIVE_ENDING
+from autoalign.scoring.parse.lexicon import ADJECTIVE_ENDING, abstract_word
 from autoalign.scoring.parse.state import _ReaderState
 from autoalign.scoring.parse.tokens import (
     _adjective_conjuncts,
@@ -17,7 +16,7 @@ from autoalign.scoring.parse.tokens import (
 )
 
 # a word of a quality, an act or a school of art, by its ending ("movement", "attribution", "surrealism")
-_ABSTRACT = re.compile(r"[a-z]{3,}(?:ness|ism|tion|sion|ment|ship|hood|dom|ity)")
+_ABSTRACT = abstract_word(3)
 
 
 class _FramesReader(_ReaderState):

@@ -89,6 +89,15 @@ def lexicon() -> dict[str, Any]:
 # read it: a user prompt's one-word tag asked as a look ("is the image psychedelic?")
 ADJECTIVE_ENDING = re.compile(r"[a-z-]{6,}ic|[a-z-]{3,}(?:ical|ous|esque|istic)")
 
+# endings of a noun of a quality, an act or a school ("kindness", "surrealism", "attribution", "movement", "freedom")
+ABSTRACT_ENDINGS = ("ness", "ism", "tion", "sion", "ment", "ship", "hood", "dom")
+
+
+def abstract_word(stem: int) -> re.Pattern[str]:
+    """A lower-case word of at least ``stem`` letters before one of :data:`ABSTRACT_ENDINGS` or "-ity" (for
+    ``fullmatch``)."""
+    return re.compile(rf"[a-z]{{{stem},}}(?:{'|'.join((*ABSTRACT_ENDINGS, 'ity'))})")
+
 
 @functools.lru_cache(maxsize=4096)
 def _reads_as_noun(word: str, model: str) -> bool:

@@ -390,7 +390,7 @@ def _mend_part_participle(doc, lex) -> None:
         if t.i < 1 or t.i + 1 >= len(doc) or not t.lower_.endswith("ing") or t.dep_ != "amod" or t.head.i != t.i + 1:
             continue
         part, thing = doc[t.i - 1], doc[t.i + 1]
-        if part.lower_ not in parts and _lemma(part) not in parts or thing.pos_ not in ("NOUN", "PROPN"):
+        if not _in(part, parts) or thing.pos_ not in ("NOUN", "PROPN"):
             continue
         if part.head.i == thing.i:  # "right foot touching ground" read as the ground's foot: the foot takes its place
             _rehang(part, part if thing.head.i == thing.i else thing.head, thing.dep_)

@@ -13,7 +13,7 @@ from autoalign.scoring.parse.records import GlobalTag, Parse
 from autoalign.scoring.parse.relations import _RelationsReader
 from autoalign.scoring.parse.salvage import salvage
 from autoalign.scoring.parse.things import _ThingsReader
-from autoalign.scoring.parse.tokens import _lemma
+from autoalign.scoring.parse.tokens import _in
 
 logger = logging.getLogger(__name__)
 
@@ -91,7 +91,7 @@ def _set_off_text(doc, index: int, lex) -> bool:
     """Whether the thing at ``index`` is a text (``text_nouns``) after a "with" set off by a comma."""
     tok = doc[index]
     with_ = tok.head
-    return (_lemma(tok) in lex["text_nouns"] or tok.lower_ in lex["text_nouns"]) and with_.lower_ == "with" and with_.i > 0 and doc[with_.i - 1].text == ","
+    return _in(tok, lex["text_nouns"]) and with_.lower_ == "with" and with_.i > 0 and doc[with_.i - 1].text == ","
 
 
 class _Reader(_ThingsReader, _AttributesReader, _RelationsReader):
@@ -105,8 +105,9 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
     unforeseen input is logged and skipped (:mod:`.salvage`), and the parse holds what the other steps read."""
     lex = lexicon()
     nlp = load_spacy(model)
-    flagged = _flag_tags(prompt) if "--" in prompt or "—" in prompt else []
-    text = lex["flag_re"].sub(" ", prompt).rstrip() if "--" in prompt or "—" in prompt else prompt
+    has_flags = "--" in prompt or "—" in prompt  # a user prompt's flags ("--ar 16:9"): read, then dropped
+    flagged = _flag_tags(prompt) if has_flags else []
+    text = lex["flag_re"].sub(" ", prompt).rstrip() if has_flags else prompt
     if len(text) > 2 and text[0] == text[-1] == '"' and '""' in text[1:-1]:
         # a prompt pasted as a CSV field ('"two sofas and a 39"" table"'): the field's own quotes are no text to write
         text = text[1:-1].replace('""', '"')

@@ -10,6 +10,7 @@ from autoalign.scoring.parse.salvage import salvage
 from autoalign.scoring.parse.tokens import (
     _anchor,
     _conjuncts,
+    _in,
     _is_noun,
     _lemma,
     _negated,
@@ -144,7 +145,7 @@ class _RelationsReader(_ReferentsReader):
         if obj.pos_ != "PRON":
             return obj
         part = anchor if _is_noun(anchor) else _subject_of(anchor)
-        if obj.lower_ in ("them", "him", "her") and part is not None and (_lemma(part) in self.lex["body_parts"] or part.lower_ in self.lex["body_parts"]):
+        if obj.lower_ in ("them", "him", "her") and part is not None and _in(part, self.lex["body_parts"]):
             # "The right leg is kicked out in front of them": the person whose leg it is, not the last thing named
             return next((self.doc[i] for i, n in self.nouns.items() if n.lemma == "person"), None)
         if obj.lower_ in ("it", "them"):

@@ -7,7 +7,7 @@ import re
 from autoalign.inflect import is_plural, singular
 from autoalign.inflect import plural as plural_of
 from autoalign.scoring.parse.frames import _FramesReader
-from autoalign.scoring.parse.lexicon import number_value
+from autoalign.scoring.parse.lexicon import abstract_word, number_value
 from autoalign.scoring.parse.records import Noun
 from autoalign.scoring.parse.tokens import (
     _compounds,
@@ -159,7 +159,7 @@ class _ThingsReader(_FramesReader):
             self._agent_participle(tok)
         self._implied_person()
 
-    _ABSTRACT = re.compile(r"[a-z]{4,}(?:ness|ism|tion|sion|ment|ship|hood|dom|ity)")
+    _ABSTRACT = abstract_word(4)  # (four letters before the ending: "station", "portion" stay things)
 
     def _abstract_of(self, tok) -> bool:
         """ "trees at various stages of development", "a symbol of freedom": a bare singular word of a quality or an act (by
