@@ -95,6 +95,12 @@ def test_a_halo_reach_takes_a_soft_object_larger_than_its_box_and_copies_only_ba
     mask = np.asarray(reach.mask(op, image.size)) > 0
     changed = (np.asarray(clean) != np.asarray(image)).any(axis=-1)
     assert changed.any() and not (changed & ~mask).any() and mask.sum() == 16 * 16
+    # a pasted move fills its source whatever ``remove`` says: its halo is inside mask.png too
+    move = [LayoutOp("move", "red square", source=Box((10, 10, 20, 20), 0.9), target=Box((26, 21, 36, 31), 0.9))]
+    mover = editor("tiny:sd-inpaint", remove="inpaint", move="paste", paste_strength=0.0, grow=0, remove_reach=3)
+    moved = mover.edit(image, move, n=1, seed=0)[0]
+    changed = (np.asarray(moved) != np.asarray(image)).any(axis=-1)
+    assert changed[8, 8] and not (changed & ~(np.asarray(mover.mask(move, image.size)) > 0)).any()
     for bad in (-1, 1.5, True, 17):
         with pytest.raises(ConfigError, match="remove_reach"):
             editor("tiny:sd-inpaint", remove_reach=bad)

@@ -315,9 +315,7 @@ class InpaintRegionEditor:
             raise ConfigError(f"[region_editor] resolution must be an integer >= 8 (got {self.resolution!r})")
         self.grow = self._margin("grow", 0)
         self.remove_grow = self._margin("remove_grow", self.grow)
-        self.remove_reach = self.options.get("remove_reach", 0)
-        if isinstance(self.remove_reach, bool) or not isinstance(self.remove_reach, int) or not 0 <= self.remove_reach <= 16:
-            raise ConfigError(f"[region_editor] remove_reach must be a whole number of pixels from 0 to 16 (got {self.remove_reach!r})")
+        self.remove_reach = self._whole("remove_reach", 0, 0, 16)
         self.remove = self._choice("remove", "inpaint", REMOVE_MODES)
         self.fill_strength = o.get("fill_strength", 0.0)
         if isinstance(self.fill_strength, bool) or not isinstance(self.fill_strength, (int, float)) or not 0 <= self.fill_strength <= 1:
@@ -338,9 +336,7 @@ class InpaintRegionEditor:
         self.check: Callable[[list[Image.Image], str], list[bool]] | None = None
         #: ``rank(images, text) -> scores`` for ``paste_choose = "clip"`` (set by the model cache from the preset's CLIP)
         self.rank: Callable[[list[Image.Image], str], list[float]] | None = None
-        self.paste_tries = o.get("paste_tries", 1)
-        if isinstance(self.paste_tries, bool) or not isinstance(self.paste_tries, int) or not 1 <= self.paste_tries <= 16:
-            raise ConfigError(f"[region_editor] paste_tries must be an integer from 1 to 16 (got {self.paste_tries!r})")
+        self.paste_tries = self._whole("paste_tries", 1, 1, 16)
         self.change_strength = self._fraction("change_strength", 1.0)
         self.recolour = self._choice("recolour", "redraw", RECOLOUR_MODES)
         self.paste_threshold = o.get("paste_threshold", 60)
@@ -373,6 +369,13 @@ class InpaintRegionEditor:
         value = self.options.get(name, default)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 64:
             raise ConfigError(f"[region_editor] {name} must be a number of pixels from 0 to 64 (got {value!r})")
+        return value
+
+    def _whole(self, name: str, default: int, low: int, high: int) -> int:
+        """A whole number from ``low`` to ``high`` (``paste_tries``, ``remove_reach``)."""
+        value = self.options.get(name, default)
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise ConfigError(f"[region_editor] {name} must be an integer from {low} to {high} (got {value!r})")
         return value
 
     def _fraction(self, name: str, default: float) -> float:
@@ -444,8 +447,9 @@ class InpaintRegionEditor:
 
     def mask(self, ops: list[LayoutOp], size: tuple[int, int]) -> Image.Image:
         """Every pixel :meth:`edit` may change for the plan ``ops`` (with this editor's ``grow`` / ``remove_grow``;
-        a filled removal's halo, ``remove_reach``, included)."""
-        return plan_mask(ops, size, self.grow, self.remove_grow + (self.remove_reach if self.remove == "fill" else 0))
+        the halo a fill may take, ``remove_reach``, included: a pasted move's source is filled whatever ``remove``
+        says)."""
+        return plan_mask(ops, size, self.grow, self.remove_grow + self.remove_reach)
 
     def edit(self, image: Image.Image, ops: list[LayoutOp], n: int, seed: int, prompt: str = "") -> list[Image.Image]:
         """``n`` versions of ``image`` with the plan ``ops`` carried out (sample ``i`` seeded ``seed + i``),
