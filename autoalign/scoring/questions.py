@@ -61,7 +61,7 @@ logger = logging.getLogger(__name__)
 _RESOLUTION = re.compile(r"\d+\s?k|\d{3,4}\s?p|u?hd|full hd")
 
 LLMProvider = Callable[[], Any]  # returns an object with complete_json(messages, schema, name)
-CACHE_VERSION = "28"  # bump when generated questions change for the same settings (history: git log -S CACHE_VERSION)
+CACHE_VERSION = "29"  # bump when generated questions change for the same settings (history: git log -S CACHE_VERSION)
 
 
 # ---- the VQ2 answer-consistency filter -------------------------------------------------------------
@@ -139,6 +139,34 @@ def _act(noun: Noun, parse: Parse) -> bool:
     if tok.dep_ != "dobj" or tok.head.pos_ != "VERB" or noun.lemma not in acts and noun.phrase.lower() not in acts:
         return False
     return not noun.attrs and not noun.numbers and not any(c.dep_ == "prep" and c.lower_ == "of" for c in tok.children)
+
+
+def _frame_looks(parse: Parse) -> list[tuple[Any, Any]]:
+    """ "beautiful artwork by boris groh, vivid, detailed", "..., maco photography, realistic, vibrant": where the last
+    thing a describing tag follows is the picture's frame, named in a fragment of its own with no thing in it (the picture
+    is the subject), the tag is also the frame's look ("is the artwork vivid?"), as DSG asks it; the picture's question
+    ("is the image vivid?") stays. (frame, tag) pairs."""
+    doc = parse.doc
+    frames = [g for g in parse.globals if g.kind == "frame" and g.index < len(doc)]
+    looks = [g for g in parse.globals if g.kind == "style" and g.tag and g.parent is None and " " not in g.value and g.index < len(doc)]
+    if not frames or not looks:
+        return []
+    things = {n.index for n in parse.nouns}
+    out = []
+    for look in looks:
+        tok = doc[look.index]
+        if tok.pos_ not in ("ADJ", "VERB") and not ADJECTIVE_ENDING.fullmatch(look.value) or parse.reads_as_noun(look.value):
+            continue  # a look, not a style's or a tool's name ("octane", "masterpiece")
+        before = [g for g in frames if g.index < look.index]
+        if not before:
+            continue
+        frame = before[-1]
+        start = next((i for i in range(frame.index, -1, -1) if doc[i].text in (",", ";", "|", ".")), -1) + 1
+        end = next((i for i in range(frame.index, len(doc)) if doc[i].text in (",", ";", "|", ".")), len(doc))
+        if end > look.index or any(i in things for i in range(start, look.index)) or doc[frame.index].pos_ != "NOUN":
+            continue  # (a thing named in the frame's fragment or after it is what the tag describes)
+        out.append((frame, look))
+    return out
 
 
 def _time_said_of_it(noun: Noun, parse: Parse) -> bool:
@@ -345,6 +373,12 @@ def facts_from_parse(parse: Parse, closed_counts: bool = False) -> list[Fact]:
             else:
                 kind = "time_countable" if tag.countable else "time"
                 b.add("global", "time", (tag.value,), kind, "global", tag.value, tag.value, [], value=tag.value, article=_article(tag.value))
+    for frame, look in _frame_looks(parse):
+        with salvage(f"the look {look.value!r} of the frame {frame.value!r}", text):
+            word = parse.doc[frame.index].lower_
+            deps = [global_id[frame.index]] if frame.index in global_id else []
+            b.add("attribute", "state", (word, look.value), "attribute", "attribute", look.value, look.value, deps,
+                  noun=word, value=look.value, be="are" if is_plural(word) else "is", article=_article(look.value), do="does")
 
     for noun in parse.nouns:
         with salvage(f"the thing {noun.phrase!r}", text):

@@ -446,6 +446,11 @@ class _AttributesReader(_ReferentsReader):
             return None
         if thing.pos_ == "PROPN" and (thing.text[:1].isupper() or thing.ent_type_) or thing.ent_type_ in ("PERSON", "GPE", "ORG", "WORK_OF_ART"):
             return None  # a name has no look of a tag ("a view of Évora, hyperealistic": the picture is, not "is Évora ...?")
+        acts = self.lex["acts"].get(_lemma(thing.head), ())
+        if thing.dep_ == "dobj" and (_lemma(thing) in acts or self.nouns[thing.i].phrase.lower() in acts) and not any(
+            c.dep_ == "prep" and c.lower_ == "of" for c in thing.children
+        ):
+            return None  # "an astronaut taking a selfie, colorful": an act has no look of a tag, and stays an act
         before = fragments[k - 1]
         listed = thing in before and not any(t.pos_ == "ADP" for t in before) and any(c.dep_ == "amod" for c in thing.children)
         if thing not in fragments[0] and not listed or self.nouns[thing.i].lemma in self.lex["backdrops"]:

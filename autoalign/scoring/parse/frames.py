@@ -148,7 +148,7 @@ class _FramesReader(_ReaderState):
         names, stack = [pobj], [pobj]
         while stack:
             for c in stack.pop().children:
-                if c.dep_ in ("conj", "appos") and c.pos_ == "PROPN" and not self._style_tag([c]):
+                if c.dep_ in ("conj", "appos") and (c.pos_ == "PROPN" or self._full_name(c)) and not self._style_tag([c]):
                     names.append(c)
                     stack.append(c)
         for name in names:
@@ -172,10 +172,25 @@ class _FramesReader(_ReaderState):
         pobj = next((c for c in by.children if c.dep_ == "pobj"), None)
         if pobj is None or pobj.pos_ != "PROPN" or any(c.dep_ == "det" for c in pobj.children):
             return False
-        parts = [c for c in pobj.children if c.dep_ == "compound" and c.i < pobj.i]
-        names = [*parts, pobj]
-        if not 2 <= len(names) <= 3 or not all(t.pos_ == "PROPN" and t.is_alpha for t in names):
+        if self._full_name(pobj, strict=True):
+            return True
+        # "a cyberpunk city by moebius and makoto shinkai": a one-word name listed with a full one is an artist too
+        listed = [c for c in pobj.children if c.dep_ == "conj" and c.i > pobj.i]
+        return not [c for c in pobj.children if c.dep_ == "compound"] and pobj.is_alpha and any(self._full_name(c) for c in listed)
+
+    @staticmethod
+    def _full_name(tok, strict: bool = False) -> bool:
+        """Whether ``tok`` ends a person's full name: two or three words read as names, no article, none a place's name.
+        Not ``strict``: the last word may be read as a lower-case noun after a name ("makoto shinkai")."""
+        if any(c.dep_ == "det" for c in tok.children):
             return False
+        parts = [c for c in tok.children if c.dep_ == "compound" and c.i < tok.i]
+        names = [*parts, tok]
+        if not 2 <= len(names) <= 3 or not all(t.is_alpha for t in names):
+            return False
+        if not all(t.pos_ == "PROPN" for t in names):
+            if strict or not (tok.is_lower and tok.pos_ == "NOUN" and all(t.pos_ == "PROPN" and t.is_lower for t in parts)):
+                return False
         return all(t.ent_type_ in ("", "PERSON") for t in names) and any(t.ent_type_ == "PERSON" or t.is_lower for t in names)
 
     def _named_tag(self, fragment: list[Any], count: int) -> bool:

@@ -57,6 +57,7 @@ def lexicon() -> dict[str, Any]:
     data["pose_states"] = set(words["pose_states"]["words"])
     data["tag_parts"] = set(words["tag_parts"]["words"]) | data["body_parts"]
     data["participle_looks"] = set(words["participle_looks"]["words"])
+    data["ing_looks"] = set(words["ing_looks"]["words"])
     data["works"] = set(words["works"]["words"])
     data["layouts"] = set(words["layouts"]["words"])
     data["manners"] = {k: set(v) for k, v in words["manners"].items() if not k.startswith("_")}

@@ -28,22 +28,38 @@ def _join_hyphens(doc):
 def _join_participle_looks(doc, words):
     """Make "heart shaped", "moroccan inspired", "pirate themed" one describing word of the thing after it (``words``:
     the participles that take such a word before them), not a heart that shapes the box ("is the box heart shaped?")."""
-    spans = []
+    spans, tags = [], []
     for t in doc:
-        if t.lower_ not in words or t.i < 1 or t.i + 1 >= len(doc) or t.tag_ not in ("VBN", "JJ", "VBD"):
+        if t.lower_ not in words or t.i < 1 or t.tag_ not in ("VBN", "JJ", "VBD", "VBG"):
             continue
-        before, after = doc[t.i - 1], doc[t.i + 1]
+        # "a powerful - looking vehicle": a hyphen set off by spaces joins the look as one without them does
+        hyphen = t.i >= 2 and doc[t.i - 1].text == "-" and doc[t.i - 1].whitespace_ and doc[t.i - 2].whitespace_
+        before = doc[t.i - 2] if hyphen else doc[t.i - 1]
         if not before.is_alpha or before.pos_ in ("DET", "NUM", "PRON", "ADP", "CCONJ", "AUX", "VERB") or before.like_num:
             continue
-        if after.pos_ not in ("NOUN", "PROPN") or not before.whitespace_ or any(s.start == t.i - 2 for s in spans):
+        if not before.whitespace_ or any(s.end > before.i for s in spans + tags):
             continue
-        spans.append(doc[t.i - 1 : t.i + 1])
-    if not spans:
+        if t.i + 1 < len(doc) and doc[t.i + 1].pos_ in ("NOUN", "PROPN"):
+            spans.append(doc[before.i : t.i + 1])
+        elif (t.i + 1 == len(doc) or doc[t.i + 1].text in (",", ";")) and (before.i == 0 or doc[before.i - 1].text == ","):
+            # "a mystical cat, occult inspired, dark": a tag of its own, one describing word of the picture's subject
+            tags.append(doc[before.i : t.i + 1])
+    if not spans and not tags:
         return doc
+    for span in tags:
+        before, t = span[0], span[-1]
+        head = t if t.head.i == t.i or t.head.i >= span.start and t.head.i < span.end else t.head
+        for w in span:
+            if w.i != t.i:
+                _rehang(w, t, "npadvmod")
+        if head.i != t.i and head.pos_ in ("NOUN", "PROPN"):
+            _rehang(t, head, "amod")
     for span in spans:
-        before, t, after = span[0], span[1], doc[span.end]
+        before, t, after = span[0], span[-1], doc[span.end]
+        if len(span) == 3:
+            span[1].head, span[1].dep_ = t, "punct"
         if after.head.i == t.i:  # "a pirate themed party" read as a sentence (pirate themes party): the thing heads it
-            rest = [c for c in t.children if c.i not in (before.i, after.i)]
+            rest = [c for c in t.children if c.i != after.i and not span.start <= c.i < span.end]
             subject = next((c for c in rest if c.dep_.startswith("nsubj")), None)
             if t.head.i == t.i and subject is not None and before.head.i not in (t.i, after.i):
                 # "a woman at a pirate themed party": the woman heads the sentence, the party is where "at" points
@@ -59,7 +75,7 @@ def _join_participle_looks(doc, words):
         before.head, before.dep_ = t, "npadvmod"
         t.head, t.dep_ = after, "amod"
     with doc.retokenize() as retok:
-        for span in spans:
+        for span in spans + tags:
             retok.merge(span, attrs={"TAG": "JJ", "POS": "ADJ"})
     return doc
 
@@ -608,6 +624,48 @@ def _mend_singular_subject_list(doc) -> None:
             _rehang(tok, pobj, "conj")
 
 
+def _mend_state_place_preps(doc, lex) -> None:
+    """ "birds in flight in front of the mountains", "zebras in the wild near a river": a place phrase the tagger hung on a
+    state place (``state_places``, no thing) is where the thing in that state is ("are the birds in front of the
+    mountains?"); "of" stays ("in the middle of the picture")."""
+    for tok in doc:
+        prep = tok.head
+        if tok.dep_ != "pobj" or prep.lower_ not in ("in", "at", "on") or not (_lemma(tok) in lex["state_places"] or tok.lower_ in lex["state_places"]):
+            continue
+        anchor = prep.head
+        if anchor.i == prep.i or anchor.pos_ not in ("NOUN", "PROPN", "VERB"):
+            continue
+        for c in list(tok.children):
+            if c.dep_ == "prep" and c.i > tok.i and c.lower_ not in ("of", "to", "with"):
+                _rehang(c, anchor, "prep")
+
+
+def _mend_tag_part_participle(doc, lex) -> None:
+    """ "a furry caterpillar, screaming evil face, dark fantasy": an "-ing" word of a look (``ing_looks``: "screaming",
+    "grinning", "glowing", ...) that opens a tag before a described part (``tag_parts``, no article) is the part's look, not
+    the subject doing it to the part ("is the caterpillar screaming the face?") nor the subject's own state ("is the
+    caterpillar screaming?"); the part is the tag. A verb that does something to the part ("flapping huge wings") is
+    left as read."""
+    for verb in doc:
+        if verb.tag_ != "VBG" or verb.i == 0 or doc[verb.i - 1].text != "," or verb.lower_ not in lex["ing_looks"]:
+            continue
+        k = verb.i + 1
+        while k < len(doc) and doc[k].pos_ == "ADJ":
+            k += 1
+        if k == verb.i + 1 or k >= len(doc) or not _in(doc[k], lex["tag_parts"]) or doc[k].head.i == doc[k].i:
+            continue  # (a bare "glowing eyes" the tagger reads right; a part that heads the sentence is left)
+        part = doc[k]
+        if part.head.i == verb.i:  # "screaming [evil face]" read as what is screamed: the part takes the verb's place
+            head = verb.head
+            if head.i == verb.i:
+                continue
+            _rehang(part, head, "appos")
+            for c in list(verb.children):
+                if c.i != part.i and c.dep_ != "punct":
+                    _rehang(c, part, c.dep_)
+        _rehang(verb, part, "amod")
+
+
 def _mend_parse(doc, lex, model: str):
     """Mend the tagger's known slips in ``doc`` (each mend on its own: one that fails is logged and skipped)."""
     mends = (
@@ -635,6 +693,8 @@ def _mend_parse(doc, lex, model: str):
         ("sides of the body", lambda: _mend_body_side(doc, lex)),
         ("coordinated colours", lambda: _mend_coordinated_colour(doc, lex)),
         ("lists after a singular subject", lambda: _mend_singular_subject_list(doc)),
+        ("places hung on a state", lambda: _mend_state_place_preps(doc, lex)),
+        ("looks of a tag's part read as verbs", lambda: _mend_tag_part_participle(doc, lex)),
     )
     for step, mend in mends:
         with salvage(f"mending {step}", doc.text):

@@ -12,6 +12,7 @@ from autoalign.scoring.parse.quotes import read_quotes
 from autoalign.scoring.parse.records import GlobalTag, Parse
 from autoalign.scoring.parse.relations import _RelationsReader
 from autoalign.scoring.parse.salvage import salvage
+from autoalign.scoring.parse.stand_ins import parse_with_stand_ins
 from autoalign.scoring.parse.things import _ThingsReader
 from autoalign.scoring.parse.tokens import _in
 
@@ -122,7 +123,7 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
     with salvage("splitting a run-on pose text", text):
         text = _split_run_on_pose(text, lex["tag_parts"])
     try:
-        doc = nlp(text)
+        doc = parse_with_stand_ins(nlp, text)
     except Exception as exc:  # e.g. a text over spaCy's max_length: nothing to read
         logger.warning("question generation could not parse %r: %s: %s", text[:120], type(exc).__name__, exc)
         return Parse(doc=nlp.make_doc(""), nouns=[], relations=[], quotes=[], globals=[], model=model)

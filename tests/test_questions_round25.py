@@ -1,0 +1,92 @@
+"""Issue 39, round 25: the kinds round 24's held reading named (participles read as looks or verbs, "can" read as a verb,
+a one-word artist, an act given a tag's look, a state read as a thing), quotes parsed as one name, and a frame that is the
+picture's subject. Each case failed before its rule (the prompts are written for the tests, not taken from a DSG file)."""
+
+from __future__ import annotations
+
+from question_facts import questions as _questions
+
+from autoalign.scoring.parse.lexicon import load_spacy
+
+
+def test_a_quote_is_parsed_as_one_name_and_the_sentence_around_it_is_read():
+    # the quote's words no longer take the sentence apart: the sign is above the door, and "night" is no time of day
+    qs = _questions("a red neon sign that says 'open all night' above a wooden door")
+    assert "is the neon sign above the door?" in qs and "is it night?" not in qs
+    assert "is \"open all night\" written on the neon sign?" in qs
+    qs = _questions("a coffee mug with the phrase 'i need sleep' in cursive script, on a wooden table")
+    assert "is the coffee mug on the table?" in qs
+
+
+def test_a_stand_in_gives_the_prompt_back_as_written():
+    from autoalign.scoring.parse.stand_ins import parse_with_stand_ins, stand_ins
+
+    text = 'the words "keep calm" and \'carry on\' on a wall, next to can'
+    assert [text[a:b] for a, b, _ in stand_ins(text)] == ["keep calm", "carry on", "can"]
+    doc = parse_with_stand_ins(load_spacy(), text)
+    assert doc.text == text
+    assert [t.text for t in doc if t.text in ("keep calm", "carry on", "can")] == ["keep calm", "carry on", "can"]
+    assert next(t for t in doc if t.text == "can").pos_ == "NOUN"
+    # an apostrophe is no quote; a text without quotes or "can" is parsed as it is
+    assert stand_ins("the dog's bowl and the cat's toy") == []
+
+
+def test_can_after_a_preposition_or_before_nothing_a_verb_could_be_is_a_thing():
+    qs = _questions("umbrella next to can")
+    assert "is the umbrella canning?" not in qs and "is the umbrella next to the can?" in qs
+    qs = _questions("person hold can. can on table")
+    assert "does the person hold the can?" in qs and "is the can on the table?" in qs
+    # the verb stays a verb
+    assert "is the dog on the table?" in _questions("we can see a dog on the table")
+
+
+def test_a_word_and_a_participle_before_a_thing_are_one_look():
+    qs = _questions("A full grown rooster standing in the grass")
+    assert "is the rooster full grown?" in qs and "is the rooster full?" not in qs and "is the rooster grown?" not in qs
+    qs = _questions("a strange looking man with a hat")
+    assert "is the man strange looking?" in qs and "is the man looking?" not in qs
+    qs = _questions("a powerful - looking vehicle, concept art")
+    assert "is the vehicle looking?" not in qs and any(q.startswith("is the vehicle powerful") for q in qs)
+    # a tag of its own: one describing word, no thing
+    qs = _questions("a mystical cat, occult inspired, dark")
+    assert "is there an occult?" not in qs and "is the cat inspiring?" not in qs and "is the cat occult inspired?" in qs
+    # a verb of looking stays a verb
+    assert "is the woman looking at the painting?" in _questions("a woman looking at a painting")
+
+
+def test_in_flight_is_how_a_thing_is_and_its_place_is_the_things():
+    qs = _questions("birds in flight in front of the mountains")
+    assert "is there a flight?" not in qs and "is the flight in front of the mountains?" not in qs
+    assert "are the birds in flight?" in qs and "are the birds in front of the mountains?" in qs
+
+
+def test_an_ing_look_opening_a_tag_before_a_part_is_the_parts_look():
+    qs = _questions("a furry caterpillar, pupa, screaming evil face")
+    assert "is the caterpillar screaming the face?" not in qs and "is the caterpillar screaming?" not in qs
+    assert "is the face screaming?" in qs
+    assert "is the caterpillar screaming the face?" not in _questions("a furry caterpillar, screaming evil face, dark fantasy")
+    # a verb that does something to the part is the subject's
+    assert "is the dragon flapping the wings?" in _questions("a dragon, flapping huge wings, fire")
+
+
+def test_a_one_word_name_listed_with_an_artists_full_name_is_an_artist():
+    qs = _questions("a cyberpunk city by moebius and makoto shinkai")
+    assert "is the image in the style of moebius?" in qs and "is the image in the style of makoto shinkai?" in qs
+    assert "is there moebius?" not in qs and not any("city by" in q for q in qs)
+    assert "is the house by the lake?" in _questions("a small house by the lake and a tree")
+
+
+def test_an_act_takes_no_look_of_a_tag():
+    qs = _questions("an astronaut taking a selfie, colorful, vivid")
+    assert "is there a selfie?" not in qs and "is the selfie colorful?" not in qs
+    assert "is the astronaut taking a selfie?" in qs and "is the image colorful?" in qs
+
+
+def test_a_frame_that_is_the_subject_takes_the_looks_of_the_tags_after_it():
+    qs = _questions("beautiful artwork by boris groh, vivid, masterpiece, detailed")
+    assert "is the artwork detailed?" in qs and "is the image detailed?" in qs
+    qs = _questions("digital painting, colorful, detailed")
+    assert "is the painting colorful?" in qs and "is the painting detailed?" in qs
+    # a thing after the frame is what the tag describes; a tool's name is no look
+    assert not any(q.startswith("is the photo ") for q in _questions("a photo of a dog, vivid"))
+    assert "is the photography octane?" not in _questions("waves, macro photography, realistic, octane")
