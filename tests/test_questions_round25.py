@@ -90,3 +90,12 @@ def test_a_frame_that_is_the_subject_takes_the_looks_of_the_tags_after_it():
     # a thing after the frame is what the tag describes; a tool's name is no look
     assert not any(q.startswith("is the photo ") for q in _questions("a photo of a dog, vivid"))
     assert "is the photography octane?" not in _questions("waves, macro photography, realistic, octane")
+
+
+def test_a_one_word_tag_the_tagger_read_as_a_noun_but_that_describes_is_a_look():
+    qs = _questions("a haunted castle, gothic, dark, 8k")
+    assert "does the image have dark?" not in qs and "is the image dark?" in qs
+    qs = _questions("clown girl, gothic, rich deep colours, painted by francis bacon")
+    assert "is the girl gothic?" in qs
+    # a noun stays a noun
+    assert "is there snow?" in _questions("an old ship, snow, dark, moody")

@@ -121,6 +121,21 @@ def _reads_as_name(word: str, model: str) -> bool:
 
 
 @functools.lru_cache(maxsize=4096)
+def _reads_as_adjective(word: str, model: str) -> bool:
+    """Whether ``word`` is a describing word: listed as one in the pipeline's lemma index (WordNet's words) and, when it
+    is listed as a noun too ("dark", "gothic", "gold"), read as one in "it is too dark" ("pupa", "bokeh": no)."""
+    nlp = load_spacy(model)
+    try:
+        index = nlp.get_pipe("lemmatizer").lookups.get_table("lemma_index")
+        adjectives, nouns = index["adj"], index["noun"]
+    except (KeyError, AttributeError, ValueError):
+        return False
+    if word not in adjectives:
+        return False
+    return word not in nouns or nlp(f"it is too {word}")[-1].tag_ == "JJ"
+
+
+@functools.lru_cache(maxsize=4096)
 def _reads_as_listed_noun(word: str, model: str) -> bool:
     """Whether ``word`` reads as a noun alone ("the owl") and in a list of things ("an owl and a dog"): "the cute", "the
     blurry" read as nouns alone, but "a cute and a dog" does not."""

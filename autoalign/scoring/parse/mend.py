@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from autoalign.inflect import is_plural, singular
-from autoalign.scoring.parse.lexicon import _reads_as_noun, _reads_as_seen_noun
+from autoalign.scoring.parse.lexicon import _reads_as_adjective, _reads_as_noun, _reads_as_seen_noun
 from autoalign.scoring.parse.salvage import salvage
 from autoalign.scoring.parse.tokens import _in, _lemma, _next, ing_form
 
@@ -666,6 +666,22 @@ def _mend_tag_part_participle(doc, lex) -> None:
         _rehang(verb, part, "amod")
 
 
+def _mend_lone_adjective_tag(doc, model: str) -> None:
+    """ "a haunted castle, gothic, dark, 8k": a lower-case one-word tag (set off by commas) that the tagger read as a name
+    or a noun, but that is a describing word (:func:`_reads_as_adjective`), is one: a look ("is the castle gothic?", "is
+    the image dark?"), not a thing or what the picture has ("does the image have dark?"). A noun stays a noun ("...,
+    pupa, ...", "..., snow")."""
+    for tok in doc:
+        if tok.pos_ not in ("NOUN", "PROPN") or tok.tag_ in ("NNS", "NNPS") or not (tok.is_lower and tok.is_alpha) or tok.i == 0:
+            continue
+        if doc[tok.i - 1].text != "," or tok.i + 1 < len(doc) and doc[tok.i + 1].text not in (",", ";", "."):
+            continue
+        if _reads_as_adjective(tok.lower_, model):
+            tok.tag_, tok.pos_ = "JJ", "ADJ"
+            if tok.dep_ in ("compound", "nsubj", "dobj", "pobj", "appos", "conj", "ROOT", "dep", "npadvmod"):
+                tok.dep_ = "amod" if tok.head.i != tok.i and tok.head.pos_ in ("NOUN", "PROPN") else tok.dep_
+
+
 def _mend_parse(doc, lex, model: str):
     """Mend the tagger's known slips in ``doc`` (each mend on its own: one that fails is logged and skipped)."""
     mends = (
@@ -695,6 +711,7 @@ def _mend_parse(doc, lex, model: str):
         ("lists after a singular subject", lambda: _mend_singular_subject_list(doc)),
         ("places hung on a state", lambda: _mend_state_place_preps(doc, lex)),
         ("looks of a tag's part read as verbs", lambda: _mend_tag_part_participle(doc, lex)),
+        ("one-word describing tags read as nouns", lambda: _mend_lone_adjective_tag(doc, model)),
     )
     for step, mend in mends:
         with salvage(f"mending {step}", doc.text):
