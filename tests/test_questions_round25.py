@@ -99,3 +99,16 @@ def test_a_one_word_tag_the_tagger_read_as_a_noun_but_that_describes_is_a_look()
     assert "is the girl gothic?" in qs
     # a noun stays a noun
     assert "is there snow?" in _questions("an old ship, snow, dark, moody")
+
+
+def test_a_frame_opening_a_tag_before_by_is_the_frame_not_a_verb():
+    qs = _questions("a lighthouse on a cliff at night, painting by ivan aivazovsky")
+    assert "is the lighthouse painting?" not in qs and "is this a painting?" in qs
+    assert "is the image in the style of ivan aivazovsky?" in qs
+    qs = _questions("a girl reading a book, drawing by a child")
+    assert "is the image drawing by a child?" not in qs and "is this a drawing?" in qs
+
+
+def test_a_verb_done_to_a_thing_after_a_comma_is_no_style_tag():
+    qs = _questions("a man sitting on a bench, painting a fence")
+    assert "does the image have painting a fence?" not in qs and "is the man painting the fence?" in qs

@@ -129,6 +129,9 @@ class _FramesReader(_ReaderState):
             return True  # "old ship, spooky": a one-word tag the tagger read as a bare verb is a look, not "is the ship spookying?"
         if any(t.pos_ in ("VERB", "AUX") and not _in(t, words) for t in fragment):
             return False
+        if any(t.pos_ == "VERB" and any(c.dep_ == "dobj" and any(d.dep_ == "det" for d in c.children) and not _in(c, words)
+                                          and not _in(c, self.lex["frame_nouns"]) for c in t.children) for t in fragment):
+            return False  # "a man on a bench, painting a fence": what he does to a thing, no style ("does the image have painting a fence?")
         resolution = any(t.lower_ in ("k", "p") and i > 0 and fragment[i - 1].like_num for i, t in enumerate(fragment))
         # a one-word tag that by its ending describes ("pychedelic", "atmospheric"): a look of the picture
         looks = len(fragment) == 1 and fragment[0].is_lower and ADJECTIVE_ENDING.fullmatch(fragment[0].lower_) is not None

@@ -502,6 +502,20 @@ def _mend_frame_verb(doc, lex) -> None:
         _rehang(before, tok, "compound")
 
 
+def _mend_frame_tag_verb(doc, lex) -> None:
+    """ "Saturn's Son devouring Him, painting by francisco goya": a frame noun that opens a fragment and is followed by
+    "by" (``frame_nouns``: "painting", "drawing", "sketch") is the picture's frame and its artist, not what the thing
+    before the comma does ("is the Son painting?")."""
+    for tok in doc:
+        if tok.pos_ not in ("VERB", "AUX") or tok.lower_ not in lex["frame_nouns"] or tok.i < 1 or tok.i + 1 >= len(doc):
+            continue
+        if doc[tok.i - 1].text != "," or doc[tok.i + 1].lower_ != "by":
+            continue
+        tok.pos_, tok.tag_, tok.lemma_ = "NOUN", "NN", tok.lower_
+        if tok.head.i != tok.i:
+            _rehang(tok, tok.head, "appos")
+
+
 def _mend_film_still(doc, lex) -> None:
     """ "35mm film still of a woman in a diner", "a movie still from ...": "still" read as an adverb on the film is the
     frame (a picture from a film), the film its compound (``film_still_nouns``), not "is there a film?"."""
@@ -693,6 +707,7 @@ def _mend_parse(doc, lex, model: str):
         ("describing words hung on a verb", lambda: _mend_adjective_on_verb(doc)),
         ("leading describing words read as the head", lambda: _mend_leading_adjective(doc)),
         ("frames read as verbs", lambda: _mend_frame_verb(doc, lex)),
+        ("frames opening a tag read as verbs", lambda: _mend_frame_tag_verb(doc, lex)),
         ("frames read as participles", lambda: _mend_frame_participle(doc, lex)),
         ("film stills read as adverbs", lambda: _mend_film_still(doc, lex)),
         ("participles after made of", lambda: _mend_made_of_participle(doc, lex)),
