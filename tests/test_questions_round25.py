@@ -112,3 +112,17 @@ def test_a_frame_opening_a_tag_before_by_is_the_frame_not_a_verb():
 def test_a_verb_done_to_a_thing_after_a_comma_is_no_style_tag():
     qs = _questions("a man sitting on a bench, painting a fence")
     assert "does the image have painting a fence?" not in qs and "is the man painting the fence?" in qs
+
+
+def test_names_listed_after_an_artist_are_artists():
+    qs = _questions("portrait of a cyborg samurai, art by greg rutkowski and alphonse mucha")
+    assert "is the image in the style of alphonse mucha?" in qs
+    assert "is there an alphonse?" not in qs and "is there a mucha?" not in qs
+    qs = _questions("portrait of a knight, by artgerm, greg rutkowski and wlop, highly detailed")
+    assert "is the image in the style of wlop?" in qs and "is the image in the style of greg rutkowski?" in qs
+    # the last name of a list keeps the word the tagger read as a verb
+    qs = _questions("clown girl, painted by francis bacon, adrian ghenie, james jean and petra cortright")
+    assert "is the image in the style of petra cortright?" in qs and "is the girl cortrighting?" not in qs
+    # a thing with an article, or an English word, is no name
+    qs = _questions("a castle by greg rutkowski and a dragon")
+    assert "is there a dragon?" in qs and not any("style of a dragon" in q for q in qs)

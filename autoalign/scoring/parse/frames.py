@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from autoalign.scoring.parse.lexicon import ADJECTIVE_ENDING, abstract_word
+from autoalign.scoring.parse.lexicon import ADJECTIVE_ENDING, _english_word, abstract_word
 from autoalign.scoring.parse.state import _ReaderState
 from autoalign.scoring.parse.tokens import (
     _adjective_conjuncts,
@@ -154,6 +154,7 @@ class _FramesReader(_ReaderState):
                 if c.dep_ in ("conj", "appos") and (c.pos_ == "PROPN" or self._full_name(c)) and not self._style_tag([c]):
                     names.append(c)
                     stack.append(c)
+        last = by.i + 1
         for name in names:
             parts = sorted([name, *[c for c in name.children if c.dep_ in ("compound", "amod") and c.i < name.i]], key=lambda t: t.i)
             end = name.i + 1
@@ -161,12 +162,39 @@ class _FramesReader(_ReaderState):
             # "varo" as the sentence's verb: "is the surrealist painting varoing?")
             rest = list(self.doc[end : end + 2])
             cut = next((k for k, t in enumerate(rest) if not t.is_alpha or t.pos_ in self._NOT_NAME), len(rest))
-            if len(names) == 1 and rest and (cut == len(rest) and end + cut == len(self.doc) or cut < len(rest) and rest[cut].is_punct):
+            if (len(names) == 1 or name.i == max(n.i for n in names)) and rest and (cut == len(rest) and end + cut == len(self.doc) or cut < len(rest) and rest[cut].is_punct):
                 end += cut
             self._add_global("style of " + self.doc[parts[0].i : end].text, "style", name.i)
             self.skip.update(range(parts[0].i, end))
+            last = max(last, end)
+        self._listed_artists(last)
         self.skip.add(by.i)
         return True
+
+    def _listed_artists(self, at: int) -> None:
+        """ "art by greg rutkowski and alphonse mucha", "by artgerm, greg rutkowski and wlop": after an artist, more names
+        listed with "and" or a comma are artists too, however the tagger read them (it hung "mucha" on the picture as a
+        number), when they are written as names: one to three lower-case (or capitalised) words, none a style word, a
+        frame, a colour or a word of the lists, the last no English word (WordNet's; a single name only after "and")."""
+        doc, lex = self.doc, self.lex
+        while at < len(doc) - 1 and doc[at].lower_ in ("and", ",", "&"):
+            joined = doc[at].lower_ != ","
+            words = []
+            k = at + 1
+            while k < len(doc) and doc[k].is_alpha and doc[k].lower_ not in ("and", "&") and len(words) < 4:
+                words.append(doc[k])
+                k += 1
+            if not 1 <= len(words) <= 3 or len(words) == 1 and not joined or k < len(doc) and doc[k].text not in (",", ";", ".") and doc[k].lower_ not in ("and", "&"):
+                return
+            if not (all(t.is_lower for t in words) or all(t.is_title for t in words)) or any(t.pos_ in self._NOT_NAME or t.i in self.skip for t in words):
+                return
+            if any(_in(t, lex["style_tag_words"]) or _in(t, lex["frame_nouns"]) or t.lower_ in lex["colors"] or _in(t, self.not_things["meta"]) for t in words):
+                return
+            if _english_word(words[-1].lower_, self.model):
+                return
+            self._add_global("style of " + doc[words[0].i : words[-1].i + 1].text, "style", words[-1].i)
+            self.skip.update(t.i for t in words)
+            at = k
 
     def _by_person(self, by) -> bool:
         """ "tokyo street at night by makoto shinkai, highly detailed": "by" and a person's full name (two or three words

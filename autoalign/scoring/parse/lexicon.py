@@ -120,19 +120,29 @@ def _reads_as_name(word: str, model: str) -> bool:
     return load_spacy(model)(f"the {word} is here")[1].tag_ in ("NNP", "NNPS")
 
 
+def _lemma_index(model: str) -> dict[str, Any]:
+    """The pipeline's lemma index (WordNet's words by part of speech: "noun", "verb", "adj", "adv"); empty if it has none."""
+    try:
+        index = load_spacy(model).get_pipe("lemmatizer").lookups.get_table("lemma_index")
+        return {pos: index[pos] for pos in ("noun", "verb", "adj", "adv")}
+    except (KeyError, AttributeError, ValueError):
+        return {}
+
+
+@functools.lru_cache(maxsize=4096)
+def _english_word(word: str, model: str) -> bool:
+    """Whether ``word`` is an English word of WordNet's (any part of speech): "mucha", "rutkowski", "wlop" are not."""
+    return any(word in words for words in _lemma_index(model).values())
+
+
 @functools.lru_cache(maxsize=4096)
 def _reads_as_adjective(word: str, model: str) -> bool:
     """Whether ``word`` is a describing word: listed as one in the pipeline's lemma index (WordNet's words) and, when it
     is listed as a noun too ("dark", "gothic", "gold"), read as one in "it is too dark" ("pupa", "bokeh": no)."""
-    nlp = load_spacy(model)
-    try:
-        index = nlp.get_pipe("lemmatizer").lookups.get_table("lemma_index")
-        adjectives, nouns = index["adj"], index["noun"]
-    except (KeyError, AttributeError, ValueError):
+    index = _lemma_index(model)
+    if not index or word not in index["adj"]:
         return False
-    if word not in adjectives:
-        return False
-    return word not in nouns or nlp(f"it is too {word}")[-1].tag_ == "JJ"
+    return word not in index["noun"] or load_spacy(model)(f"it is too {word}")[-1].tag_ == "JJ"
 
 
 @functools.lru_cache(maxsize=4096)
