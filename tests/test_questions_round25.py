@@ -126,3 +126,24 @@ def test_names_listed_after_an_artist_are_artists():
     # a thing with an article, or an English word, is no name
     qs = _questions("a castle by greg rutkowski and a dragon")
     assert "is there a dragon?" in qs and not any("style of a dragon" in q for q in qs)
+
+
+def test_a_medium_tag_is_the_pictures_medium_not_things():
+    qs = _questions("a giant octopus attacking a pirate ship in a stormy sea, epic, dark, oil on canvas")
+    assert "is this oil on canvas?" in qs
+    assert not any(q in qs for q in ("is there an oil?", "is there a canvas?", "is the octopus in the oil?", "is the oil on the canvas?"))
+    assert "is this ink on paper?" in _questions("a portrait of an old man, ink on paper")
+    # a thing named so outside a tag list stays a thing
+    assert "is the oil on the canvas?" in _questions("an oil on a canvas")
+
+
+def test_a_film_or_lens_width_is_one_word():
+    assert "is the image shot on 35mm film?" in _questions("a lonely astronaut on the moon, 35mm film")
+    assert "is the image taken with an 85mm lens?" in _questions("portrait of a woman, 85mm lens, bokeh")
+    qs = _questions("three 35mm cameras on a table")
+    assert "are there three cameras?" in qs and "are there three mm cameras?" not in qs and "are there 35 mm cameras?" not in qs
+
+
+def test_a_tag_after_a_part_the_subject_is_with_describes_the_subject():
+    qs = _questions("a portrait of a beautiful elf queen with long silver hair and blue eyes, fantasy, elegant, highly detailed")
+    assert "is the elf queen elegant?" in qs and "are the eyes elegant?" not in qs and "are the eyes highly detailed?" not in qs

@@ -59,6 +59,8 @@ logger = logging.getLogger(__name__)
 
 # a user prompt's resolution tag ("8k", "4 k", "1080p", "hd")
 _RESOLUTION = re.compile(r"\d+\s?k|\d{3,4}\s?p|u?hd|full hd")
+# a film or a lens by its width ("35mm film", "85 mm lens"): what the picture was shot on or with
+_FILM = re.compile(r"\d+\s?mm (?:film|lens)")
 
 LLMProvider = Callable[[], Any]  # returns an object with complete_json(messages, schema, name)
 CACHE_VERSION = "29"  # bump when generated questions change for the same settings (history: git log -S CACHE_VERSION)
@@ -365,11 +367,16 @@ def facts_from_parse(parse: Parse, closed_counts: bool = False) -> list[Fact]:
                     elif " " not in tag.value and ADJECTIVE_ENDING.fullmatch(tag.value):
                         kind = "style"  # "atmospheric", "psychedelic": a look ("is the image atmospheric?"), not a style name
                 head = parse.doc[tag.index]
+                words = tag.value.split()
                 if tag.tag and _RESOLUTION.fullmatch(tag.value):
                     kind = "style_resolution"  # "8k", "4 k", "hd": "is the image in 8k resolution?"
+                elif tag.tag and len(words) == 3 and words[1] == "on" and words[0] in lexicon()["media_paints"]:
+                    kind = "frame_mass"  # "..., oil on canvas": "is this oil on canvas?"
+                elif tag.tag and _FILM.fullmatch(tag.value):
+                    kind = "style_film" if tag.value.endswith("film") else "style_lens"  # "35mm film", "85mm lens"
                 elif kind == "style" and tag.tag and head.tag_ == "VBG" and any(c.dep_ == "dobj" for c in head.children):
                     kind = "style_has"  # "glowing eyes": what the picture has, not "is the image glowing eyes?"
-                b.add("global", "style", (tag.value,), kind, "global", tag.value, tag.value, [], value=tag.value)
+                b.add("global", "style", (tag.value,), kind, "global", tag.value, tag.value, [], value=tag.value, article=_article(tag.value))
             else:
                 kind = "time_countable" if tag.countable else "time"
                 b.add("global", "time", (tag.value,), kind, "global", tag.value, tag.value, [], value=tag.value, article=_article(tag.value))

@@ -444,6 +444,17 @@ class _AttributesReader(_ReferentsReader):
         thing = self._last_thing_before(words[0])
         if thing is None or thing.i not in self.nouns:
             return None
+        if _lemma(thing) in self.lex["tag_parts"] or thing.lower_ in self.lex["tag_parts"]:
+            # "an elf queen with long silver hair and blue eyes, elegant": a part the thing is "with" is no subject of a
+            # tag; the thing that has it is ("is the elf queen elegant?", not "are the eyes elegant?")
+            first = thing
+            while first.dep_ == "conj" and first.head.i != first.i:
+                first = first.head
+            owner = first.head.head if first.dep_ == "pobj" and first.head.lower_ == "with" else None
+            if owner is not None and owner.i not in self.nouns:  # ("a portrait of an elf queen with ...": the queen's)
+                owner = next((o for p in owner.children if p.dep_ == "prep" and p.lower_ == "of" for o in p.children if o.dep_ == "pobj"), None)
+            if owner is not None and owner.i in self.nouns:
+                thing = owner
         if thing.pos_ == "PROPN" and (thing.text[:1].isupper() or thing.ent_type_) or thing.ent_type_ in ("PERSON", "GPE", "ORG", "WORK_OF_ART"):
             return None  # a name has no look of a tag ("a view of Évora, hyperealistic": the picture is, not "is Évora ...?")
         acts = self.lex["acts"].get(_lemma(thing.head), ())

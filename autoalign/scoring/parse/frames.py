@@ -124,6 +124,8 @@ class _FramesReader(_ReaderState):
         words = self.lex["style_tag_words"]
         if any(t.text in ('"', "“", "”") for t in fragment) or len(fragment) > 6:
             return False
+        if self._medium(fragment):
+            return True  # "..., oil on canvas": the medium, no oil or canvas in the picture
         lone = fragment[0] if len(fragment) == 1 else None
         if lone is not None and lone.tag_ == "VB" and lone.is_lower and lone.is_alpha:
             return True  # "old ship, spooky": a one-word tag the tagger read as a bare verb is a look, not "is the ship spookying?"
@@ -132,10 +134,16 @@ class _FramesReader(_ReaderState):
         if any(t.pos_ == "VERB" and any(c.dep_ == "dobj" and any(d.dep_ == "det" for d in c.children) and not _in(c, words)
                                           and not _in(c, self.lex["frame_nouns"]) for c in t.children) for t in fragment):
             return False  # "a man on a bench, painting a fence": what he does to a thing, no style ("does the image have painting a fence?")
-        resolution = any(t.lower_ in ("k", "p") and i > 0 and fragment[i - 1].like_num for i, t in enumerate(fragment))
+        # "8k", "4 k", "1080p", and a film or a lens by its width ("35mm film", "85 mm lens")
+        resolution = any(t.lower_ in ("k", "p", "mm") and i > 0 and fragment[i - 1].like_num for i, t in enumerate(fragment))
         # a one-word tag that by its ending describes ("pychedelic", "atmospheric"): a look of the picture
         looks = len(fragment) == 1 and fragment[0].is_lower and ADJECTIVE_ENDING.fullmatch(fragment[0].lower_) is not None
         return resolution or looks or any(_in(t, words) for t in fragment)
+
+    def _medium(self, fragment: list[Any]) -> bool:
+        """Whether a fragment names the medium as "<paint> on <ground>" ("oil on canvas", "ink on paper": ``media``)."""
+        words = [t.lower_ for t in fragment if not t.is_punct]
+        return len(words) == 3 and words[1] == "on" and words[0] in self.lex["media_paints"] and words[2] in self.lex["media_grounds"]
 
     _NOT_NAME = ("ADP", "DET", "CCONJ", "SCONJ", "AUX", "PRON", "PART", "NUM")
 

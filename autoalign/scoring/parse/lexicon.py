@@ -81,6 +81,8 @@ def lexicon() -> dict[str, Any]:
     data["style_tag_words"] = set(words["style_tags"]["words"])
     data["artist_heads"] = set(words["style_tags"]["artist_heads"])
     data["style_had"] = set(words["style_tags"]["had"])
+    data["media_paints"] = set(words["style_tags"]["media"]["paints"])
+    data["media_grounds"] = set(words["style_tags"]["media"]["grounds"])
     flags = sorted(not_things["flag"], key=len, reverse=True)
     data["flag_re"] = re.compile(r"(?<!\S)(?:" + "|".join(re.escape(f) for f in flags) + r")(?:\s+(?!-)[^\s,;]+)?(?=\s|$|[,;])", re.I)
     return data

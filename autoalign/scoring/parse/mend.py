@@ -25,6 +25,22 @@ def _join_hyphens(doc):
     return doc
 
 
+def _join_widths(doc):
+    """Make "35mm" one word again (the tokenizer splits a number from "mm"): a film's or a lens's width, a look of the
+    thing after it ("a 35mm camera": "is the camera 35mm?", not "are there 35 mm cameras?"), a style word alone."""
+    spans = [
+        doc[t.i - 1 : t.i + 1] for t in doc
+        if t.lower_ == "mm" and t.i > 0 and doc[t.i - 1].like_num and not doc[t.i - 1].whitespace_ and doc[t.i - 1].text.isdigit()
+    ]
+    if spans:
+        with doc.retokenize() as retok:
+            for span in spans:
+                after = doc[span.end] if span.end < len(doc) else None
+                noun = after is not None and after.pos_ in ("NOUN", "PROPN")
+                retok.merge(span, attrs={"TAG": "JJ", "POS": "ADJ"} if noun else {"TAG": "NN", "POS": "NOUN"})
+    return doc
+
+
 def _join_participle_looks(doc, words):
     """Make "heart shaped", "moroccan inspired", "pirate themed" one describing word of the thing after it (``words``:
     the participles that take such a word before them), not a heart that shapes the box ("is the box heart shaped?")."""

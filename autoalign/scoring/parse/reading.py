@@ -7,7 +7,7 @@ import re
 
 from autoalign.scoring.parse.attributes import _AttributesReader
 from autoalign.scoring.parse.lexicon import DEFAULT_SPACY_MODEL, lexicon, load_spacy
-from autoalign.scoring.parse.mend import _join_hyphens, _join_participle_looks, _mend_parse
+from autoalign.scoring.parse.mend import _join_hyphens, _join_participle_looks, _join_widths, _mend_parse
 from autoalign.scoring.parse.quotes import read_quotes
 from autoalign.scoring.parse.records import GlobalTag, Parse
 from autoalign.scoring.parse.relations import _RelationsReader
@@ -129,6 +129,9 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
         return Parse(doc=nlp.make_doc(""), nouns=[], relations=[], quotes=[], globals=[], model=model)
     with salvage("joining hyphenated words", text):
         doc = _join_hyphens(doc)
+    if "mm" in text:
+        with salvage("joining widths", text):
+            doc = _join_widths(doc)
     with salvage("joining looks said with a participle", text):
         doc = _join_participle_looks(doc, lex["participle_looks"])
     _mend_parse(doc, lex, model)
