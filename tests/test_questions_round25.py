@@ -147,3 +147,18 @@ def test_a_film_or_lens_width_is_one_word():
 def test_a_tag_after_a_part_the_subject_is_with_describes_the_subject():
     qs = _questions("a portrait of a beautiful elf queen with long silver hair and blue eyes, fantasy, elegant, highly detailed")
     assert "is the elf queen elegant?" in qs and "are the eyes elegant?" not in qs and "are the eyes highly detailed?" not in qs
+
+
+def test_a_participle_hung_on_a_kind_is_what_the_things_do():
+    qs = _questions("Seven kittens of different colors playing together on the grass")
+    assert "are the kittens playing on the grass?" in qs and "are the kittens of different colors?" in qs
+
+
+def test_in_a_row_is_how_things_are_laid_out():
+    qs = _questions("six apples in a row on a table")
+    assert "is there a row?" not in qs and "are the apples in a row?" in qs and "are the apples on the table?" in qs
+    qs = _questions("a group of horses standing in a row in a bright basketball hall.")
+    assert "are the horses in a row?" in qs and "are the horses standing in the basketball hall?" in qs
+    assert "are the geese in flight?" in _questions("a flock of geese in flight over a lake")
+    # a row named by a describing word is a thing
+    assert "is there a front row?" in _questions("people sitting in the front row")

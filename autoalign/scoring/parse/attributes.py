@@ -347,15 +347,23 @@ class _AttributesReader(_ReferentsReader):
                 # (the value without the preposition and at the thing's own index: no describing word of its name)
                 self.add_attr(self.nouns[thing.i], phrase.split(" ", 1)[1], "state", thing.i, phrase=phrase)
 
+    def _through_of(self, tok):
+        """ "a group of horses standing in a row": a word that is no thing ("group", "flock") stands for the things after
+        its "of"; any other word is itself."""
+        if tok.i in self.nouns or tok.pos_ not in ("NOUN", "PROPN"):
+            return tok
+        return next((o for p in tok.children if p.dep_ == "prep" and p.lower_ == "of" for o in p.children if o.dep_ == "pobj" and o.i in self.nouns), tok)
+
     def _things_placed_by(self, anchor) -> list:
         """The things a place phrase hung on ``anchor`` places: the thing itself, what "we can see", what "there is", or
         the verb's subject."""
+        anchor = self._through_of(anchor)
         if anchor.i in self.nouns:
             return [anchor]  # (not the things listed with it: "right arm down on side, left arm out")
         if _lemma(anchor) in self.lex["seeing_verbs"] or anchor.lemma_ == "be":
             first = [c for c in anchor.children if c.dep_ in ("dobj", "attr", "nsubj") and c.i in self.nouns]
-        elif anchor.pos_ == "VERB" and (subject := _subject_of(anchor)) is not None and subject.i in self.nouns:
-            first = [subject]
+        elif anchor.pos_ == "VERB" and (subject := _subject_of(anchor)) is not None and self._through_of(subject).i in self.nouns:
+            first = [self._through_of(subject)]
         else:
             return []
         out = list(first)

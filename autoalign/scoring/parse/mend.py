@@ -712,6 +712,20 @@ def _mend_lone_adjective_tag(doc, model: str) -> None:
                 tok.dep_ = "amod" if tok.head.i != tok.i and tok.head.pos_ in ("NOUN", "PROPN") else tok.dep_
 
 
+def _mend_kind_participle(doc, lex) -> None:
+    """ "seven kittens of different colors playing on the grass": a participle the tagger hung on a kind after "of"
+    (``kind_nouns``: "colors", "breeds", "sizes") is what the things of those kinds do ("are the kittens playing on the
+    grass?"), not the colours."""
+    for verb in doc:
+        kind = verb.head
+        if verb.dep_ != "acl" or verb.tag_ not in ("VBG", "VBN") or kind.lower_ not in lex["kind_nouns"] or kind.dep_ != "pobj":
+            continue
+        of = kind.head
+        if of.lower_ != "of" or of.head.pos_ not in ("NOUN", "PROPN") or of.head.i == kind.i:
+            continue
+        _rehang(verb, of.head, "acl")
+
+
 def _mend_parse(doc, lex, model: str):
     """Mend the tagger's known slips in ``doc`` (each mend on its own: one that fails is logged and skipped)."""
     mends = (
@@ -743,6 +757,7 @@ def _mend_parse(doc, lex, model: str):
         ("places hung on a state", lambda: _mend_state_place_preps(doc, lex)),
         ("looks of a tag's part read as verbs", lambda: _mend_tag_part_participle(doc, lex)),
         ("one-word describing tags read as nouns", lambda: _mend_lone_adjective_tag(doc, model)),
+        ("participles hung on a kind", lambda: _mend_kind_participle(doc, lex)),
     )
     for step, mend in mends:
         with salvage(f"mending {step}", doc.text):
