@@ -162,3 +162,15 @@ def test_in_a_row_is_how_things_are_laid_out():
     assert "are the geese in flight?" in _questions("a flock of geese in flight over a lake")
     # a row named by a describing word is a thing
     assert "is there a front row?" in _questions("people sitting in the front row")
+
+
+def test_a_body_part_listed_before_its_own_verb_is_its_subject():
+    qs = _questions("The body is twisted to the right, the left hand is on the right hip and the right elbow is bent.")
+    assert "is the hand on the elbow?" not in qs and "is the hand on the hip?" in qs and "is the elbow bent?" in qs
+
+
+def test_parts_a_measure_apart():
+    qs = _questions("standing with feet shoulder width apart, arms raised above the head")
+    assert "is there a feet shoulder width?" not in qs and "are the feet shoulder width apart?" in qs
+    qs = _questions("the legs are shoulder width apart")
+    assert "is there a shoulder width?" not in qs and "are the legs shoulder width apart?" in qs

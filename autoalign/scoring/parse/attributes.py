@@ -567,6 +567,11 @@ class _AttributesReader(_ReferentsReader):
         j = noun.index + 1
         while j < len(doc):
             tok = doc[j]
+            if j + 2 < len(doc) and _in(tok, self.lex["body_parts"]) and doc[j + 1].lower_ in self.lex["pose_nouns"]["measures"] and doc[j + 2].lower_ == "apart":
+                # "feet shoulder width apart": how far apart ("are the feet shoulder width apart?")
+                self.add_attr(noun, doc[j : j + 3].text.lower(), "state", j)
+                j += 3
+                continue
             if tok.pos_ == "ADV" and tok.lower_ not in states or tok.lower_ in ("and", ",") or j == noun.index + 1 and tok.lemma_ == "be":
                 j += 1
                 continue

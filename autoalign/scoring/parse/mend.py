@@ -726,6 +726,39 @@ def _mend_kind_participle(doc, lex) -> None:
         _rehang(verb, of.head, "acl")
 
 
+def _mend_listed_subject(doc, lex) -> None:
+    """ "the left hand is on the right hip and the right elbow is bent": a body part read as one more object of the
+    clause before ("on the hip and the elbow") right before a verb with no subject is that verb's subject ("is the elbow
+    bent?", no "is the hand on the elbow?")."""
+    for verb in doc:
+        if verb.pos_ not in ("AUX", "VERB") or verb.i < 2 or any(c.dep_ in ("nsubj", "nsubjpass", "expl") for c in verb.children):
+            continue
+        part = doc[verb.i - 1]
+        if part.dep_ != "conj" or part.pos_ != "NOUN" or not _in(part, lex["body_parts"]) or part.head.dep_ != "pobj":
+            continue
+        if not any(c.dep_ == "det" or c.dep_ == "poss" for c in part.children) or verb.head.i == part.i:
+            continue
+        _rehang(part, verb, "nsubjpass" if verb.tag_ == "VBN" else "nsubj")
+
+
+def _mend_measure_apart(doc, lex) -> None:
+    """ "standing with feet shoulder width apart": the parts before a measure named by a body part ("shoulder width",
+    "hip width": ``pose_nouns.measures``) and "apart" are the thing, apart ("are the feet apart?"), not one compound
+    ("is there a feet shoulder width?")."""
+    for m in doc:
+        if m.lower_ not in lex["pose_nouns"]["measures"] or m.i < 2 or m.i + 1 >= len(doc) or doc[m.i + 1].lower_ != "apart":
+            continue
+        b, p = doc[m.i - 1], doc[m.i - 2]
+        if not _in(b, lex["body_parts"]) or b.head.i != m.i or p.tag_ != "NNS" or not _in(p, lex["body_parts"]) or p.head.i not in (m.i, b.i):
+            continue
+        if m.head.i == m.i:
+            _rehang(p, p, "ROOT")
+        else:
+            _rehang(p, m.head, m.dep_)
+        _rehang(m, p, "npadvmod")
+        _rehang(doc[m.i + 1], p, "advmod")
+
+
 def _mend_parse(doc, lex, model: str):
     """Mend the tagger's known slips in ``doc`` (each mend on its own: one that fails is logged and skipped)."""
     mends = (
@@ -758,6 +791,8 @@ def _mend_parse(doc, lex, model: str):
         ("looks of a tag's part read as verbs", lambda: _mend_tag_part_participle(doc, lex)),
         ("one-word describing tags read as nouns", lambda: _mend_lone_adjective_tag(doc, model)),
         ("participles hung on a kind", lambda: _mend_kind_participle(doc, lex)),
+        ("body parts listed before their own verb", lambda: _mend_listed_subject(doc, lex)),
+        ("parts a measure apart", lambda: _mend_measure_apart(doc, lex)),
     )
     for step, mend in mends:
         with salvage(f"mending {step}", doc.text):

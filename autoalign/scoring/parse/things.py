@@ -148,6 +148,8 @@ class _ThingsReader(_FramesReader):
                 continue  # "a group of giraffes": the giraffes are asked
             if lem in lex["pose_nouns"]["measures"] and tok.dep_ == "pobj" and tok.head.lower_ == "than" and _compounds(tok):
                 continue  # "legs more than shoulder length apart": how far apart, no thing
+            if lem in lex["pose_nouns"]["measures"] and _next(tok) is not None and _next(tok).lower_ == "apart" and any(_in(c, lex["body_parts"]) for c in _compounds(tok)):
+                continue  # "the legs are shoulder width apart": how far apart, no thing
             if self._pose_word(tok):
                 continue  # "an extended straight", "flat footed": how a part is held, read as a noun
             if self._pose_place(tok) is not None:
