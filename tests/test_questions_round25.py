@@ -174,3 +174,8 @@ def test_parts_a_measure_apart():
     assert "is there a feet shoulder width?" not in qs and "are the feet shoulder width apart?" in qs
     qs = _questions("the legs are shoulder width apart")
     assert "is there a shoulder width?" not in qs and "are the legs shoulder width apart?" in qs
+
+
+def test_a_frames_name_does_not_reach_over_a_comma():
+    qs = _questions("an abandoned amusement park at night, eerie, foggy, horror movie still")
+    assert "is this a horror movie still?" in qs and not any("eerie, foggy" in q for q in qs)

@@ -54,7 +54,9 @@ class _FramesReader(_ReaderState):
             # shot's kind, asked as "is this a progress shot?" (a bare "is this a shot?" is not asked: see questions.py)
             mods += [c for c in tok.children if c.dep_ == "nsubj" and c.i == tok.i - 1 and c.pos_ in ("NOUN", "PROPN") and c.i not in self.skip]
         if not countable:  # "digital art": one value, asked as "is this digital art?"
-            words = sorted({t.i for m in mods for t in m.subtree} | {tok.i})
+            # (only the words of the frame's own fragment: "..., eerie, foggy, horror movie still" is a horror movie still)
+            cut = max((t.i for t in self.doc[: tok.i] if t.text in (",", ";", "|")), default=-1)
+            words = sorted({t.i for m in mods for t in m.subtree if t.i > cut} | {tok.i})
             self._add_global(" ".join(self.doc[i].lower_ for i in words), "frame", tok.i, countable=False)
             mods = []
         # a frame said twice ("a matte painting by X, ..., matte painting"): its styles refine the one recorded
@@ -67,7 +69,8 @@ class _FramesReader(_ReaderState):
                 value = self.doc[words[0].i : words[-1].i + 1].text.lower()
                 self._add_global(value, "style", m.i, parent=parent)
             elif m.dep_ == "compound" and any(c.dep_ in ("amod", "compound") and c.i < m.i for c in m.children):
-                first = min(t.i for t in m.subtree)  # "a high resolution photo": "high resolution", not "resolution"
+                cut = max((t.i for t in self.doc[: m.i] if t.text in (",", ";", "|")), default=-1)
+                first = min(t.i for t in m.subtree if t.i > cut)  # "a high resolution photo": "high resolution", not "resolution"
                 self._add_global(self.doc[first : m.i + 1].text.lower(), "style", m.i, parent=parent)
             else:
                 value, _ = _with_adverbs(m)
