@@ -179,3 +179,10 @@ def test_parts_a_measure_apart():
 def test_a_frames_name_does_not_reach_over_a_comma():
     qs = _questions("an abandoned amusement park at night, eerie, foggy, horror movie still")
     assert "is this a horror movie still?" in qs and not any("eerie, foggy" in q for q in qs)
+
+
+def test_an_ing_word_after_a_describing_word_that_a_preposition_takes_is_a_thing():
+    qs = _questions("a cake shaped like the number 7 with pink frosting")
+    assert "is the cake frosting?" not in qs and "is the frosting pink?" in qs and "does the cake have a frosting?" in qs
+    # the shape says it; no bare participle
+    assert "is the cake shaped?" not in qs and "is the cake shaped like the number?" in qs

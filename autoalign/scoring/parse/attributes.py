@@ -513,6 +513,11 @@ class _AttributesReader(_ReferentsReader):
                 like = next((p for p in c.children if p.dep_ == "prep" and p.lower_ in ("like", "as")), None)
                 shape = next((p for p in like.children if p.dep_ == "pobj"), None) if like is not None else None
                 words = f"shaped {like.lower_}" if like is not None else ""
+                if shape is not None:
+                    self.lettered.add(c.i)  # ("shaped like a guitar" says the shape: no bare "is the pool shaped?")
+                    for p in list(c.children):
+                        if p.dep_ == "prep" and p.lower_ == "with" and p.i > like.i:
+                            p.head = self.doc[noun.index]  # ("a cake shaped like a 7 with pink frosting": the cake's frosting)
             if shape is None or shape.i == noun.index:
                 continue
             value = _phrase(shape).lower()

@@ -759,6 +759,22 @@ def _mend_measure_apart(doc, lex) -> None:
         _rehang(doc[m.i + 1], p, "advmod")
 
 
+def _mend_ing_noun(doc) -> None:
+    """ "a cake with pink frosting": an "-ing" word right after a describing word that a preposition takes, with no
+    object of its own, is a noun (the frosting), not what the thing does ("is the cake frosting?")."""
+    for tok in doc:
+        if tok.tag_ != "VBG" or tok.i < 2 or tok.dep_ not in ("pcomp", "pobj"):
+            continue
+        look, prep = doc[tok.i - 1], doc[tok.i - 2]
+        if look.tag_ != "JJ" or look.head.i != tok.i or prep.pos_ != "ADP" or tok.head.i != prep.i:
+            continue
+        if any(c.dep_ in ("dobj", "prep", "advmod", "prt") for c in tok.children):
+            continue  # ("with bare hands holding", "by quickly running away": a verb)
+        tok.tag_, tok.pos_, tok.dep_ = "NN", "NOUN", "pobj"
+        tok.lemma_ = tok.lower_
+        look.dep_ = "amod"
+
+
 def _mend_parse(doc, lex, model: str):
     """Mend the tagger's known slips in ``doc`` (each mend on its own: one that fails is logged and skipped)."""
     mends = (
@@ -793,6 +809,7 @@ def _mend_parse(doc, lex, model: str):
         ("participles hung on a kind", lambda: _mend_kind_participle(doc, lex)),
         ("body parts listed before their own verb", lambda: _mend_listed_subject(doc, lex)),
         ("parts a measure apart", lambda: _mend_measure_apart(doc, lex)),
+        ("-ing nouns after a describing word", lambda: _mend_ing_noun(doc)),
     )
     for step, mend in mends:
         with salvage(f"mending {step}", doc.text):
