@@ -186,3 +186,10 @@ def test_an_ing_word_after_a_describing_word_that_a_preposition_takes_is_a_thing
     assert "is the cake frosting?" not in qs and "is the frosting pink?" in qs and "does the cake have a frosting?" in qs
     # the shape says it; no bare participle
     assert "is the cake shaped?" not in qs and "is the cake shaped like the number?" in qs
+
+
+def test_a_participle_look_that_would_loop_the_tree_is_not_joined():
+    # (guards this round's own join of "X looking": here the thing after "looking" hangs under its own object, and the
+    # join made a loop in the tree that crashed spaCy; passes on a1da0cf, where "looking" was never joined)
+    qs = _questions("canvas colors looking sculpture ' lens alphonse ride paper in inspired a it. isometric pink")
+    assert "is there a sculpture?" in qs

@@ -41,6 +41,17 @@ def _join_widths(doc):
     return doc
 
 
+def _tree_ok(doc) -> bool:
+    """Whether every word reaches its sentence's root by its heads (no loop: spaCy's own code crashes on one)."""
+    for t in doc:
+        seen, at = 0, t
+        while at.head.i != at.i:
+            at, seen = at.head, seen + 1
+            if seen > len(doc):
+                return False
+    return True
+
+
 def _join_participle_looks(doc, words):
     """Make "heart shaped", "moroccan inspired", "pirate themed" one describing word of the thing after it (``words``:
     the participles that take such a word before them), not a heart that shapes the box ("is the box heart shaped?")."""
@@ -62,6 +73,7 @@ def _join_participle_looks(doc, words):
             tags.append(doc[before.i : t.i + 1])
     if not spans and not tags:
         return doc
+    saved = [(t.head.i, t.dep_) for t in doc]  # (put back if the joins below would make a loop in the tree)
     for span in tags:
         before, t = span[0], span[-1]
         head = t if t.head.i == t.i or t.head.i >= span.start and t.head.i < span.end else t.head
@@ -90,6 +102,11 @@ def _join_participle_looks(doc, words):
                     c.head = after
         before.head, before.dep_ = t, "npadvmod"
         t.head, t.dep_ = after, "amod"
+    if not _tree_ok(doc):
+        # "colors looking sculpture ... paper" with the sculpture under the participle's own object: no join
+        for t, (head, dep) in zip(doc, saved):
+            t.head, t.dep_ = doc[head], dep
+        return doc
     with doc.retokenize() as retok:
         for span in spans + tags:
             retok.merge(span, attrs={"TAG": "JJ", "POS": "ADJ"})
