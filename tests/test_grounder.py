@@ -484,3 +484,42 @@ def test_grounding_eval_records_each_generated_phrase():
     assert share["value"] == sum(r["grounder"] == r["oracle"] for r in records) / len(records)
     rows = results_doc({"rendered": {}, "generated": {"val": got}}, "cmd")["tables"][0]["rows"]
     assert rows and not any(row[1] == "records" for row in rows)
+
+
+# ------------------------------------------------------------------------------- round 25: blobs labelled as the world reads them
+
+
+def test_training_labels_are_the_scene_graph_on_a_clean_scene_and_background_on_a_blob():
+    """The grounder recipe labels each blob of a hard-bent scene with the shape the oracle reads in it: an unbent
+    scene keeps the scene graph's shapes and colours; a circle bent into a bar no shape fits, and two same-colour squares bent into one
+    blob, are background (colour ignored), while the other objects keep their labels."""
+    import numpy as np
+
+    from autoalign.world.oracle import blob_shape
+    from autoalign.world.training.train_grounder import IGNORE, graph_labels, label_names, read_labels
+
+    shape_names, color_names = label_names()
+    scene = Scene([Obj("circle", "red", "big", 16, 20), Obj("square", "blue", "big", 46, 20), Obj("triangle", "green", "big", 30, 48)])
+    ids = np.asarray(object_map(scene), dtype=np.int64)
+    shape_lab, color_lab = read_labels(scene, ids)
+    for k, o in enumerate(scene.objects, start=1):
+        assert (shape_lab[ids == k] == shape_names.index(o.shape)).all()
+        assert (color_lab[ids == k] == color_names.index(o.color)).all()
+    assert (shape_lab[ids == 0] == 0).all() and (color_lab[ids == 0] == IGNORE).all()
+
+    bar = ids.copy()
+    bar[bar == 1] = 0
+    bar[18:23, 4:30] = 1  # the red circle stretched into a 26x5 bar: too elongated for any shape
+    assert blob_shape(bar == 1)[0] is None
+    shape_lab, color_lab = read_labels(scene, bar)
+    assert (shape_lab[bar == 1] == 0).all() and (color_lab[bar == 1] == IGNORE).all()
+    assert (shape_lab[bar == 2] == shape_names.index("square")).all()
+    assert (graph_labels(scene, bar)[0][bar == 1] == shape_names.index("circle")).all()  # (the mild tier's labels: as drawn)
+
+    twins = Scene([Obj("square", "blue", "small", 20, 20), Obj("square", "blue", "small", 34, 20)])
+    tids = np.asarray(object_map(twins), dtype=np.int64)
+    joined = tids.copy()
+    ys, xs = np.nonzero(tids > 0)
+    joined[ys.min():ys.max() + 1, xs.min():xs.max() + 1] = 1  # bent into one blue bar of both
+    assert (read_labels(twins, joined)[0] == 0).all()
+    assert (read_labels(twins, tids)[0][tids > 0] == shape_names.index("square")).all()

@@ -80,6 +80,26 @@ def classify(fill: float, drop: float) -> str | None:
     return None
 
 
+def blob_shape(component: np.ndarray, name: str = "") -> tuple[str | None, str]:
+    """The shape the oracle reads in one blob (a boolean mask of one colour's connected pixels, at least
+    :data:`MIN_AREA` of them), or ``(None, reason)`` when its box fits no size, it is too elongated or its fill
+    fits no shape. :func:`read` reads every blob with it; the grounder's training labels a blob it refuses as
+    background (:mod:`autoalign.world.training.train_grounder`)."""
+    ys, xs = np.nonzero(component)
+    w, h = xs.max() - xs.min() + 1, ys.max() - ys.min() + 1
+    side = max(w, h)
+    name = f"{name} " if name else ""
+    if side < SIDE_MIN or side > SIDE_MAX:
+        return None, f"a {name}blob of {w}x{h} pixels fits no size"
+    if max(w, h) / min(w, h) > ASPECT_MAX:
+        return None, f"a {name}blob of {w}x{h} pixels is too elongated for any shape"
+    fill = len(xs) / float(w * h)
+    shape = classify(fill, (ys.mean() - (ys.min() + ys.max()) / 2) / h)
+    if shape is None:
+        return None, f"a {name}blob fills {fill:.2f} of its box: no shape fits"
+    return shape, ""
+
+
 def components(label: np.ndarray, names: list[str]):
     """Every 8-connected component of each palette colour's pixels in ``label`` (:func:`_labels`), as ``(colour name,
     boolean mask)``, colour by colour in palette order: the pieces :func:`read` sorts into objects and fragments."""
@@ -111,17 +131,10 @@ def read(image: Image.Image) -> Reading:
         if area < MIN_AREA:
             fragments += area
             continue
-        w, h = xs.max() - xs.min() + 1, ys.max() - ys.min() + 1
-        side = max(w, h)
-        if side < SIDE_MIN or side > SIDE_MAX:
-            return Reading(None, f"a {name} blob of {w}x{h} pixels fits no size")
-        if max(w, h) / min(w, h) > ASPECT_MAX:
-            return Reading(None, f"a {name} blob of {w}x{h} pixels is too elongated for any shape")
-        fill = area / float(w * h)
-        shape = classify(fill, (ys.mean() - (ys.min() + ys.max()) / 2) / h)
+        shape, reason = blob_shape(component, name)
         if shape is None:
-            return Reading(None, f"a {name} blob fills {fill:.2f} of its box: no shape fits")
-        size = "small" if side < SIZE_SPLIT else "big"
+            return Reading(None, reason)
+        size = "small" if max(xs.max() - xs.min(), ys.max() - ys.min()) + 1 < SIZE_SPLIT else "big"
         objects.append(Obj(shape, name, size, float(xs.min() + xs.max()) / 2, float(ys.min() + ys.max()) / 2))
         boxes.append((float(xs.min()), float(ys.min()), float(xs.max() + 1), float(ys.max() + 1)))
     if fragments / total > MAX_FRAGMENTS:

@@ -23,6 +23,15 @@ turn wobbly, squares' sides wavy and triangles soft, as generated objects are, w
 names the shape that was drawn. Chosen on generated images of **validation** captions (lab notes,
 round 16); training on generator-style images (the render passed through the world's generator
 image-to-image) was tried there too and did not help.
+
+Blobs (``BLOBS``, round 25; off: share 0): a share of scenes bent much harder, each blob labelled as the
+world reads it (:func:`read_labels`, with the oracle's fill, aspect and size rule that defines the world's
+shapes), so that a blob no shape fits, or two same-colour objects bent into one, is background rather than
+the shape that was drawn. Measured on validation and not kept: the judge passed fewer blobs, but it also
+doubted the region editor's own good shapes, and the whole loop corrected fewer prompts (``BLOBS = (0.15,
+7.0)`` on ``shapes-val``: corrected 0.59 -> 0.54, false pass 0.09 -> 0.09, missed 0.14 -> 0.17; a first form
+that read the mildly bent scenes by the rule too: 0.56, 0.03, 0.24; lab notes, round 25). With share 0 the
+recipe draws and labels exactly as before, so ``world train`` rebuilds the committed weights.
 """
 
 from __future__ import annotations
@@ -39,6 +48,10 @@ SMOKE_KWARGS: dict = {}
 IGNORE = -100
 #: Elastic deformation of rendered scenes (round 16): (share of examples, largest displacement in pixels, smoothing sigma).
 ELASTIC = (0.5, 3.0, 4.0)
+#: Scenes bent hard enough to make blobs (round 25): (share of examples, largest displacement in pixels);
+#: the same smoothing as ``ELASTIC``; their labels are what the world reads (:func:`read_labels`). Share 0:
+#: measured on validation and not kept (module docstring).
+BLOBS = (0.0, 7.0)
 #: Weight of the colour group's loss against the shape group's.
 COLOR_WEIGHT = 1.0
 
@@ -108,23 +121,64 @@ def elastic(image, ids, rng: random.Random, alpha: float, sigma: float):
 
 def example(rng: random.Random, split: str = "train", strength: float = 1.0):
     """One augmented image with its per-pixel shape labels and colour labels (``IGNORE`` off objects);
-    ``ELASTIC[0]`` of them bent first (:func:`elastic`)."""
+    ``BLOBS[0]`` of them bent hard and labelled as the world reads them, ``ELASTIC[0]`` bent mildly
+    (:func:`elastic`), the rest as drawn."""
     import numpy as np
 
-    shape_names, color_names = label_names()
     i = rng.randrange(1_000_000)
     scene = scene_for(spec_for(split, i), i)
     ids = np.asarray(object_map(scene), dtype=np.int64)
     image = draw(scene)
     share, alpha, sigma = ELASTIC
-    if share > 0 and rng.random() < share * strength:
-        image, ids = elastic(image, ids, rng, rng.uniform(0.5, 1.0) * alpha, sigma)
+    blobs, blob_alpha = BLOBS
+    draw_ = rng.random()
+    if blobs > 0 and draw_ < blobs * strength:
+        image, ids = elastic(image, ids, rng, rng.uniform(0.5, 1.0) * blob_alpha, sigma)
+        shape_lab, color_lab = read_labels(scene, ids)
+    else:
+        if share > 0 and draw_ < (blobs + share) * strength:
+            image, ids = elastic(image, ids, rng, rng.uniform(0.5, 1.0) * alpha, sigma)
+        shape_lab, color_lab = graph_labels(scene, ids)
+    return augment(image, rng, strength), shape_lab, color_lab
+
+
+def graph_labels(scene, ids):
+    """Per-pixel (shape, colour) labels of an object map from the scene graph: each object's pixels name the
+    shape and colour that were drawn, however they were bent (``IGNORE`` colour off objects)."""
+    import numpy as np
+
+    shape_names, color_names = label_names()
     shape_lab = np.zeros_like(ids)
     color_lab = np.full_like(ids, IGNORE)
     for k, o in enumerate(scene.objects, start=1):
         shape_lab[ids == k] = shape_names.index(o.shape)
         color_lab[ids == k] = color_names.index(o.color)
-    return augment(image, rng, strength), shape_lab, color_lab
+    return shape_lab, color_lab
+
+
+def read_labels(scene, ids):
+    """Per-pixel (shape, colour) labels of an object map: each blob - the 8-connected pixels of one colour,
+    as the oracle splits an image - takes the shape the world reads in it
+    (:func:`autoalign.world.oracle.blob_shape`); a blob no shape fits and a fragment smaller than
+    ``MIN_AREA`` are background (colour ``IGNORE``). On an unbent scene this is the scene graph itself."""
+    import numpy as np
+    from scipy import ndimage
+
+    from autoalign.world.oracle import MIN_AREA, blob_shape
+
+    shape_names, color_names = label_names()
+    shape_lab = np.zeros_like(ids)
+    color_lab = np.full_like(ids, IGNORE)
+    for color in sorted({o.color for o in scene.objects}):
+        keys = [k for k, o in enumerate(scene.objects, start=1) if o.color == color]
+        comps, n = ndimage.label(np.isin(ids, keys), structure=np.ones((3, 3)))
+        for c in range(1, n + 1):
+            blob = comps == c
+            shape = blob_shape(blob)[0] if blob.sum() >= MIN_AREA else None
+            if shape is not None:
+                shape_lab[blob] = shape_names.index(shape)
+                color_lab[blob] = color_names.index(color)
+    return shape_lab, color_lab
 
 
 def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, resume: bool = True, progress: bool = True) -> dict:
@@ -150,7 +204,7 @@ def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, resume: bool = True, 
     Path(out_dir).mkdir(parents=True, exist_ok=True)
     model.to(torch.float16).save_pretrained(out_dir, safe_serialization=True)
     _save_processor(out_dir)
-    return {**stats, "params": sum(p.numel() for p in model.parameters()), "elastic": list(ELASTIC)}
+    return {**stats, "params": sum(p.numel() for p in model.parameters()), "elastic": list(ELASTIC), "blobs": list(BLOBS)}
 
 
 def _save_processor(out_dir: Path) -> None:
