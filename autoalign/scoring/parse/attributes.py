@@ -452,7 +452,7 @@ class _AttributesReader(_ReferentsReader):
         thing = self._last_thing_before(words[0])
         if thing is None or thing.i not in self.nouns:
             return None
-        if _lemma(thing) in self.lex["tag_parts"] or thing.lower_ in self.lex["tag_parts"]:
+        if _in(thing, self.lex["tag_parts"]):
             # "an elf queen with long silver hair and blue eyes, elegant": a part the thing is "with" is no subject of a
             # tag; the thing that has it is ("is the elf queen elegant?", not "are the eyes elegant?")
             first = thing

@@ -55,8 +55,8 @@ class _FramesReader(_ReaderState):
             mods += [c for c in tok.children if c.dep_ == "nsubj" and c.i == tok.i - 1 and c.pos_ in ("NOUN", "PROPN") and c.i not in self.skip]
         if not countable:  # "digital art": one value, asked as "is this digital art?"
             # (only the words of the frame's own fragment: "..., eerie, foggy, horror movie still" is a horror movie still)
-            cut = max((t.i for t in self.doc[: tok.i] if t.text in (",", ";", "|")), default=-1)
-            words = sorted({t.i for m in mods for t in m.subtree if t.i > cut} | {tok.i})
+            cut = self._fragment_start(tok.i)
+            words = sorted({t.i for m in mods for t in m.subtree if t.i >= cut} | {tok.i})
             self._add_global(" ".join(self.doc[i].lower_ for i in words), "frame", tok.i, countable=False)
             mods = []
         # a frame said twice ("a matte painting by X, ..., matte painting"): its styles refine the one recorded
@@ -69,8 +69,8 @@ class _FramesReader(_ReaderState):
                 value = self.doc[words[0].i : words[-1].i + 1].text.lower()
                 self._add_global(value, "style", m.i, parent=parent)
             elif m.dep_ == "compound" and any(c.dep_ in ("amod", "compound") and c.i < m.i for c in m.children):
-                cut = max((t.i for t in self.doc[: m.i] if t.text in (",", ";", "|")), default=-1)
-                first = min(t.i for t in m.subtree if t.i > cut)  # "a high resolution photo": "high resolution", not "resolution"
+                cut = self._fragment_start(m.i)
+                first = min(t.i for t in m.subtree if t.i >= cut)  # "a high resolution photo": "high resolution", not "resolution"
                 self._add_global(self.doc[first : m.i + 1].text.lower(), "style", m.i, parent=parent)
             else:
                 value, _ = _with_adverbs(m)
@@ -142,6 +142,10 @@ class _FramesReader(_ReaderState):
         # a one-word tag that by its ending describes ("pychedelic", "atmospheric"): a look of the picture
         looks = len(fragment) == 1 and fragment[0].is_lower and ADJECTIVE_ENDING.fullmatch(fragment[0].lower_) is not None
         return resolution or looks or any(_in(t, words) for t in fragment)
+
+    def _fragment_start(self, i: int) -> int:
+        """Where the comma-separated fragment holding word ``i`` starts (after the last ",", ";" or "|" before it)."""
+        return max((t.i for t in self.doc[:i] if t.text in (",", ";", "|")), default=-1) + 1
 
     def _medium(self, fragment: list[Any]) -> bool:
         """Whether a fragment names the medium as "<paint> on <ground>" ("oil on canvas", "ink on paper": ``media``)."""

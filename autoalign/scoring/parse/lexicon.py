@@ -122,6 +122,7 @@ def _reads_as_name(word: str, model: str) -> bool:
     return load_spacy(model)(f"the {word} is here")[1].tag_ in ("NNP", "NNPS")
 
 
+@functools.lru_cache(maxsize=4)
 def _lemma_index(model: str) -> dict[str, Any]:
     """The pipeline's lemma index (WordNet's words by part of speech: "noun", "verb", "adj", "adv"); empty if it has none."""
     try:

@@ -677,7 +677,7 @@ def _mend_state_place_preps(doc, lex) -> None:
     mountains?"); "of" stays ("in the middle of the picture")."""
     for tok in doc:
         prep = tok.head
-        if tok.dep_ != "pobj" or prep.lower_ not in ("in", "at", "on") or not (_lemma(tok) in lex["state_places"] or tok.lower_ in lex["state_places"]):
+        if tok.dep_ != "pobj" or prep.lower_ not in ("in", "at", "on") or not _in(tok, lex["state_places"]):
             continue
         anchor = prep.head
         if anchor.i == prep.i or anchor.pos_ not in ("NOUN", "PROPN", "VERB"):
