@@ -549,6 +549,7 @@ class World:
         self.cpu_images: list[Any] | None = None  # per prompt, per_prompt images
         self.device_images: dict[str, list[Any]] = {}
         self._cpu_clip = None
+        self._cpu_grounder = None
 
     def cpu_clip(self):
         from autoalign.models.clip import OpenClipScorer
@@ -556,6 +557,13 @@ class World:
         if self._cpu_clip is None:
             self._cpu_clip = OpenClipScorer(self.config.clip, _device_spec("cpu", "float32"))
         return self._cpu_clip
+
+    def cpu_grounder(self):
+        from autoalign.models.grounder import SegformerGrounder
+
+        if self._cpu_grounder is None:
+            self._cpu_grounder = SegformerGrounder(self.config.grounder, _device_spec("cpu", "float32"))
+        return self._cpu_grounder
 
     def generate(self, device: str, dtype: str, d: dict[str, Any]) -> list[list[Any]]:
         """The generator's images for every prompt on (device, dtype), timed; placement and finiteness checked."""
@@ -737,8 +745,8 @@ class World:
         from autoalign.world import oracle, scene
 
         editor = InpaintRegionEditor(self.config.region_editor, _device_spec(device, dtype))
-        if editor.paste_choose == "clip":  # what the model cache wires in; the same cpu float32 CLIP on every device
-            editor.rank = lambda images, text: self.cpu_clip().cosine(images, text)
+        # what the model cache wires in, from the same cpu float32 CLIP and grounder on every device
+        editor.wire(lambda images, text: self.cpu_clip().cosine(images, text), self.cpu_grounder)
         try:
             modules = torch_modules(editor.pipe)
             d["placement"] = placement(modules, device, dtype)

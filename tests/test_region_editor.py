@@ -375,3 +375,28 @@ def test_a_drawing_the_grounder_does_not_read_as_the_phrase_is_not_pasted():
     assert wired.check([square], "red circle") == [False]
     with pytest.raises(ConfigError, match="paste_check must be one of"):
         editor("tiny:sd-inpaint", paste_check="clip")
+
+
+def test_wire_connects_what_the_settings_ask_for_and_keeps_what_is_connected():
+    """``InpaintRegionEditor.wire`` is the one place the preset's CLIP and grounder are connected (the model cache and
+    scripts/gpu_check.py both call it; round 26's GPU check failed on a hand-wired editor without the grounder). The
+    grounder is asked for only when a drawing is checked."""
+    built = []
+
+    class FakeGrounder:  # test double: finds the phrase in the first image only
+        def ground(self, images, phrases):
+            return [[type("G", (), {"boxes": [(0, 0, 1, 1)] if i == 0 else []})()] for i in range(len(images))]
+
+    def grounder():
+        built.append(1)
+        return FakeGrounder()
+
+    ed = editor("world:generator", paste_check="grounder", paste_choose="clip")
+    cosine = lambda images, text: [0.0] * len(images)  # noqa: E731 - test double
+    assert ed.wire(cosine, grounder) is ed and ed.rank is cosine and built == []
+    assert ed.check([None, None], "blue square") == [True, False] and built == [1]
+    keep = ed.check
+    ed.wire(lambda images, text: [1.0], grounder)
+    assert ed.check is keep and ed.rank is cosine
+    plain = editor("world:generator").wire(cosine, grounder)
+    assert plain.check is None and plain.rank is None

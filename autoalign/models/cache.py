@@ -247,9 +247,6 @@ class Models:
 
             raise ConfigError(f"preset {self.config.name!r} has no [region_editor] table (layout edits need one)")
         editor = self._get("region_editor")
-        if getattr(editor, "paste_choose", None) == "clip" and editor.rank is None:
-            editor.rank = lambda images, text: self.clip.cosine(images, text)  # the preset's CLIP picks the drawing
-        if getattr(editor, "paste_check", "none") == "grounder" and editor.check is None:
-            # the preset's grounder says whether a drawing shows the phrase at all
-            editor.check = lambda images, phrase: [bool(per[0].boxes) for per in self.grounder.ground(images, [phrase])]
+        if hasattr(editor, "wire"):  # the preset's CLIP picks drawings, its grounder checks them (loaded when first asked)
+            editor.wire(lambda images, text: self.clip.cosine(images, text), lambda: self.grounder)
         return editor

@@ -331,10 +331,9 @@ class InpaintRegionEditor:
         self.planner = self._choice("planner", "triplets", PLANNERS)
         self.paste_choose = self._choice("paste_choose", "largest", CHOOSE_MODES)
         self.paste_check = self._choice("paste_check", "none", CHECK_MODES)
-        #: ``check(images, phrase) -> [shows it?]`` for ``paste_check = "grounder"`` (set by the model cache from the
-        #: preset's grounder)
+        #: ``check(images, phrase) -> [shows it?]`` for ``paste_check = "grounder"`` and ``rank(images, text) -> scores``
+        #: for ``paste_choose = "clip"``: set by :meth:`wire` from the preset's grounder and CLIP
         self.check: Callable[[list[Image.Image], str], list[bool]] | None = None
-        #: ``rank(images, text) -> scores`` for ``paste_choose = "clip"`` (set by the model cache from the preset's CLIP)
         self.rank: Callable[[list[Image.Image], str], list[float]] | None = None
         self.paste_tries = self._whole("paste_tries", 1, 1, 16)
         self.change_strength = self._fraction("change_strength", 1.0)
@@ -357,6 +356,20 @@ class InpaintRegionEditor:
         self._call_lock = threading.Lock()
         self.calls = 0  # pipeline calls made (the loop's budget counts them)
         self.images = 0  # images those calls drew (paste drawings included; the benchmark's best-of-M counts them)
+
+    def wire(self, cosine: Callable[[list[Image.Image], str], list[float]], grounder: Callable[[], Any]) -> "InpaintRegionEditor":
+        """Connect what the settings ask for and the editor does not hold itself: ``cosine(images, text)`` (the
+        preset's CLIP) picks among drawings for ``paste_choose = "clip"``, and the grounder backend that ``grounder()``
+        returns (called only when a drawing is checked) says whether a drawing shows the phrase at all for
+        ``paste_check = "grounder"``. What is already connected stays."""
+        if self.paste_choose == "clip" and self.rank is None:
+            self.rank = cosine
+        if self.paste_check == "grounder" and self.check is None:
+            def check(images: list[Image.Image], phrase: str) -> list[bool]:
+                return [bool(per[0].boxes) for per in grounder().ground(images, [phrase])]
+
+            self.check = check
+        return self
 
     def _choice(self, name: str, default: str, allowed: tuple[str, ...]) -> str:
         value = self.options.get(name, default)
