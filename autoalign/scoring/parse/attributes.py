@@ -115,6 +115,7 @@ class _AttributesReader(_ReferentsReader):
                 self.add_attr(noun, f"{tok.head.lower_} {way}" if way else tok.head.lower_, "state", tok.head.i)
         self._pronoun_predicates()
         self._state_places()
+        self._phase_states()
         self._tagged_looks()
         for noun in list(self.nouns.values()):
             if noun.lemma in self.lex["body_parts"] or doc[noun.index].lower_ in self.lex["body_parts"]:
@@ -346,6 +347,31 @@ class _AttributesReader(_ReferentsReader):
             for thing in self._things_placed_by(prep.head):
                 # (the value without the preposition and at the thing's own index: no describing word of its name)
                 self.add_attr(self.nouns[thing.i], phrase.split(" ", 1)[1], "state", thing.i, phrase=phrase)
+
+    def _phase_states(self) -> None:
+        """ "a golfer mid swing", "a dancer in mid jump", "the poser is mid swing", "arms are head level": the thing is in
+        the middle of an act, or held at a measure named by a body part; its state ("is the golfer mid swing?", "is the
+        dancer in mid jump?", "are the arms at head level?"), the act or the measure no thing of its own."""
+        for tok in self.doc:
+            if tok.i in self.nouns:
+                continue
+            phase, part = self._phase(tok), self._held_at(tok)
+            if phase is not None:
+                value = f"{phase.lower_} {tok.lower_}"
+            elif part is not None:
+                value = f"{part.lower_} {tok.lower_}"
+            else:
+                continue
+            if tok.dep_ == "pobj" and tok.head.lower_ in ("in", "at", "into"):
+                things, phrase = self._things_placed_by(tok.head.head), f"{tok.head.lower_} {value}"
+            elif tok.dep_ == "appos" and tok.head.i in self.nouns:
+                things, phrase = [tok.head], value
+            elif tok.dep_ in ("attr", "acomp", "npadvmod") and tok.head.lemma_ == "be":
+                things, phrase = self._things_placed_by(tok.head), value if part is None else f"at {value}"
+            else:
+                continue
+            for thing in things:
+                self.add_attr(self.nouns[thing.i], value, "state", thing.i, phrase=phrase)
 
     def _through_of(self, tok):
         """ "a group of horses standing in a row": a word that is no thing ("group", "flock") stands for the things after

@@ -72,6 +72,9 @@ def lexicon() -> dict[str, Any]:
     data["gerund_names"] = set(words["gerund_names"]["words"])
     data["not_counted_parts"] = set(words["counted_parts"]["not_parts"])
     data["looking_verbs"] = set(words["looking_verbs"]["words"])
+    data["person_verbs"] = set(words["person_verbs"]["words"])
+    data["phase_words"] = set(words["phase_words"]["words"])
+    data["done_to_verbs"] = set(words["done_to_verbs"]["words"])
     data["pose_nouns"] = {k: set(v) for k, v in words["pose_nouns"].items() if not k.startswith("_")}
     data["direction_verbs"] = {k: set(v) for k, v in words["direction_verbs"].items() if not k.startswith("_")}
     data["material_names"] = set(words["material_names"]["words"])

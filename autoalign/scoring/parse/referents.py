@@ -108,6 +108,19 @@ class _ReferentsReader(_ReaderState):
                 return outer
         return subject
 
+    def _part_for_owner(self, about, pron, verb) -> bool:
+        """Whether a body part named as the sentence before's subject cannot be what "he" / "she" / "they" stands for:
+        "he" and "she" are someone, never an arm; "Their arms are bent. They are looking down" is the person whose arms
+        they are (the part has an owner's word); and no part looks, smiles or gazes ("They are looking down" asked of the
+        arms). Without an owner, "The arms are bent. They are close to the body." is about the arms."""
+        parts = self.lex["body_parts"]
+        if _lemma(about) not in parts and about.lower_ not in parts:
+            return False
+        if pron.lower_ in ("he", "she"):
+            return True
+        owned = any(c.dep_ == "poss" for c in about.children)
+        return owned or _lemma(verb) in self.lex["person_verbs"]
+
     def _pictured(self, tok):
         """The thing after "of" of a quantity noun that is not itself a thing ("a group of giraffes"), or None."""
         if not _is_noun(tok) or tok.i in self.nouns or _lemma(tok) not in self.not_things["quantity"]:
@@ -188,7 +201,7 @@ class _ReferentsReader(_ReaderState):
             about = self._previous_subject(root, (pron.lower_,))  # "... two birds. They are laying down. They are brown."
         elif about is None:
             about = root if root.i in self.nouns else next((t for t in before if t.i in self.nouns), None)
-        if about is None:
+        if about is None or self._part_for_owner(about, pron, own):
             return None
         one_person = pron.lower_ == "they" and self.nouns[about.i].lemma == "person"  # "Someone is ... They are leaning ...": singular "they"
         if self.nouns[about.i].plural != (pron.lower_ == "they") and not one_person:

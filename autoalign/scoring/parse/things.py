@@ -111,6 +111,12 @@ class _ThingsReader(_FramesReader):
             )
             if lem == "style" or (lem in nt["meta"] or tok.lower_ in nt["meta"]) and not named_place or lem in nt["duration"]:
                 continue  # ("a street corner", "a picture frame" are things)
+            if self._vague(tok):
+                continue  # "the cosmology of the universe", "grassy areas", "in the foreground area": no thing named
+            if self._phase(tok) is not None:
+                continue  # "a golfer mid swing", "in mid air": the thing's state (``_phase_states``), not "is there a swing?"
+            if self._held_at(tok) is not None:
+                continue  # "arms are head level": where the arms are (``_phase_states``), not "is there a head level?"
             if lem in lex["state_places"] and tok.dep_ == "pobj" and tok.head.lower_ in ("in", "at", "on") and not _compounds(tok) and (
                 tok.tag_ == "NNS" or not any(c.dep_ in ("amod", "compound") for c in tok.children)
             ):
@@ -160,6 +166,35 @@ class _ThingsReader(_FramesReader):
             self._verb_compound(tok)
             self._agent_participle(tok)
         self._implied_person()
+
+    def _vague(self, tok) -> bool:
+        """Whether a noun names no thing to see: a word of thought or time ("the cosmology of the universe", "the time of
+        day": ``not_things.abstract``), or a word that says only that something is there ("grassy areas", "the material
+        of the brain", "the foreground area": ``not_things.vague``) with no noun of its own naming its kind ("a picnic
+        area", "building material" are things)."""
+        nt, lem = self.not_things, _lemma(tok)
+        if (lem in nt["abstract"] or tok.lower_ in nt["abstract"]) and not _compounds(tok):
+            return True
+        if lem not in nt["vague"] and tok.lower_ not in nt["vague"]:
+            return False
+        return not any(c.pos_ in ("NOUN", "PROPN") and not _in(c, nt["meta"]) and not _in(c, self.lex["state_places"]) for c in _compounds(tok))
+
+    def _phase(self, tok):
+        """The phase word before a noun that names an act the thing is in the middle of ("mid swing", "in mid air",
+        "mid-air"), or None."""
+        if not _is_noun(tok) or tok.i == 0:
+            return None
+        before = self.doc[tok.i - 1]
+        if before.text == "-" and tok.i > 1 and not before.whitespace_:
+            before = self.doc[tok.i - 2]
+        return before if before.lower_ in self.lex["phase_words"] else None
+
+    def _held_at(self, tok):
+        """The body part of a measure said of a thing after "be" without "at" ("arms are head level", "the hands are
+        shoulder height"), or None; with "at" the measure is read where the thing is named (``_add_noun``)."""
+        if _lemma(tok) not in self.lex["pose_nouns"]["measures"] or tok.dep_ not in ("attr", "acomp", "npadvmod") or tok.head.lemma_ != "be":
+            return None
+        return next((c for c in _compounds(tok) if _in(c, self.lex["body_parts"])), None)
 
     _ABSTRACT = abstract_word(4)  # (four letters before the ending: "station", "portion" stay things)
 

@@ -120,10 +120,38 @@ def _past_read_as_participle(verb) -> bool:
     )
 
 
+def _done_to(verb) -> bool:
+    """ "a poster of a clock, the clock faces painted on the screens", "..., the candles lit on the table": a past form of
+    a verb of what is done to a thing (``done_to_verbs``) in a clause after the sentence's own verb, with no object, no
+    auxiliary and a noun as its subject, is a participle: how the thing is ("are the candles lit on the table?"). Not
+    "he painted the fence" (an object), "they painted on the wall" (a pronoun), nor a sentence's main verb ("The man
+    painted on the wall.": what he did)."""
+    if verb.tag_ not in ("VBD", "VBN") or _lemma(verb) not in lexicon()["done_to_verbs"]:
+        return False
+    if any(c.dep_ in ("dobj", "dative", "aux", "auxpass", "ccomp", "xcomp") for c in verb.children):
+        return False
+    if not (verb.lower_.endswith("ed") or verb.lower_ in _SAME_PAST_PARTICIPLE):
+        return False  # ("drew" is no participle: "drawn")
+    subject = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    if subject is None or subject.pos_ not in ("NOUN", "PROPN") or verb.lower_ == _lemma(verb):
+        return False
+    # a sentence's main verb is what its subject did ("The man painted on the wall."), unless the tagger hung a
+    # verbless fragment before the comma on it ("a poster of a clock, the clock faces painted on ...")
+    set_off = subject.left_edge.i > 0 and verb.doc[subject.left_edge.i - 1].text == ","
+    fragment = any(c.dep_ == "dep" and c.pos_ in ("NOUN", "PROPN") and c.i < subject.i for c in verb.children)
+    return verb.dep_ != "ROOT" or set_off and fragment
+
+
+# irregular past forms that are also the participle ("lit", "set"), as ``_done_to`` needs them
+_SAME_PAST_PARTICIPLE = frozenset({"lit", "set", "put", "laid", "hung", "spread", "stuck", "cut", "built", "made"})
+
+
 def _verb_words(verb) -> tuple[str, str]:
     """(the verb as a question says it after "is the X", finite lemma or "") for a verb token."""
     if verb.lower_ in lexicon()["pose_states"] and verb.tag_ in ("VB", "VBD", "VBP", "VBN"):
         return verb.lower_, ""  # "knees bent forward" read as a present "bent": a pose ("are the knees bent?"), not "benting"
+    if _done_to(verb):
+        return verb.lower_, ""
     if verb.tag_ in ("VBG", "VBN") and not _past_read_as_participle(verb):
         return verb.lower_, ""
     lemma = _finite_lemma(verb)

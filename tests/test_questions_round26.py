@@ -1,0 +1,72 @@
+"""Issue 39, round 26: the kinds round 25's held reading named, as general rules: words that name no thing ("material",
+"areas", "cosmology", "the time of day"), an act a thing is in the middle of ("mid swing"), a measure said with "be"
+("arms are head level"), "he" / "they" read as a body part, and a past form of what is done to a thing read as what the
+thing does ("the clock faces painted on the screens"). Each case failed before its rule (the prompts are written for the
+tests, not taken from a DSG file)."""
+
+from __future__ import annotations
+
+from question_facts import questions as _questions
+
+
+def test_words_of_thought_or_time_are_no_things():
+    qs = _questions("a galaxy and the cosmology of the universe, digital art")
+    assert "is there a cosmology?" not in qs and "is there a galaxy?" in qs
+    qs = _questions("a man walking his dog, and the time of day seems to be evening")
+    assert "is there a time?" not in qs and not any(q.startswith("is the time") for q in qs)
+    # a time of day is still asked as one
+    assert "is it evening?" in _questions("a man walking his dog in the evening")
+
+
+def test_a_word_that_only_says_something_is_there_is_no_thing_without_a_kind():
+    qs = _questions("there are grassy areas around the lake")
+    assert "are there areas?" not in qs and "are the areas grassy?" not in qs and "is there a lake?" in qs
+    qs = _questions("in the foreground area there is a small boat")
+    assert "is there a foreground area?" not in qs and "is the boat small?" in qs
+    qs = _questions("the words are carved into the material of the old door")
+    assert "is there a material?" not in qs and "are the words carved into the material?" not in qs
+    # a noun of its own names the kind: a thing
+    qs = _questions("a picnic area with wooden tables")
+    assert "is there a picnic area?" in qs and "does the picnic area have tables?" in qs
+    assert "are there building materials?" in _questions("a pile of building materials next to a house")
+
+
+def test_an_act_a_thing_is_in_the_middle_of_is_its_state():
+    qs = _questions("a golfer mid swing on a green course")
+    assert "is there a swing?" not in qs and "is the swing mid?" not in qs and "is the golfer mid swing?" in qs
+    qs = _questions("a dancer in mid jump")
+    assert "is there a jump?" not in qs and "is the dancer in the jump?" not in qs and "is the dancer in mid jump?" in qs
+    qs = _questions("a bird in mid air")
+    assert "is the air mid?" not in qs and "is the bird in mid air?" in qs
+    qs = _questions("a soccer player mid kick")
+    assert "is there mid kick?" not in qs and "is the soccer player mid kick?" in qs
+
+
+def test_a_measure_said_with_be_is_where_the_thing_is():
+    qs = _questions("arms are head level and the legs are apart")
+    assert "is there a head level?" not in qs and "are the arms at head level?" in qs and "are the legs apart?" in qs
+    qs = _questions("the arms are shoulder height")
+    assert "is there a shoulder height?" not in qs and "are the arms at shoulder height?" in qs
+    # with "at" as before: the place is the part's
+    assert "are the hands at the chest?" in _questions("the hands are at chest level")
+
+
+def test_he_she_and_they_are_no_body_part():
+    qs = _questions("The person is standing. Their arms are bent. They are looking down at the floor.")
+    assert "are the arms looking at the floor?" not in qs and "are the arms bent?" in qs
+    qs = _questions("The man stands on one leg. His right arm is raised. He is looking straight ahead.")
+    assert not any(q.startswith(("is the arm looking", "is the right arm looking")) for q in qs)
+    # a part named without its owner's word is what "they" stands for
+    assert "are the arms close to the body?" in _questions("The arms are bent. They are close to the body.")
+    # and a person before "he" is still who acts
+    assert "is the man wearing the hat?" in _questions("The man has a beard. He is wearing a red hat.")
+
+
+def test_a_past_form_of_what_is_done_to_a_thing_is_how_the_thing_is():
+    qs = _questions("a poster of a clock, the clock faces painted on the screens")
+    assert "do the clock faces paint on the screens?" not in qs and "are the clock faces painted on the screens?" in qs
+    qs = _questions("the books stacked on the shelf, the candles lit on the table")
+    assert "do the candles light on the table?" not in qs and "are the candles lit on the table?" in qs
+    # a sentence's main verb, or a verb with an object, is what its subject did
+    assert "does the man paint on the wall?" in _questions("The man painted on the wall.")
+    assert "do the children draw on the sidewalk?" in _questions("The children drew on the sidewalk with chalk.")
