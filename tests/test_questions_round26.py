@@ -34,6 +34,7 @@ def test_a_word_that_only_says_something_is_there_is_no_thing_without_a_kind():
 def test_an_act_a_thing_is_in_the_middle_of_is_its_state():
     qs = _questions("a golfer mid swing on a green course")
     assert "is there a swing?" not in qs and "is the swing mid?" not in qs and "is the golfer mid swing?" in qs
+    assert "is the golfer on the course?" in qs  # the place after the act is the thing's
     qs = _questions("a dancer in mid jump")
     assert "is there a jump?" not in qs and "is the dancer in the jump?" not in qs and "is the dancer in mid jump?" in qs
     qs = _questions("a bird in mid air")
@@ -70,3 +71,19 @@ def test_a_past_form_of_what_is_done_to_a_thing_is_how_the_thing_is():
     # a sentence's main verb, or a verb with an object, is what its subject did
     assert "does the man paint on the wall?" in _questions("The man painted on the wall.")
     assert "do the children draw on the sidewalk?" in _questions("The children drew on the sidewalk with chalk.")
+
+
+def test_a_past_form_set_off_after_its_thing_is_how_the_thing_is():
+    qs = _questions("stones with the word 'peace' painted on them, stacked on a beach")
+    assert "does the word paint on the stones?" not in qs and "is the word painted on the stones?" in qs
+    assert "are the letters arranged on the shelf?" in _questions("wooden letters carved from oak, arranged on a shelf, studio shot")
+    # a verb of what a thing does stays a verb
+    assert "does the dog run to the door?" in _questions("The dog barked, ran to the door.")
+
+
+def test_a_text_listed_with_a_thing_does_not_act_with_it():
+    qs = _questions("a poster with the caption 'hello' and a cat wearing a pirate hat")
+    assert "is the caption wearing the pirate hat?" not in qs and "is the cat wearing the pirate hat?" in qs
+    # things listed together still act together
+    qs = _questions("a man and a woman holding umbrellas")
+    assert "is the man holding the umbrellas?" in qs and "is the woman holding the umbrellas?" in qs

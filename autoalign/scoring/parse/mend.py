@@ -685,6 +685,14 @@ def _mend_state_place_preps(doc, lex) -> None:
         for c in list(tok.children):
             if c.dep_ == "prep" and c.i > tok.i and c.lower_ not in ("of", "to", "with"):
                 _rehang(c, anchor, "prep")
+    for tok in doc:
+        # "a golfer mid swing on a green course": the act a thing is in the middle of (``phase_words``) is its state, and
+        # the place after it the thing's ("is the golfer on the course?")
+        if tok.i == 0 or doc[tok.i - 1].lower_ not in lex["phase_words"] or tok.dep_ != "appos" or tok.head.pos_ not in ("NOUN", "PROPN"):
+            continue
+        for c in list(tok.children):
+            if c.dep_ == "prep" and c.i > tok.i and c.lower_ not in ("of", "to", "with"):
+                _rehang(c, tok.head, "prep")
 
 
 def _mend_tag_part_participle(doc, lex) -> None:

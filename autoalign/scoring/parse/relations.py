@@ -464,6 +464,10 @@ class _RelationsReader(_ReferentsReader):
         group = self._group(subject)
         if verb.dep_ in ("relcl", "acl") and verb.head.i == subject.i:
             group = [g for g in group if g.i < verb.i] or [subject]
+        if len(group) > 1 and not _in(verb, self.lex["text_verbs"]):
+            # "a poster with the caption 'hello' and a cat wearing a pirate hat": a text listed with a thing does not
+            # act with it (never "is the caption wearing the pirate hat?"), unless the verb is a text's ("say", "read")
+            group = [g for g in group if g.i == subject.i or not _in(g, self.lex["text_nouns"])]
         return group
 
     def _placed_with(self) -> None:

@@ -139,7 +139,9 @@ def _done_to(verb) -> bool:
     # verbless fragment before the comma on it ("a poster of a clock, the clock faces painted on ...")
     set_off = subject.left_edge.i > 0 and verb.doc[subject.left_edge.i - 1].text == ","
     fragment = any(c.dep_ == "dep" and c.pos_ in ("NOUN", "PROPN") and c.i < subject.i for c in verb.children)
-    return verb.dep_ != "ROOT" or set_off and fragment
+    # ("3-d letters made from desserts, arranged on a plate": a participle set off after its thing by a comma)
+    tag = verb.i > subject.i + 1 and verb.doc[verb.i - 1].text == ","
+    return verb.dep_ != "ROOT" or set_off and fragment or tag
 
 
 # irregular past forms that are also the participle ("lit", "set"), as ``_done_to`` needs them
