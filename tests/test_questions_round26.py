@@ -87,3 +87,12 @@ def test_a_text_listed_with_a_thing_does_not_act_with_it():
     # things listed together still act together
     qs = _questions("a man and a woman holding umbrellas")
     assert "is the man holding the umbrellas?" in qs and "is the woman holding the umbrellas?" in qs
+
+
+def test_a_name_read_as_a_verb_is_no_act():
+    # a lower-case artist's name after the scene ("... tom hollins mucha watercolor"): "hollins" is no English verb
+    qs = _questions("a queen in the garden tom hollins mucha watercolor")
+    assert not any(q.startswith(("does the queen hollin", "do the queen")) for q in qs)
+    assert "is there a queen?" in qs
+    # an English verb stays one
+    assert "does the dog chase the ball?" in _questions("The dog chases the ball.")

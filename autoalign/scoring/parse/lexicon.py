@@ -143,6 +143,14 @@ def _english_word(word: str, model: str) -> bool:
 
 
 @functools.lru_cache(maxsize=4096)
+def _no_english_verb(word: str, model: str) -> bool:
+    """Whether ``word`` (a verb's lemma) is a word WordNet has but never as a verb, or none it has: "mullin" (of "craig
+    mullins"), "cortright". False when the pipeline has no lemma index (nothing to tell by)."""
+    index = _lemma_index(model)
+    return bool(index) and word.isalpha() and word not in index["verb"]
+
+
+@functools.lru_cache(maxsize=4096)
 def _reads_as_adjective(word: str, model: str) -> bool:
     """Whether ``word`` is a describing word: listed as one in the pipeline's lemma index (WordNet's words) and, when it
     is listed as a noun too ("dark", "gothic", "gold"), read as one in "it is too dark" ("pupa", "bokeh": no)."""

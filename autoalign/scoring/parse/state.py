@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from autoalign.scoring.parse.lexicon import DEFAULT_SPACY_MODEL
+from autoalign.scoring.parse.lexicon import DEFAULT_SPACY_MODEL, _no_english_verb
 from autoalign.scoring.parse.records import Attribute, GlobalTag, Noun, Relation
 from autoalign.scoring.parse.tokens import (
     _is_noun,
@@ -68,6 +68,8 @@ class _ReaderState:
         """Record a relation; ``subject == obj`` only for "each other", whose end index is ``mutual`` (the span reaches it)."""
         if subject not in self.nouns or obj not in self.nouns or subject == obj and mutual is None or subject in also:
             return
+        if kind == "verb" and finite and _no_english_verb(finite.lower(), self.model):
+            return  # "Diana ... in the forest craig mullins mucha watercolor": a name read as a verb ("does Diana mullin ...?")
         if self.nouns[subject].lemma in self.lex["backdrops"]:
             return  # ("people in the background behind her": the people are behind her, the background is not)
         if any(r.subject == subject and r.obj == obj and r.word == word for r in self.relations):
