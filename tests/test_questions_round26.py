@@ -96,3 +96,27 @@ def test_a_name_read_as_a_verb_is_no_act():
     assert "is there a queen?" in qs
     # an English verb stays one
     assert "does the dog chase the ball?" in _questions("The dog chases the ball.")
+
+
+def test_a_tag_after_a_comma_is_no_object_of_the_tag_before():
+    qs = _questions("a cozy cabin in the snowy woods, trending on artstation, 4k")
+    assert "does the image have trending on artstation?" not in qs and "is the image trending on artstation?" in qs
+    assert "is the image in 4k resolution?" in qs
+
+
+def test_a_body_part_does_not_look_or_smile():
+    qs = _questions("The figure stands with feet together, arms raised above the head with palms touching, looking up.")
+    assert "are the arms looking up?" not in qs and "are the arms raised above the head?" in qs
+    # the head and the eyes look
+    qs = _questions("arms crossed, head looking down, eyes looking at the camera")
+    assert "is the head looking down?" in qs and "are the eyes looking at the camera?" in qs
+
+
+def test_a_word_and_a_participle_of_making_are_one_look():
+    qs = _questions("Set of 12 hand drawn flower icons, sketch style vector")
+    assert "is there a hand?" not in qs and "are there 12 hands?" not in qs
+    assert "are the flower icons hand drawn?" in qs and "are there 12 flower icons?" in qs
+    qs = _questions("a jar of sun dried tomatoes on a wooden table")
+    assert "is there a sun?" not in qs and "are the tomatoes sun dried?" in qs
+    # a participle alone is still what someone did
+    assert "does the woman paint the flowers?" in _questions("a woman painted flowers on the wall")

@@ -374,8 +374,12 @@ def facts_from_parse(parse: Parse, closed_counts: bool = False) -> list[Fact]:
                     kind = "frame_mass"  # "..., oil on canvas": "is this oil on canvas?"
                 elif tag.tag and _FILM.fullmatch(tag.value):
                     kind = "style_film" if tag.value.endswith("film") else "style_lens"  # "35mm film", "85mm lens"
-                elif kind == "style" and tag.tag and head.tag_ == "VBG" and any(c.dep_ == "dobj" for c in head.children):
-                    kind = "style_has"  # "glowing eyes": what the picture has, not "is the image glowing eyes?"
+                elif kind == "style" and tag.tag and head.tag_ == "VBG" and any(
+                    c.dep_ == "dobj" and not any(t.text == "," for t in parse.doc[head.i : c.i]) for c in head.children
+                ):
+                    # "glowing eyes": what the picture has, not "is the image glowing eyes?" (but not "trending on
+                    # artstation, 4k": a tag after a comma is no object of the one before)
+                    kind = "style_has"
                 b.add("global", "style", (tag.value,), kind, "global", tag.value, tag.value, [], value=tag.value, article=_article(tag.value))
             else:
                 kind = "time_countable" if tag.countable else "time"

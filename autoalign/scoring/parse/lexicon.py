@@ -58,6 +58,7 @@ def lexicon() -> dict[str, Any]:
     data["pose_states"] = set(words["pose_states"]["words"])
     data["tag_parts"] = set(words["tag_parts"]["words"]) | data["body_parts"]
     data["participle_looks"] = set(words["participle_looks"]["words"])
+    data["participle_look_pairs"] = set(words["participle_looks"]["pairs"])
     data["ing_looks"] = set(words["ing_looks"]["words"])
     data["works"] = set(words["works"]["words"])
     data["layouts"] = set(words["layouts"]["words"])
@@ -74,6 +75,7 @@ def lexicon() -> dict[str, Any]:
     data["not_counted_parts"] = set(words["counted_parts"]["not_parts"])
     data["looking_verbs"] = set(words["looking_verbs"]["words"])
     data["person_verbs"] = set(words["person_verbs"]["words"])
+    data["person_verb_parts"] = set(words["person_verbs"]["parts"])
     data["phase_words"] = set(words["phase_words"]["words"])
     data["done_to_verbs"] = set(words["done_to_verbs"]["words"])
     data["pose_nouns"] = {k: set(v) for k, v in words["pose_nouns"].items() if not k.startswith("_")}

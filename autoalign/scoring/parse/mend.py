@@ -52,12 +52,14 @@ def _tree_ok(doc) -> bool:
     return True
 
 
-def _join_participle_looks(doc, words):
+def _join_participle_looks(doc, words, pairs=frozenset()):
     """Make "heart shaped", "moroccan inspired", "pirate themed" one describing word of the thing after it (``words``:
-    the participles that take such a word before them), not a heart that shapes the box ("is the box heart shaped?")."""
+    the participles that take such a word before them), not a heart that shapes the box ("is the box heart shaped?");
+    and the listed ``pairs`` of a word and a participle of making ("hand drawn", "sun dried")."""
     spans, tags = [], []
     for t in doc:
-        if t.lower_ not in words or t.i < 1 or t.tag_ not in ("VBN", "JJ", "VBD", "VBG"):
+        paired = t.i >= 1 and f"{doc[t.i - 1].lower_} {t.lower_}" in pairs
+        if (t.lower_ not in words and not paired) or t.i < 1 or t.tag_ not in ("VBN", "JJ", "VBD", "VBG"):
             continue
         # "a powerful - looking vehicle": a hyphen set off by spaces joins the look as one without them does
         hyphen = t.i >= 2 and doc[t.i - 1].text == "-" and doc[t.i - 1].whitespace_ and doc[t.i - 2].whitespace_
@@ -84,6 +86,11 @@ def _join_participle_looks(doc, words):
             _rehang(t, head, "amod")
     for span in spans:
         before, t, after = span[0], span[-1], doc[span.end]
+        while after.dep_ == "compound" and after.head.i > after.i and after.head.pos_ in ("NOUN", "PROPN"):
+            after = after.head  # "hand drawn flower icons": the look is the icons' (the last word of their name)
+        for c in list(before.children):
+            if c.dep_ == "nummod" and c.i < before.i:
+                c.head = after  # "12 hand drawn flower icons": the number counts the icons
         if len(span) == 3:
             span[1].head, span[1].dep_ = t, "punct"
         if after.head.i == t.i:  # "a pirate themed party" read as a sentence (pirate themes party): the thing heads it

@@ -133,7 +133,7 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
         with salvage("joining widths", text):
             doc = _join_widths(doc)
     with salvage("joining looks said with a participle", text):
-        doc = _join_participle_looks(doc, lex["participle_looks"])
+        doc = _join_participle_looks(doc, lex["participle_looks"], lex["participle_look_pairs"])
     _mend_parse(doc, lex, model)
     reader = _Reader(doc, lex, model)
     for step, read in (("things", reader.read_nouns), ("attributes", reader.read_attributes), ("relations", reader.read_relations)):

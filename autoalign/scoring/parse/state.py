@@ -9,6 +9,7 @@ from autoalign.scoring.parse.lexicon import DEFAULT_SPACY_MODEL, _no_english_ver
 from autoalign.scoring.parse.records import Attribute, GlobalTag, Noun, Relation
 from autoalign.scoring.parse.tokens import (
     _is_noun,
+    ing_form,
     _lemma,
     _next,
     _prep_relation,
@@ -54,6 +55,8 @@ class _ReaderState:
         key = (noun.index, phrase or value)
         if key in self._attr_seen or not value:
             return
+        if kind == "state" and self._person_act_of_part(noun.lemma, value.split()[0]):
+            return  # "arms raised above the head with palms touching, looking up": not "are the arms looking up?"
         self._attr_seen.add(key)
         noun.attrs.append(Attribute(value=value, kind=kind, index=index, phrase=phrase or value))
         word = value
@@ -63,11 +66,21 @@ class _ReaderState:
             noun.attributes.append(word)
         noun.modifier_start.setdefault(word, index)
 
+    def _person_act_of_part(self, part: str, verb: str) -> bool:
+        """Whether ``verb`` (a word as the question says it: "looking", "smile") is one only someone does
+        (``person_verbs``) and ``part`` a body part that does not do it (all but the head's: "the face is looking up")."""
+        lex = self.lex
+        if part not in lex["body_parts"] or part in lex["person_verb_parts"]:
+            return False
+        return verb in lex["person_verbs"] or any(verb == ing_form(v) for v in lex["person_verbs"])
+
     def _relation(self, subject: int, word: str, obj: int, kind: str, tag: str, finite: str, mutual: int | None = None,
                   also: tuple[int, ...] = ()) -> None:
         """Record a relation; ``subject == obj`` only for "each other", whose end index is ``mutual`` (the span reaches it)."""
         if subject not in self.nouns or obj not in self.nouns or subject == obj and mutual is None or subject in also:
             return
+        if kind == "verb" and self._person_act_of_part(self.nouns[subject].lemma, finite or word.split()[0]):
+            return  # "Their arms ... looking down at the floor": no "are the arms looking at the floor?"
         if kind == "verb" and finite and _no_english_verb(finite.lower(), self.model):
             return  # "Diana ... in the forest craig mullins mucha watercolor": a name read as a verb ("does Diana mullin ...?")
         if self.nouns[subject].lemma in self.lex["backdrops"]:
