@@ -9,10 +9,10 @@ from autoalign.scoring.parse.lexicon import DEFAULT_SPACY_MODEL, _no_english_ver
 from autoalign.scoring.parse.records import Attribute, GlobalTag, Noun, Relation
 from autoalign.scoring.parse.tokens import (
     _is_noun,
-    ing_form,
     _lemma,
     _next,
     _prep_relation,
+    ing_form,
 )
 
 
