@@ -120,3 +120,17 @@ def test_a_word_and_a_participle_of_making_are_one_look():
     assert "is there a sun?" not in qs and "are the tomatoes sun dried?" in qs
     # a participle alone is still what someone did
     assert "does the woman paint the flowers?" in _questions("a woman painted flowers on the wall")
+
+
+def test_an_ing_noun_after_a_describing_word_is_the_thing():
+    qs = _questions("a cake with 'congrats' written in pink icing")
+    assert "is the cake icing?" not in qs and "is the icing pink?" in qs
+    # a verb with its own object stays a verb
+    assert "is the girl holding the balloon?" in _questions("a girl in red holding a balloon")
+
+
+def test_a_noun_right_after_another_without_a_comma_ends_its_name():
+    qs = _questions("a poster with the title 'summer' in retro font")
+    assert "is there a retro?" not in qs and "is the title in retro font?" in qs
+    qs = _questions("a photo of a vase above a fire hydrant")
+    assert "is there a fire?" not in qs and "is the vase above the fire hydrant?" in qs

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from autoalign.inflect import is_plural, singular
-from autoalign.scoring.parse.lexicon import _reads_as_adjective, _reads_as_noun, _reads_as_seen_noun
+from autoalign.scoring.parse.lexicon import _lemma_index, _reads_as_adjective, _reads_as_noun, _reads_as_seen_noun
 from autoalign.scoring.parse.salvage import salvage
 from autoalign.scoring.parse.tokens import _in, _lemma, _next, ing_form
 
@@ -807,6 +807,58 @@ def _mend_ing_noun(doc) -> None:
         look.dep_ = "amod"
 
 
+def _mend_ing_noun_after_pobj(doc, model: str) -> None:
+    """ "a cake with 'congrats' written in pink icing": an "-ing" word that WordNet has as a noun, right after a
+    describing word the tagger took for what the preposition takes, with nothing of a verb's after it, is that noun
+    (the icing, pink), not the sentence's verb ("is the cake icing?"). The verb's subject heads the sentence then."""
+    nouns = _lemma_index(model).get("noun", ())
+    for look in doc:
+        if look.tag_ != "JJ" or look.dep_ != "pobj" or look.head.pos_ != "ADP" or look.i + 1 >= len(doc):
+            continue
+        tok = doc[look.i + 1]
+        if tok.tag_ != "VBG" or tok.lower_ not in nouns or any(c.dep_ in ("dobj", "prep", "advmod", "prt", "acomp") for c in tok.children):
+            continue
+        saved = [(t.head.i, t.dep_) for t in doc]
+        if tok.dep_ == "ROOT":
+            subject = next((c for c in tok.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+            if subject is None:
+                continue
+            subject.head, subject.dep_ = subject, "ROOT"
+            for c in list(tok.children):
+                if c.i != subject.i:
+                    c.head = subject
+        elif tok.head.i != look.i and list(tok.children):
+            continue  # (a word of its own place in the sentence: left as read)
+        tok.head, tok.dep_ = look.head, "pobj"
+        tok.tag_, tok.pos_, tok.lemma_ = "NN", "NOUN", tok.lower_
+        look.head, look.dep_ = tok, "amod"
+        if not _tree_ok(doc):
+            for t, (head, dep) in zip(doc, saved):
+                t.head, t.dep_ = doc[head], dep
+
+
+def _mend_appos_compound(doc) -> None:
+    """ "the text 'born to code' in retro font": a noun set right after another with no comma between, read as an
+    apposition of the thing the phrase belongs to, is the head of the name the first noun opens ("retro font"), where
+    the first noun stood (not "is there a retro?", "is the text in the retro?")."""
+    for tok in doc:
+        if tok.dep_ != "appos" or tok.pos_ != "NOUN" or tok.i < 1 or list(tok.children):
+            continue
+        first = doc[tok.i - 1]
+        if first.pos_ != "NOUN" or first.dep_ not in ("pobj", "dobj") or not first.whitespace_ or first.tag_ != "NN":
+            continue
+        if tok.head.i == first.i or any(c.i > first.i for c in first.children):
+            continue
+        saved = [(t.head.i, t.dep_) for t in doc]
+        tok.head, tok.dep_ = first.head, first.dep_
+        for c in list(first.children):
+            c.head = tok
+        first.head, first.dep_ = tok, "compound"
+        if not _tree_ok(doc):
+            for t, (head, dep) in zip(doc, saved):
+                t.head, t.dep_ = doc[head], dep
+
+
 def _mend_parse(doc, lex, model: str):
     """Mend the tagger's known slips in ``doc`` (each mend on its own: one that fails is logged and skipped)."""
     mends = (
@@ -842,6 +894,8 @@ def _mend_parse(doc, lex, model: str):
         ("body parts listed before their own verb", lambda: _mend_listed_subject(doc, lex)),
         ("parts a measure apart", lambda: _mend_measure_apart(doc, lex)),
         ("-ing nouns after a describing word", lambda: _mend_ing_noun(doc)),
+        ("-ing nouns after a describing word read as a noun", lambda: _mend_ing_noun_after_pobj(doc, model)),
+        ("names read as an apposition", lambda: _mend_appos_compound(doc)),
     )
     for step, mend in mends:
         with salvage(f"mending {step}", doc.text):
