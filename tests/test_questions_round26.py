@@ -134,3 +134,37 @@ def test_a_noun_right_after_another_without_a_comma_ends_its_name():
     assert "is there a retro?" not in qs and "is the title in retro font?" in qs
     qs = _questions("a photo of a vase above a fire hydrant")
     assert "is there a fire?" not in qs and "is the vase above the fire hydrant?" in qs
+
+
+def test_a_text_that_says_a_quote_is_written_on_what_follows():
+    qs = _questions("Text that says 'no parking' painted on a brick wall")
+    assert 'is "no parking" written on the text?' not in qs and 'is "no parking" written on the brick wall?' in qs
+    assert 'is "stop" written on the sign?' in _questions("a sign that says 'stop' on a pole")
+
+
+def test_a_quantity_word_counted_by_a_number_is_the_thing():
+    qs = _questions("a happy family of four walking on the beach")
+    assert "is there a family?" in qs and "is the family happy?" in qs and "is the family walking on the beach?" in qs
+    assert "is there a family?" in _questions("Family of five having dinner together at home")
+    # the things after "of" are still what is asked
+    qs = _questions("a group of giraffes near a tree")
+    assert "is there a group?" not in qs and "are the giraffes near the tree?" in qs
+
+
+def test_what_a_worn_thing_is_made_of_does_not_act():
+    qs = _questions("A man wearing a suit made of leaves sitting in an office.")
+    assert "is the suit sitting in the office?" not in qs and "is the man sitting in the office?" in qs
+
+
+def test_a_light_verb_with_its_object_takes_no_place_of_its_own():
+    qs = _questions("The person is doing a handstand with legs split apart and toes pointed.")
+    assert "is the person doing with the legs?" not in qs and "is the person doing a handstand?" in qs
+    assert "are the legs splitting?" not in qs and "are the legs split?" in qs
+    qs = _questions("A person is walking with a cane and taking their time down the street.")
+    assert "is the person taking down the street?" not in qs
+    assert "is the man in the tub?" in _questions("a man taking a bath in a tub")
+
+
+def test_a_flat_lay_is_the_pictures_frame():
+    qs = _questions("Ten colorful pencils in a row on a yellow background, flat lay")
+    assert "is there a lay?" not in qs and "is the lay flat?" not in qs and "is this a flat lay?" in qs

@@ -183,6 +183,9 @@ def _mend_wearer_verb(doc, lex) -> None:
         elif p.tag_ != "VBG" or p.dep_ != "acl" or _lemma(p) not in lex["wearer_verbs"]:
             continue
         worn = p.head if p.head.dep_ == "dobj" else doc[p.i - 1]
+        made = worn.head.head if worn.dep_ == "pobj" and worn.head.lower_ in ("of", "from") else None
+        if made is not None and made.tag_ == "VBN" and made.dep_ == "acl" and _lemma(made) in lex["making_verbs"]:
+            worn = made.head  # "a man wearing a suit made of leaves sitting in an office": the suit is what is worn
         wear = worn.head
         if worn.dep_ != "dobj" or _lemma(wear) != "wear" or wear.i > worn.i:
             continue

@@ -61,8 +61,10 @@ def read_quotes(text: str, doc: Any, nouns: list[Noun], lex: dict[str, Any]) -> 
         before = [n for n in nouns if doc[n.index].idx < start]
         # the quote is written on the last noun before it ("a sign that says ..."), unless that noun is inside it
         owner = before[-1].index if before else None
-        if owner is not None and _lemma(doc[owner]) in lex["text_nouns"] and not text[doc[owner].idx + len(doc[owner]) : start].strip(" :,"):
-            # "the word 'START' written on a sidewalk": the word is the text; it is written on what follows
+        between = text[doc[owner].idx + len(doc[owner]) : start].strip(" :,").lower().split() if owner is not None else []
+        if owner is not None and _lemma(doc[owner]) in lex["text_nouns"] and all(w in _SAYING for w in between):
+            # "the word 'START' written on a sidewalk", "text that says 'no parking' painted on a brick wall": the word
+            # is the text; it is written on what follows
             after = [n for n in nouns if doc[n.index].idx >= end and doc[n.index].dep_ == "pobj" and doc[n.index].head.lower_ in ("on", "onto", "across", "over")]
             owner = after[0].index if after else None
         quotes.append(Quote(text=qtext, noun=owner, char_start=start, char_end=end, raw=raw))

@@ -267,6 +267,10 @@ class _RelationsReader(_ReferentsReader):
         if _lemma(anchor) in lexicon()["making_verbs"] and any(c.dep_ == "prep" and c.lower_ in ("of", "from", "out") for c in anchor.children):
             # "Agora made from palm columns in a dense palm farm": the thing made is in the farm (not "does the Agora make in")
             return subjects, words, "prep", "", ""
+        if _lemma(anchor) in lex["light_verbs"] and any(c.dep_ == "dobj" and _is_noun(c) for c in anchor.children):
+            # "doing a handstand with legs split apart", "taking a bath in a tub": the verb says nothing without its
+            # object (never "is the person doing with the legs?"); a place is the subject's ("is the person in the tub?")
+            return (subjects, words, "prep", "", "") if words in lex["chain_prepositions"]["located"] else None
         vwords, finite = _verb_words(anchor)
         words = " ".join(w for w in (vwords, _particle(anchor), words) if w)
         return subjects, words, "verb", anchor.tag_, finite

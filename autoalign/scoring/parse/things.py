@@ -150,8 +150,8 @@ class _ThingsReader(_FramesReader):
             if self._misread_verb(tok):
                 continue
             self._verb_modifier(tok)
-            if lem in nt["quantity"] and has_of:
-                continue  # "a group of giraffes": the giraffes are asked
+            if lem in nt["quantity"] and has_of and not self._counted_by_of(tok):
+                continue  # "a group of giraffes": the giraffes are asked (but "a family of five" is a family)
             if lem in lex["pose_nouns"]["measures"] and tok.dep_ == "pobj" and tok.head.lower_ == "than" and _compounds(tok):
                 continue  # "legs more than shoulder length apart": how far apart, no thing
             if lem in lex["pose_nouns"]["measures"] and _next(tok) is not None and _next(tok).lower_ == "apart" and any(_in(c, lex["body_parts"]) for c in _compounds(tok)):
@@ -166,6 +166,14 @@ class _ThingsReader(_FramesReader):
             self._verb_compound(tok)
             self._agent_participle(tok)
         self._implied_person()
+
+    def _counted_by_of(self, tok) -> bool:
+        """ "a family of five", "a set of 3": a quantity word whose "of" takes only a number names the thing counted."""
+        of = next((c for c in tok.children if c.dep_ == "prep" and c.lower_ == "of"), None)
+        inner = [c for c in of.children if c.dep_ == "pobj"] if of is not None else []
+        if of is not None and not inner:  # "a family of four walking on the beach", the number read on the verb
+            inner = [n for c in of.children if c.dep_ == "pcomp" and c.tag_ == "VBG" for n in c.children if n.dep_ == "nummod" and n.i < c.i]
+        return len(inner) == 1 and inner[0].like_num and not any(c.pos_ in ("NOUN", "PROPN") for c in inner[0].children)
 
     def _vague(self, tok) -> bool:
         """Whether a noun names no thing to see: a word of thought or time ("the cosmology of the universe", "the time of
