@@ -168,3 +168,33 @@ def test_a_light_verb_with_its_object_takes_no_place_of_its_own():
 def test_a_flat_lay_is_the_pictures_frame():
     qs = _questions("Ten colorful pencils in a row on a yellow background, flat lay")
     assert "is there a lay?" not in qs and "is the lay flat?" not in qs and "is this a flat lay?" in qs
+
+
+def test_a_thing_read_as_a_describing_word_before_a_comma_ends_its_phrase():
+    qs = _questions("a knight from dark souls standing in a ruined cathedral, fromsoftware, gloomy, cinematic lighting")
+    assert "is the knight standing in the fromsoftware?" not in qs and "is there a fromsoftware?" not in qs
+    assert "is the knight standing in the cathedral?" in qs and "is the cathedral ruined?" in qs
+    qs = _questions("a ruined cathedral, gloomy, fromsoftware")
+    assert "is there a cathedral?" in qs and "is the cathedral ruined?" in qs
+    # describing words listed with commas stay looks
+    qs = _questions("a red, wooden box")
+    assert "is there a red?" not in qs and "is the box red?" in qs
+
+
+def test_a_one_word_tag_of_no_english_word_is_a_style():
+    qs = _questions("a ruined cathedral, fromsoftware, gloomy")
+    assert "is there a fromsoftware?" not in qs and "is the image in fromsoftware style?" in qs
+    # an English word stays a thing
+    assert "are there plants?" in _questions("interior of a cozy coffee shop, warm lighting, plants, wooden furniture")
+
+
+def test_a_number_after_a_name_is_no_count():
+    qs = _questions("an iphone 14 on a marble desk next to a macbook, product photography")
+    assert "are there 14 iphones?" not in qs and "is the iphone on the marble desk?" in qs
+    assert "are there 3 dogs?" in _questions("two cats 3 dogs")
+
+
+def test_the_interior_of_a_thing_is_the_thing():
+    qs = _questions("interior of a cozy coffee shop, warm lighting, plants, wooden furniture")
+    assert "is there interior?" not in qs and "is there a coffee shop?" in qs
+    assert "is there a car interior?" in _questions("a car interior with leather seats")

@@ -143,6 +143,15 @@ class _FramesReader(_ReaderState):
         looks = len(fragment) == 1 and fragment[0].is_lower and ADJECTIVE_ENDING.fullmatch(fragment[0].lower_) is not None
         return resolution or looks or any(_in(t, words) for t in fragment)
 
+    def _name_tag(self, lone) -> bool:
+        """ "a ruined cathedral, fromsoftware, gloomy", "..., beeple": a one-word lower-case tag that is no English word
+        (none of WordNet's, nor its singular) names a studio, a site or an artist, a style of the picture ("is the image in
+        fromsoftware style?"), not a thing ("is there a fromsoftware?")."""
+        if lone is None or not lone.is_alpha or not lone.is_lower or len(lone) < 4 or lone.pos_ not in ("NOUN", "PROPN", "ADJ"):
+            return False
+        words = {lone.lower_, _lemma(lone), lone.lower_[:-1] if lone.lower_.endswith("s") else lone.lower_}
+        return not any(_english_word(w, self.model) for w in words)
+
     def _fragment_start(self, i: int) -> int:
         """Where the comma-separated fragment holding word ``i`` starts (after the last ",", ";" or "|" before it)."""
         return max((t.i for t in self.doc[:i] if t.text in (",", ";", "|")), default=-1) + 1
@@ -309,7 +318,7 @@ class _FramesReader(_ReaderState):
             elif any(_lemma(t) in self.lex["frame_nouns"] for t in fragment) or any(t.i in self.skip for t in fragment):
                 tail = tail or self._style_tag(fragment) or any(t.i in self.skip and t.lower_ != "," for t in fragment)
                 continue  # "digital art", "detailed charcoal sketch", "octane render": a frame, read as one below
-            elif not self._style_tag(fragment) and not listed:
+            elif not self._style_tag(fragment) and not listed and not self._name_tag(fragment[0] if len(fragment) == 1 else None):
                 continue
             tail = True
             words = [t for t in fragment if not t.is_punct or t.text == "-"]

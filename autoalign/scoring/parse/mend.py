@@ -862,6 +862,53 @@ def _mend_appos_compound(doc) -> None:
                 t.head, t.dep_ = doc[head], dep
 
 
+def _mend_modifier_across_comma(doc, model: str) -> None:
+    """ "a knight standing in a ruined cathedral, fromsoftware, gloomy": a noun the tagger hung as a describing word on a
+    word after a comma ends its own thing there ("the cathedral", ruined), and the word after the comma is a tag of its
+    own, not the thing ("is the knight standing in the fromsoftware?"). A describing word with the thing right after it
+    stays one ("a big, red ball")."""
+    for tok in doc:
+        if tok.dep_ not in ("amod", "compound") or not tok.is_alpha or not tok.is_lower or tok.i + 2 >= len(doc):
+            continue
+        head = tok.head
+        if doc[tok.i + 1].text != "," or head.i <= tok.i + 1:
+            continue
+        if tok.lower_ not in _lemma_index(model).get("noun", ()) or not _reads_as_noun(tok.lower_, model):
+            continue
+        saved = [(t.head.i, t.dep_, t.tag_, t.pos_) for t in doc]
+        start = max((t.i for t in doc[tok.sent.start : tok.i] if t.text in (",", ";")), default=tok.sent.start - 1) + 1
+        root = tok.sent.root
+        if head.pos_ not in ("NOUN", "PROPN") and root.i > tok.i + 1 and start == tok.sent.start and not any(
+            t.pos_ in ("NOUN", "PROPN") or t.pos_ == "VERB" and t.dep_ != "amod" for t in doc[start : tok.i]
+        ):
+            # "a ruined cathedral, gloomy, fromsoftware": the first fragment names the thing, the prompt's head
+            for t in doc[start : tok.i]:
+                if not start <= t.head.i <= tok.i:
+                    t.head = tok
+            tok.head, tok.dep_ = tok, "ROOT"
+            root.head, root.dep_ = tok, "appos"
+            tok.tag_, tok.pos_ = "NN", "NOUN"
+            if not _tree_ok(doc):
+                for t, (h, dep, tag, pos) in zip(doc, saved):
+                    t.head, t.dep_, t.tag_, t.pos_ = doc[h], dep, tag, pos
+            continue
+        if head.i != tok.i + 2 or head.pos_ not in ("NOUN", "PROPN"):
+            continue  # (the comma right before the thing: "a big, red ball" has the look next to the ball)
+        for c in list(head.children):
+            if c.i < tok.i:
+                c.head = tok  # ("a ruined": the cathedral's)
+        tok.head, tok.dep_ = (tok, "ROOT") if head.head.i == head.i else (head.head, head.dep_)
+        if head.head.i == head.i:
+            for c in list(head.children):
+                if c.i > head.i:
+                    c.head = tok
+        head.head, head.dep_ = tok, "appos"
+        tok.tag_, tok.pos_ = "NN", "NOUN"
+        if not _tree_ok(doc):
+            for t, (h, dep, tag, pos) in zip(doc, saved):
+                t.head, t.dep_, t.tag_, t.pos_ = doc[h], dep, tag, pos
+
+
 def _mend_parse(doc, lex, model: str):
     """Mend the tagger's known slips in ``doc`` (each mend on its own: one that fails is logged and skipped)."""
     mends = (
@@ -899,6 +946,7 @@ def _mend_parse(doc, lex, model: str):
         ("-ing nouns after a describing word", lambda: _mend_ing_noun(doc)),
         ("-ing nouns after a describing word read as a noun", lambda: _mend_ing_noun_after_pobj(doc, model)),
         ("names read as an apposition", lambda: _mend_appos_compound(doc)),
+        ("things read as a describing word across a comma", lambda: _mend_modifier_across_comma(doc, model)),
     )
     for step, mend in mends:
         with salvage(f"mending {step}", doc.text):

@@ -440,6 +440,8 @@ class _ThingsReader(_FramesReader):
                 continue
             if c.i + 1 < len(doc) and doc[c.i + 1].text in ('"', "''", "”", "″") and not c.whitespace_:
                 continue  # "a 24" side table": inches, the table's size, no count
+            if c.i > tok.i and not noun.plural and c.text.isdigit():
+                continue  # "an iphone 14", "the witcher 3": a model's number written after its name, no count
             if c.dep_ in ("nummod",) or (c.like_num and c.dep_ in ("amod", "quantmod", "det")):
                 noun.numbers.append(c.lower_)
                 noun.modifier_start[c.lower_] = c.i
