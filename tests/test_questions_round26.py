@@ -198,3 +198,21 @@ def test_the_interior_of_a_thing_is_the_thing():
     qs = _questions("interior of a cozy coffee shop, warm lighting, plants, wooden furniture")
     assert "is there interior?" not in qs and "is there a coffee shop?" in qs
     assert "is there a car interior?" in _questions("a car interior with leather seats")
+
+
+def test_a_card_that_reads_a_quote_with_things_has_them():
+    qs = _questions("a birthday card that reads 'happy 30th birthday' with balloons around the text")
+    assert "does the birthday card read with the balloons?" not in qs and "does the birthday card have balloons?" in qs
+    # "spelled out with" says what the word is made of
+    assert "is the word spelled out with the petals?" in _questions("the word 'love' spelled out with rose petals on a bed")
+
+
+def test_a_text_carved_with_on_a_thing_is_written_on_it():
+    qs = _questions("a wooden sign carved with the word 'welcome' hanging on a cabin door")
+    assert 'is "welcome" written on the cabin door?' not in qs and 'is "welcome" written on the sign?' in qs
+
+
+def test_the_lettering_of_a_quote_is_no_place():
+    qs = _questions("graffiti on a brick wall that says 'dream big' in bubble letters")
+    assert "is the brick wall in the bubble letters?" not in qs and "is the graffiti in the bubble letters?" not in qs
+    assert 'is "dream big" written on the brick wall?' in qs

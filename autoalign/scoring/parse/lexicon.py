@@ -42,6 +42,7 @@ def lexicon() -> dict[str, Any]:
     data["text_nouns"] = set(words["text_nouns"]["words"])
     data["unquoted_text_nouns"] = set(words["text_nouns"]["unquoted"])
     data["text_verbs"] = set(words["text_nouns"]["verbs"])
+    data["saying_verbs"] = set(words["text_nouns"]["saying"])
     data["motion_prepositions"] = set(words["motion_prepositions"]["words"])
     data["colour_modifiers"] = set(words["colour_modifiers"]["words"])
     data["worn_colours"] = {k: set(v) for k, v in words["worn_colours"].items() if not k.startswith("_")}

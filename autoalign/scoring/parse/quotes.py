@@ -49,6 +49,18 @@ def _unquoted(text: str, lex: dict[str, Any]) -> list[tuple[str, int, int, str]]
     return out
 
 
+def _holder_with(text_noun, things: set[int]) -> int | None:
+    """ "a wooden sign carved with the word 'welcome' hanging on a cabin door": the thing a participle after it says
+    the text was put on with ("carved with", "engraved with") bears the text; None otherwise (", with the text ...": the
+    picture's)."""
+    if text_noun.dep_ != "pobj" or text_noun.head.lower_ != "with":
+        return None
+    verb = text_noun.head.head
+    if verb.pos_ != "VERB" or verb.tag_ != "VBN" or verb.dep_ != "acl":
+        return None
+    return verb.head.i if verb.head.i in things else None
+
+
 def read_quotes(text: str, doc: Any, nouns: list[Noun], lex: dict[str, Any]) -> list[Quote]:
     """The quotes of ``text`` (the text ``doc`` was parsed from), each with the thing it is written on."""
     quotes: list[Quote] = []
@@ -66,6 +78,7 @@ def read_quotes(text: str, doc: Any, nouns: list[Noun], lex: dict[str, Any]) -> 
             # "the word 'START' written on a sidewalk", "text that says 'no parking' painted on a brick wall": the word
             # is the text; it is written on what follows
             after = [n for n in nouns if doc[n.index].idx >= end and doc[n.index].dep_ == "pobj" and doc[n.index].head.lower_ in ("on", "onto", "across", "over")]
-            owner = after[0].index if after else None
+            holder = _holder_with(doc[owner], {n.index for n in nouns})
+            owner = holder if holder is not None else after[0].index if after else None
         quotes.append(Quote(text=qtext, noun=owner, char_start=start, char_end=end, raw=raw))
     return quotes

@@ -240,6 +240,9 @@ class _RelationsReader(_ReferentsReader):
         if held is not None:
             # "standing with her hands on her hips": the hands are on the hips, not the woman
             return [held], words, "prep", "", ""
+        if words == "with" and _lemma(anchor) in lex["saying_verbs"]:
+            # "a birthday card that reads 'happy birthday' with balloons around the text": the card has the balloons
+            return subjects, words, "part", "", ""
         if (
             anchor.lemma_ == "be" or _shows_number(anchor) or words == "with" and not self._verb_has_object(anchor)
             or anchor.lower_ in ("left", "right") and words.startswith("to the")  # "is left to bike", "left" read as a verb

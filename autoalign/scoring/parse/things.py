@@ -111,6 +111,8 @@ class _ThingsReader(_FramesReader):
             )
             if lem == "style" or (lem in nt["meta"] or tok.lower_ in nt["meta"]) and not named_place or lem in nt["duration"]:
                 continue  # ("a street corner", "a picture frame" are things)
+            if self._quote_lettering(tok):
+                continue  # "a wall that says 'dream big' in bubble letters": how the quote is lettered, no thing
             if self._vague(tok):
                 continue  # "the cosmology of the universe", "grassy areas", "in the foreground area": no thing named
             if self._phase(tok) is not None:
@@ -174,6 +176,14 @@ class _ThingsReader(_FramesReader):
         if of is not None and not inner:  # "a family of four walking on the beach", the number read on the verb
             inner = [n for c in of.children if c.dep_ == "pcomp" and c.tag_ == "VBG" for n in c.children if n.dep_ == "nummod" and n.i < c.i]
         return len(inner) == 1 and inner[0].like_num and not any(c.pos_ in ("NOUN", "PROPN") for c in inner[0].children)
+
+    def _quote_lettering(self, tok) -> bool:
+        """Whether ``tok`` names the lettering (``lettering``) of a quote right before its "in" ("... says 'dream big' in
+        bubble letters")."""
+        prep = tok.head
+        if tok.dep_ != "pobj" or prep.lower_ != "in" or not _in(tok, self.lex["lettering"]) or prep.i < 2:
+            return False
+        return self.doc[prep.i - 1].is_quote and any(c.dep_ == "det" for c in tok.children) is False
 
     def _vague(self, tok) -> bool:
         """Whether a noun names no thing to see: a word of thought or time ("the cosmology of the universe", "the time of
