@@ -216,3 +216,12 @@ def test_the_lettering_of_a_quote_is_no_place():
     qs = _questions("graffiti on a brick wall that says 'dream big' in bubble letters")
     assert "is the brick wall in the bubble letters?" not in qs and "is the graffiti in the bubble letters?" not in qs
     assert 'is "dream big" written on the brick wall?' in qs
+
+
+def test_a_look_that_takes_no_object_describes_the_noun_after_it():
+    qs = _questions("swirling whisps sparkling chaos magic around a wizard")
+    assert "are the whisps sparkling the chaos magic?" not in qs and "is the chaos magic sparkling?" in qs
+    qs = _questions("a lake shimmering golden light at sunset")
+    assert "is the lake shimmering the light?" not in qs and "is the light shimmering?" in qs
+    # a verb that takes an object keeps it
+    assert "is the dragon flapping the wings?" in _questions("a dragon flapping its wings")

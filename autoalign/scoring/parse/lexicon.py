@@ -61,6 +61,7 @@ def lexicon() -> dict[str, Any]:
     data["participle_looks"] = set(words["participle_looks"]["words"])
     data["participle_look_pairs"] = set(words["participle_looks"]["pairs"])
     data["ing_looks"] = set(words["ing_looks"]["words"])
+    data["never_transitive_looks"] = set(words["ing_looks"]["never_transitive"])
     data["works"] = set(words["works"]["words"])
     data["layouts"] = set(words["layouts"]["words"])
     data["manners"] = {k: set(v) for k, v in words["manners"].items() if not k.startswith("_")}

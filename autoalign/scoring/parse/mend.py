@@ -909,6 +909,31 @@ def _mend_modifier_across_comma(doc, model: str) -> None:
                 t.head, t.dep_, t.tag_, t.pos_ = doc[h], dep, tag, pos
 
 
+def _mend_look_with_object(doc, lex) -> None:
+    """ "swirling whisps sparkling chaos magic", "a lake shimmering golden light": an "-ing" look that never takes an
+    object (``ing_looks.never_transitive``) describes the noun read as its object ("is the chaos magic sparkling?"), not
+    what the thing does to it ("are the whisps sparkling the chaos magic?")."""
+    for tok in doc:
+        if tok.tag_ != "VBG" or tok.lower_ not in lex["never_transitive_looks"]:
+            continue
+        obj = next((c for c in tok.children if c.dep_ == "dobj" and c.pos_ in ("NOUN", "PROPN") and c.i > tok.i), None)
+        if obj is None or any(c.dep_ in ("det", "poss") for c in obj.children):
+            continue
+        saved = [(t.head.i, t.dep_) for t in doc]
+        head, dep = tok.head, tok.dep_
+        if head.i == tok.i:
+            obj.head, obj.dep_ = obj, "ROOT"
+        else:
+            obj.head, obj.dep_ = head, ("appos" if head.pos_ in ("NOUN", "PROPN") else dep)
+        for c in list(tok.children):
+            if c.i != obj.i:
+                c.head = obj
+        tok.head, tok.dep_ = obj, "amod"
+        if not _tree_ok(doc):
+            for t, (h, d) in zip(doc, saved):
+                t.head, t.dep_ = doc[h], d
+
+
 def _mend_parse(doc, lex, model: str):
     """Mend the tagger's known slips in ``doc`` (each mend on its own: one that fails is logged and skipped)."""
     mends = (
@@ -946,6 +971,7 @@ def _mend_parse(doc, lex, model: str):
         ("-ing nouns after a describing word", lambda: _mend_ing_noun(doc)),
         ("-ing nouns after a describing word read as a noun", lambda: _mend_ing_noun_after_pobj(doc, model)),
         ("names read as an apposition", lambda: _mend_appos_compound(doc)),
+        ("looks read as taking an object", lambda: _mend_look_with_object(doc, lex)),
         ("things read as a describing word across a comma", lambda: _mend_modifier_across_comma(doc, model)),
     )
     for step, mend in mends:
