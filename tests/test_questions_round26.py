@@ -225,3 +225,13 @@ def test_a_look_that_takes_no_object_describes_the_noun_after_it():
     assert "is the lake shimmering the light?" not in qs and "is the light shimmering?" in qs
     # a verb that takes an object keeps it
     assert "is the dragon flapping the wings?" in _questions("a dragon flapping its wings")
+
+
+def test_a_capitalised_first_word_that_is_a_thing_is_asked_as_one():
+    qs = _questions("Cow eating grass on a meadow, vector illustration")
+    assert "is there a cow?" in qs and "is the cow eating grass?" in qs
+    qs = _questions("Dog running on the beach, watercolor painting")
+    assert "is there Dog?" not in qs and "is the dog running on the beach?" in qs
+    # a name stays a name
+    assert "is there Greta Thunberg?" in _questions("Greta Thunberg is holding a cup")
+    assert "is there Captain Jack Sparrow?" in _questions("Captain Jack Sparrow pilots a plane.")

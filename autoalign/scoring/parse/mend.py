@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from autoalign.inflect import is_plural, singular
-from autoalign.scoring.parse.lexicon import _lemma_index, _reads_as_adjective, _reads_as_noun, _reads_as_seen_noun
+from autoalign.scoring.parse.lexicon import (
+    _lemma_index,
+    _reads_as_adjective,
+    _reads_as_noun,
+    _reads_as_seen_noun,
+    load_spacy,
+)
 from autoalign.scoring.parse.salvage import salvage
 from autoalign.scoring.parse.tokens import _in, _lemma, _next, ing_form
 
@@ -432,6 +438,29 @@ def _mend_part_read_as_verb(doc, lex) -> None:
             continue
         doing = doc[tok.i + 1]
         if doing.tag_ != "VBG" or doing.head.i != tok.i or any(c.dep_ in ("nsubj", "dobj") for c in tok.children):
+            continue
+        for c in list(tok.children):
+            if c.i != doing.i:
+                _rehang(c, doing, c.dep_)
+        _rehang(doing, doing, "ROOT")
+        _rehang(tok, doing, "nsubj")
+        tok.pos_, tok.tag_, tok.lemma_ = "NOUN", "NN", tok.lower_
+
+
+def _mend_capital_noun_read_as_order(doc, model: str) -> None:
+    """ "Cow eating grass on a meadow, vector illustration": a capitalised first word read as an order ("Cow!") with an
+    "-ing" word right after it is the thing doing it when the same words written in lower case read so ("cow eating
+    grass": a cow and what it does), not a verb with no thing at all."""
+    for sent in doc.sents:
+        tok = sent.root
+        if tok.i != sent.start or tok.tag_ not in ("VB", "VBP") or not tok.text[:1].isupper() or tok.i + 1 >= sent.end:
+            continue
+        doing = doc[tok.i + 1]
+        if doing.tag_ != "VBG" or doing.head.i != tok.i or any(c.dep_ in ("nsubj", "dobj", "aux") for c in tok.children):
+            continue
+        words = doc[sent.start : min(sent.end, sent.start + 4)].text
+        again = load_spacy(model)(words[:1].lower() + words[1:])
+        if again[0].pos_ != "NOUN" or again[1].tag_ != "VBG" or again[1].head.i != 0:
             continue
         for c in list(tok.children):
             if c.i != doing.i:
@@ -940,6 +969,7 @@ def _mend_parse(doc, lex, model: str):
         ("leading nouns read as verbs", lambda: _mend_leading_noun(doc, model)),
         ("nouns read as past verbs", lambda: _mend_noun_read_as_past(doc, model)),
         ("parts of the body read as verbs", lambda: _mend_part_read_as_verb(doc, lex)),
+        ("capitalised things read as an order", lambda: _mend_capital_noun_read_as_order(doc, model)),
         ("a body's weight read as one more thing", lambda: _mend_weight_subject(doc, lex)),
         ("what a part does read as a look", lambda: _mend_part_participle(doc, lex)),
         ("describing words hung on a verb", lambda: _mend_adjective_on_verb(doc)),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from autoalign.scoring.parse.lexicon import lexicon
+from autoalign.scoring.parse.lexicon import DEFAULT_SPACY_MODEL, _reads_as_name, _reads_as_noun, lexicon
 
 _VOWELS = "aeiou"
 
@@ -70,10 +70,23 @@ def _compounds(tok) -> list[Any]:
 
 
 def _word(tok) -> str:
-    """The word as a question writes it: a common noun that only starts the sentence is lower case ("Woman with ...")."""
-    if tok.is_sent_start and tok.pos_ != "PROPN" and tok.text.istitle() and not tok.ent_type_:
+    """The word as a question writes it: a common noun that only starts the sentence is lower case ("Woman with ...");
+    so is a word the tagger took for a name there that is no name in lower case ("Dog running on the beach")."""
+    if tok.is_sent_start and tok.text.istitle() and not tok.ent_type_ and (tok.pos_ != "PROPN" or _alone(tok) and _common_noun(tok.lower_)):
         return tok.lower_
     return tok.text
+
+
+def _alone(tok) -> bool:
+    """Whether a name-read word is a name of one word ("Dog running ..."), not a word of a longer one ("Captain Jack
+    Sparrow", "Electric Poltergeist")."""
+    after = tok.doc[tok.i + 1] if tok.i + 1 < len(tok.doc) else None
+    return tok.dep_ != "compound" and (after is None or after.pos_ != "PROPN" and not after.text.istitle())
+
+
+def _common_noun(word: str) -> bool:
+    """Whether ``word`` (lower case) reads as a noun and not as a name: "dog" does, "ivan" does not."""
+    return word.isalpha() and _reads_as_noun(word, DEFAULT_SPACY_MODEL) and not _reads_as_name(word, DEFAULT_SPACY_MODEL)
 
 
 def _phrase(tok) -> str:
