@@ -235,3 +235,16 @@ def test_a_capitalised_first_word_that_is_a_thing_is_asked_as_one():
     # a name stays a name
     assert "is there Greta Thunberg?" in _questions("Greta Thunberg is holding a cup")
     assert "is there Captain Jack Sparrow?" in _questions("Captain Jack Sparrow pilots a plane.")
+
+
+def test_a_colour_written_as_a_noun_is_no_colour_of_the_thing_after_and():
+    qs = _questions("The cake is decorated with cream and cherries.")
+    assert "are the cherries cream?" not in qs and "does the cake have cherries?" in qs
+    qs = _questions("a clown with neon green and orange face paint")
+    assert "is the face paint green?" in qs and "is the face paint orange?" in qs
+
+
+def test_a_thing_with_its_own_place_in_the_picture_is_not_what_an_act_is_done_with():
+    qs = _questions("Lightning striking the ocean at night with a lighthouse in the foreground.")
+    assert "is the lightning striking with the lighthouse?" not in qs and "is the lighthouse in the foreground?" in qs
+    assert "is the singer performing with the partner?" in _questions("The singer is performing a duet with a partner on stage.")

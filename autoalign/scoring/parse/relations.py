@@ -240,6 +240,15 @@ class _RelationsReader(_ReferentsReader):
         if held is not None:
             # "standing with her hands on her hips": the hands are on the hips, not the woman
             return [held], words, "prep", "", ""
+        placed = any(  # (its place in the picture: "in the foreground", "in the background")
+            c.dep_ == "prep" and c.lower_ in ("in", "on", "at")
+            and any(p.dep_ == "pobj" and (_in(p, lex["state_places"]) or _in(p, lex["backdrops"])) for p in c.children)
+            for c in obj.children
+        )
+        if words == "with" and placed and self._verb_has_object(anchor, ("with",)):
+            # "Lightning striking the ocean at night with a lighthouse in the foreground": a thing "with" its own place
+            # is set beside the scene, not what the act is done with ("is the lightning striking with the lighthouse?")
+            return None
         if words == "with" and _lemma(anchor) in lex["saying_verbs"]:
             # "a birthday card that reads 'happy birthday' with balloons around the text": the card has the balloons
             return subjects, words, "part", "", ""

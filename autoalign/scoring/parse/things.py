@@ -96,7 +96,11 @@ class _ThingsReader(_FramesReader):
             ):
                 self.color_nouns.add(tok.i)
                 # "with neon green and orange face paint": the colour is the paint's, shared across "and"
-                self.shared_colours += [(tok, c) for c in tok.children if c.dep_ == "conj" and c.pos_ in ("NOUN", "PROPN")]
+                # (a colour written as a noun, "cream and cherries", is no colour of the thing after "and")
+                self.shared_colours += [
+                    (tok, c) for c in tok.children if c.dep_ == "conj" and c.pos_ in ("NOUN", "PROPN")
+                    and (tok.tag_ == "JJ" or any(m.dep_ in ("amod", "compound") and m.lower_ in lex["colors"] for m in c.children))
+                ]
                 continue
             lone = [tok] in self._fragments()  # "..., realistic, vibrant, twilight, octane": a fragment of its own
             if lem in lex["time_words"] and (tok.dep_ in ("pobj", "npadvmod", "ROOT") or lone) and (tok.dep_ != "pobj" or tok.head.lower_ in ("at", "during", "in", "on", "by")):
