@@ -248,3 +248,12 @@ def test_a_thing_with_its_own_place_in_the_picture_is_not_what_an_act_is_done_wi
     qs = _questions("Lightning striking the ocean at night with a lighthouse in the foreground.")
     assert "is the lightning striking with the lighthouse?" not in qs and "is the lighthouse in the foreground?" in qs
     assert "is the singer performing with the partner?" in _questions("The singer is performing a duet with a partner on stage.")
+
+
+def test_photographic_terms_in_a_tag_list_are_the_pictures():
+    qs = _questions("a city skyline at dusk reflected in a river, long exposure, 4k wallpaper")
+    assert "is there an exposure?" not in qs and "is the exposure long?" not in qs and "does the image have long exposure?" in qs
+    assert "does the city skyline reflect in the river?" in qs
+    qs = _questions("an ancient temple hidden in the jungle, overgrown with vines, god rays, matte painting")
+    assert "is there god?" not in qs and "does the image have god rays?" in qs
+    assert "is the image in ukiyo-e style?" in _questions("two samurai fighting under a cherry blossom tree, ukiyo-e, woodblock print")

@@ -897,7 +897,7 @@ def _mend_modifier_across_comma(doc, model: str) -> None:
     own, not the thing ("is the knight standing in the fromsoftware?"). A describing word with the thing right after it
     stays one ("a big, red ball")."""
     for tok in doc:
-        if tok.dep_ not in ("amod", "compound") or not tok.is_alpha or not tok.is_lower or tok.i + 2 >= len(doc):
+        if tok.dep_ not in ("amod", "compound", "nmod") or not tok.is_alpha or not tok.is_lower or tok.i + 2 >= len(doc):
             continue
         head = tok.head
         if doc[tok.i + 1].text != "," or head.i <= tok.i + 1:
@@ -921,8 +921,13 @@ def _mend_modifier_across_comma(doc, model: str) -> None:
                 for t, (h, dep, tag, pos) in zip(doc, saved):
                     t.head, t.dep_, t.tag_, t.pos_ = doc[h], dep, tag, pos
             continue
-        if head.i != tok.i + 2 or head.pos_ not in ("NOUN", "PROPN"):
-            continue  # (the comma right before the thing: "a big, red ball" has the look next to the ball)
+        gap = doc[tok.i + 2 : head.i]
+        if head.pos_ not in ("NOUN", "PROPN") or gap and (
+            _reads_as_adjective(tok.lower_, model) or any(t.head.i != head.i or t.dep_ not in ("amod", "compound", "nummod") for t in gap)
+        ):
+            # (the comma right before the thing: "a big, red ball" has the look next to the ball; "a red, wooden box":
+            # a describing word before another; "in a river, long exposure": the river, and a tag)
+            continue
         for c in list(head.children):
             if c.i < tok.i:
                 c.head = tok  # ("a ruined": the cathedral's)
