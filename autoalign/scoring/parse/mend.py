@@ -891,7 +891,7 @@ def _mend_appos_compound(doc) -> None:
                 t.head, t.dep_ = doc[head], dep
 
 
-def _mend_modifier_across_comma(doc, model: str) -> None:
+def _mend_modifier_across_comma(doc, lex, model: str) -> None:
     """ "a knight standing in a ruined cathedral, fromsoftware, gloomy": a noun the tagger hung as a describing word on a
     word after a comma ends its own thing there ("the cathedral", ruined), and the word after the comma is a tag of its
     own, not the thing ("is the knight standing in the fromsoftware?"). A describing word with the thing right after it
@@ -922,11 +922,12 @@ def _mend_modifier_across_comma(doc, model: str) -> None:
                     t.head, t.dep_, t.tag_, t.pos_ = doc[h], dep, tag, pos
             continue
         gap = doc[tok.i + 2 : head.i]
-        if head.pos_ not in ("NOUN", "PROPN") or gap and (
+        if head.pos_ not in ("NOUN", "PROPN") or gap and _in(head, lex["frame_nouns"]) or gap and (
             _reads_as_adjective(tok.lower_, model) or any(t.head.i != head.i or t.dep_ not in ("amod", "compound", "nummod") for t in gap)
         ):
             # (the comma right before the thing: "a big, red ball" has the look next to the ball; "a red, wooden box":
-            # a describing word before another; "in a river, long exposure": the river, and a tag)
+            # a describing word before another; "in a river, long exposure": the river, and a tag; "a caterpillar, pupa,
+            # macro photo": a frame of its own)
             continue
         for c in list(head.children):
             if c.i < tok.i:
@@ -1007,7 +1008,7 @@ def _mend_parse(doc, lex, model: str):
         ("-ing nouns after a describing word read as a noun", lambda: _mend_ing_noun_after_pobj(doc, model)),
         ("names read as an apposition", lambda: _mend_appos_compound(doc)),
         ("looks read as taking an object", lambda: _mend_look_with_object(doc, lex)),
-        ("things read as a describing word across a comma", lambda: _mend_modifier_across_comma(doc, model)),
+        ("things read as a describing word across a comma", lambda: _mend_modifier_across_comma(doc, lex, model)),
     )
     for step, mend in mends:
         with salvage(f"mending {step}", doc.text):
