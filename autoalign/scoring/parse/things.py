@@ -99,7 +99,7 @@ class _ThingsReader(_FramesReader):
                 # (a colour written as a noun, "cream and cherries", is no colour of the thing after "and")
                 self.shared_colours += [
                     (tok, c) for c in tok.children if c.dep_ == "conj" and c.pos_ in ("NOUN", "PROPN")
-                    and (tok.tag_ == "JJ" or any(m.dep_ in ("amod", "compound") and m.lower_ in lex["colors"] for m in c.children))
+                    and (tok.tag_ != "NN" or any(m.lower_ in lex["colors"] for m in [*_compounds(c), *c.children] if m.dep_ in ("amod", "compound")))
                 ]
                 continue
             lone = [tok] in self._fragments()  # "..., realistic, vibrant, twilight, octane": a fragment of its own
