@@ -257,3 +257,17 @@ def test_photographic_terms_in_a_tag_list_are_the_pictures():
     qs = _questions("an ancient temple hidden in the jungle, overgrown with vines, god rays, matte painting")
     assert "is there god?" not in qs and "does the image have god rays?" in qs
     assert "is the image in ukiyo-e style?" in _questions("two samurai fighting under a cherry blossom tree, ukiyo-e, woodblock print")
+
+
+def test_a_titles_past_form_of_what_is_done_to_things_is_how_they_are():
+    qs = _questions("Twelve cupcakes with pink frosting arranged in a box")
+    assert "do the cupcakes arrange in the box?" not in qs and "are the cupcakes arranged in the box?" in qs
+    qs = _questions("Eight bottles of craft beer lined up on a wooden bar")
+    assert "do the bottles line up on the bar?" not in qs and "are the bottles lined up on the bar?" in qs
+    # with an article the subject acts
+    assert "does the man paint on the wall?" in _questions("The man painted on the wall.")
+
+
+def test_a_pair_look_reaches_its_thing_past_a_describing_word():
+    qs = _questions("Set of nine hand painted ceramic plates with floral patterns")
+    assert "are there nine hands?" not in qs and "are the plates hand painted?" in qs and "are there nine plates?" in qs

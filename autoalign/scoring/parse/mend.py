@@ -74,6 +74,12 @@ def _join_participle_looks(doc, words, pairs=frozenset()):
             continue
         if not before.whitespace_ or any(s.end > before.i for s in spans + tags):
             continue
+        nxt = doc[t.i + 1] if t.i + 1 < len(doc) else None
+        if paired and nxt is not None and nxt.pos_ == "ADJ" and nxt.dep_ == "amod" and nxt.head.i > nxt.i and t.head.i == nxt.head.i:
+            nxt = nxt.head  # "nine hand painted ceramic plates": the plates' look, past the describing word between
+            if nxt.pos_ in ("NOUN", "PROPN") and not any(s.end > before.i for s in spans + tags):
+                spans.append(doc[before.i : t.i + 1])
+            continue
         if t.i + 1 < len(doc) and doc[t.i + 1].pos_ in ("NOUN", "PROPN"):
             spans.append(doc[before.i : t.i + 1])
         elif (t.i + 1 == len(doc) or doc[t.i + 1].text in (",", ";")) and (before.i == 0 or doc[before.i - 1].text == ","):
@@ -92,7 +98,7 @@ def _join_participle_looks(doc, words, pairs=frozenset()):
             _rehang(t, head, "amod")
     for span in spans:
         before, t, after = span[0], span[-1], doc[span.end]
-        while after.dep_ == "compound" and after.head.i > after.i and after.head.pos_ in ("NOUN", "PROPN"):
+        while (after.dep_ == "compound" or after.pos_ == "ADJ" and after.dep_ == "amod") and after.head.i > after.i and after.head.pos_ in ("NOUN", "PROPN"):
             after = after.head  # "hand drawn flower icons": the look is the icons' (the last word of their name)
         for c in list(before.children):
             if c.dep_ == "nummod" and c.i < before.i:

@@ -127,9 +127,14 @@ def _finite_lemma(verb) -> str:
 def _past_read_as_participle(verb) -> bool:
     """ "the clouds floated above the sea" with "floated" tagged as a participle: a sentence's verb with its own subject
     and no auxiliary is a past tense (asked in the present: "do the clouds float above the sea?")."""
+    subject = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    if subject is not None and _lemma(verb) in lexicon()["done_to_verbs"] and not any(c.dep_ == "det" for c in subject.children) and not any(
+        c.dep_ in ("dobj", "dative") for c in verb.children
+    ):
+        return False  # "Twelve cupcakes with pink frosting arranged in a box": a title's participle ("are ... arranged?")
     return (
         verb.tag_ == "VBN" and verb.dep_ == "ROOT"
-        and any(c.dep_ == "nsubj" for c in verb.children) and not any(c.dep_ in ("aux", "auxpass") for c in verb.children)
+        and subject is not None and not any(c.dep_ in ("aux", "auxpass") for c in verb.children)
     )
 
 
