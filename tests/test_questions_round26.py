@@ -271,3 +271,17 @@ def test_a_titles_past_form_of_what_is_done_to_things_is_how_they_are():
 def test_a_pair_look_reaches_its_thing_past_a_describing_word():
     qs = _questions("Set of nine hand painted ceramic plates with floral patterns")
     assert "are there nine hands?" not in qs and "are the plates hand painted?" in qs and "are there nine plates?" in qs
+
+
+def test_a_thing_is_not_placed_on_its_own_body():
+    qs = _questions("flying drone robot with basketball hoop on drone robot body")
+    assert "is the drone robot on the drone robot body?" not in qs and "is there a drone robot body?" in qs
+    # a thing named after another is another thing
+    assert "is the dog next to the dog house?" in _questions("a dog next to a dog house")
+    assert "does the clock have a clock hand?" in _questions("a clock with an orange clock hand with some letters on top.")
+
+
+def test_the_last_word_read_as_a_past_verb_ends_the_name_before_it():
+    qs = _questions("a cat sitting on a cat bed")
+    assert "is the cat bedding?" not in qs and "is the cat sitting on another cat?" not in qs
+    assert "is the cat sitting on the cat bed?" in qs

@@ -534,6 +534,38 @@ def _mend_noun_read_as_past(doc, model: str) -> None:
         tok.pos_, tok.tag_ = "NOUN", "NN"
 
 
+def _mend_noun_read_as_final_past(doc, model: str) -> None:
+    """ "a cat sitting on a cat bed": the last word read as the sentence's past verb ("bed", with "a cat" sitting as its
+    subject), when it has no past form of its own and reads as a noun alone, ends the name of the thing before it (the
+    cat bed, on which the cat sits), not "is the cat sitting on another cat?", "is the cat bedding?"."""
+    for sent in doc.sents:
+        tok = sent.root
+        if tok.tag_ not in ("VBD", "VBN") or tok.lemma_.lower() != tok.lower_ or tok.i < 2:
+            continue
+        if any(t.pos_ != "PUNCT" for t in doc[tok.i + 1 : sent.end]):
+            continue  # (the sentence's last word)
+        before = doc[tok.i - 1]
+        if before.pos_ != "NOUN" or before.dep_ != "pobj" or not any(c.dep_ == "det" for c in before.children):
+            continue
+        subject = next((c for c in tok.children if c.dep_ == "nsubj" and c.pos_ in ("NOUN", "PROPN")), None)
+        if subject is None or any(c.dep_ in ("dobj", "attr", "aux", "auxpass") for c in tok.children) or not _reads_as_noun(tok.lower_, model):
+            continue
+        saved = [(t.head.i, t.dep_, t.tag_, t.pos_) for t in doc]
+        prep = before.head
+        for c in list(tok.children):
+            if c.i != subject.i:
+                c.head = subject
+        subject.head, subject.dep_ = subject, "ROOT"
+        tok.head, tok.dep_ = prep, "pobj"
+        for c in list(before.children):
+            c.head = tok
+        before.head, before.dep_ = tok, "compound"
+        tok.tag_, tok.pos_ = "NN", "NOUN"
+        if not _tree_ok(doc):
+            for t, (h, dep, tag, pos) in zip(doc, saved):
+                t.head, t.dep_, t.tag_, t.pos_ = doc[h], dep, tag, pos
+
+
 def _mend_adjective_on_verb(doc) -> None:
     """ "cute girl smiling while crying": a describing word hung on the verb after the thing it stands before (the thing
     the verb's subject) describes the thing."""
@@ -980,6 +1012,7 @@ def _mend_parse(doc, lex, model: str):
     mends = (
         ("leading nouns read as verbs", lambda: _mend_leading_noun(doc, model)),
         ("nouns read as past verbs", lambda: _mend_noun_read_as_past(doc, model)),
+        ("last nouns read as past verbs", lambda: _mend_noun_read_as_final_past(doc, model)),
         ("parts of the body read as verbs", lambda: _mend_part_read_as_verb(doc, lex)),
         ("capitalised things read as an order", lambda: _mend_capital_noun_read_as_order(doc, model)),
         ("a body's weight read as one more thing", lambda: _mend_weight_subject(doc, lex)),

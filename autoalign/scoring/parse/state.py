@@ -87,6 +87,9 @@ class _ReaderState:
             return  # ("people in the background behind her": the people are behind her, the background is not)
         if any(r.subject == subject and r.obj == obj and r.word == word for r in self.relations):
             return
+        own, whole = self.nouns[subject].phrase.lower(), self.nouns[obj].phrase.lower()
+        if kind != "part" and whole.startswith(own + " ") and whole[len(own) + 1 :] in self.lex["body_parts"]:
+            return  # "flying drone robot ... on drone robot body": the thing's own body, no place of the thing
         s, o = self.nouns[subject], self.nouns[obj]
         start = min(s.index - (len(s.phrase.split()) - 1), o.start)
         end = max(o.end, o.index + 1, s.index + 1, mutual or 0)
