@@ -445,12 +445,18 @@ def _mend_part_read_as_verb(doc, lex) -> None:
         doing = doc[tok.i + 1]
         if doing.tag_ != "VBG" or doing.head.i != tok.i or any(c.dep_ in ("nsubj", "dobj") for c in tok.children):
             continue
-        for c in list(tok.children):
-            if c.i != doing.i:
-                _rehang(c, doing, c.dep_)
-        _rehang(doing, doing, "ROOT")
-        _rehang(tok, doing, "nsubj")
-        tok.pos_, tok.tag_, tok.lemma_ = "NOUN", "NN", tok.lower_
+        _order_as_doer(tok, doing)
+
+
+def _order_as_doer(tok, doing) -> None:
+    """A sentence-opening word the tagger read as an order, with the "-ing" word after it as its child, re-hung as the
+    noun doing it: the "-ing" word becomes the root and takes the word's other children."""
+    for c in list(tok.children):
+        if c.i != doing.i:
+            _rehang(c, doing, c.dep_)
+    _rehang(doing, doing, "ROOT")
+    _rehang(tok, doing, "nsubj")
+    tok.pos_, tok.tag_, tok.lemma_ = "NOUN", "NN", tok.lower_
 
 
 def _mend_capital_noun_read_as_order(doc, model: str) -> None:
@@ -468,12 +474,7 @@ def _mend_capital_noun_read_as_order(doc, model: str) -> None:
         again = load_spacy(model)(words[:1].lower() + words[1:])
         if again[0].pos_ != "NOUN" or again[1].tag_ != "VBG" or again[1].head.i != 0:
             continue
-        for c in list(tok.children):
-            if c.i != doing.i:
-                _rehang(c, doing, c.dep_)
-        _rehang(doing, doing, "ROOT")
-        _rehang(tok, doing, "nsubj")
-        tok.pos_, tok.tag_, tok.lemma_ = "NOUN", "NN", tok.lower_
+        _order_as_doer(tok, doing)
 
 
 def _mend_part_participle(doc, lex) -> None:
