@@ -53,7 +53,7 @@ def image_path(r: dict[str, Any], work: Path, runs: Path) -> Path:
 def oracle_maps(im: Image.Image) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
     """The oracle's pixel labels, which object (component of >= MIN_AREA pixels) each pixel belongs to, and
     the fragment pixels, split as :func:`autoalign.world.oracle.read` splits them (same order of objects)."""
-    label, names = oracle._labels(np.asarray(im, dtype=np.float32))
+    label, names = oracle.palette_labels(np.asarray(im, dtype=np.float32))
     obj, frag, objs = np.full(label.shape, -1), np.zeros(label.shape, bool), []
     for name, cm in oracle.components(label, names):
         if cm.sum() < oracle.MIN_AREA:

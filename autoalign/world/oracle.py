@@ -58,7 +58,9 @@ class Reading:
         return self.scene is not None
 
 
-def _labels(arr: np.ndarray) -> tuple[np.ndarray, list[str]]:
+def palette_labels(arr: np.ndarray) -> tuple[np.ndarray, list[str]]:
+    """Step 1 of reading: each pixel of an ``(H, W, 3)`` float array as the index of its palette colour in the
+    returned names (0 = the background), or -1 when no colour is within :data:`COLOR_TOLERANCE`."""
     names = ["background", *colors()]
     palette = np.array([background(), *colors().values()], dtype=np.float32)
     dist = np.linalg.norm(arr[:, :, None, :] - palette[None, None, :, :], axis=-1)
@@ -101,7 +103,7 @@ def blob_shape(component: np.ndarray, name: str = "") -> tuple[str | None, str]:
 
 
 def components(label: np.ndarray, names: list[str]):
-    """Every 8-connected component of each palette colour's pixels in ``label`` (:func:`_labels`), as ``(colour name,
+    """Every 8-connected component of each palette colour's pixels in ``label`` (:func:`palette_labels`), as ``(colour name,
     boolean mask)``, colour by colour in palette order: the pieces :func:`read` sorts into objects and fragments."""
     from scipy import ndimage
 
@@ -117,7 +119,7 @@ def read(image: Image.Image) -> Reading:
     if image.size != (IMAGE_SIZE, IMAGE_SIZE):
         image = image.resize((IMAGE_SIZE, IMAGE_SIZE), Image.BILINEAR)
     arr = np.asarray(image, dtype=np.float32)
-    label, names = _labels(arr)
+    label, names = palette_labels(arr)
     total = float(label.size)
     unknown = float((label == -1).sum()) / total
     if unknown > MAX_UNKNOWN:

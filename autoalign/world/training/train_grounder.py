@@ -53,6 +53,11 @@ ELASTIC = (0.5, 3.0, 4.0)
 #: scenes' labels are what the world reads (:func:`read_labels`). Share 0: measured on validation and not kept
 #: (module docstring); ``(0.25, 7.0, True)`` rebuilds the first form bit for bit, ``(0.15, 7.0, False)`` the second.
 BLOBS = (0.0, 7.0, False)
+#: Generated images read by the world's rule (round 26): (share of examples, images in the bank, images per caption).
+#: The bank is drawn once per run by the world's generator (:func:`generated_bank`) for ``train``-split captions and
+#: labelled pixel by pixel as the oracle reads them (:func:`pixel_read_labels`), so the grounder sees the
+#: generator's own soft shapes and blobs, with the labels the world gives them. Share 0: off.
+GENERATED = (0.0, 2000, 4)
 #: Weight of the colour group's loss against the shape group's.
 COLOR_WEIGHT = 1.0
 
@@ -120,12 +125,18 @@ def elastic(image, ids, rng: random.Random, alpha: float, sigma: float):
     return Image.fromarray(bent.clip(0, 255).astype("uint8")), ndimage.map_coordinates(ids, coords, order=0, mode="nearest")
 
 
-def example(rng: random.Random, split: str = "train", strength: float = 1.0):
+def example(rng: random.Random, split: str = "train", strength: float = 1.0, bank=None):
     """One augmented image with its per-pixel shape labels and colour labels (``IGNORE`` off objects);
     ``BLOBS[0]`` of them bent hard and labelled as the world reads them, ``ELASTIC[0]`` bent mildly
-    (:func:`elastic`), the rest as drawn."""
+    (:func:`elastic`), the rest as drawn; with a ``bank`` (:func:`generated_bank`), ``GENERATED[0]`` of them one
+    of its generated images, mirrored half of the time."""
     import numpy as np
 
+    if bank and rng.random() < GENERATED[0]:
+        image, shape_lab, color_lab = bank[rng.randrange(len(bank))]
+        if rng.random() < 0.5:
+            return image.transpose(0), shape_lab[:, ::-1].copy(), color_lab[:, ::-1].copy()  # 0: FLIP_LEFT_RIGHT
+        return image, shape_lab, color_lab
     i = rng.randrange(1_000_000)
     scene = scene_for(spec_for(split, i), i)
     ids = np.asarray(object_map(scene), dtype=np.int64)
@@ -182,6 +193,71 @@ def read_labels(scene, ids):
     return shape_lab, color_lab
 
 
+def pixel_read_labels(image):
+    """Per-pixel (shape, colour) labels of any world image as the oracle reads it: each blob - the 8-connected
+    pixels of one palette colour (:func:`autoalign.world.oracle.components`) - takes the shape the world reads in
+    it (:func:`autoalign.world.oracle.blob_shape`); a blob no shape fits and a fragment smaller than ``MIN_AREA``
+    are background; pixels near no colour (soft edges) are ``IGNORE`` in both groups."""
+    import numpy as np
+
+    from autoalign.world.oracle import MIN_AREA, blob_shape, components, palette_labels
+
+    shape_names, color_names = label_names()
+    label, names = palette_labels(np.asarray(image.convert("RGB"), dtype=np.float32))
+    shape_lab = np.zeros(label.shape, dtype=np.int64)
+    color_lab = np.full(label.shape, IGNORE, dtype=np.int64)
+    shape_lab[label == -1] = IGNORE
+    for color, blob in components(label, names):
+        shape = blob_shape(blob)[0] if blob.sum() >= MIN_AREA else None
+        if shape is not None:
+            shape_lab[blob] = shape_names.index(shape)
+            color_lab[blob] = color_names.index(color)
+    return shape_lab, color_lab
+
+
+def generated_bank(out_dir: Path, n: int, per_caption: int, seed: int = 0, progress: bool = True) -> list:
+    """``n`` images of the world's generator - the one a whole-world run just wrote next to ``out_dir``, else the
+    committed one - for ``train``-split captions (``per_caption`` seeds each), with :func:`pixel_read_labels`.
+    Drawn with the ``shapes`` preset's generation settings and kept in the training work folder, so a resumed
+    run reads the same bank instead of drawing it again."""
+    import hashlib
+    import io
+    from dataclasses import replace
+
+    import numpy as np
+    from PIL import Image
+    from tqdm.auto import tqdm
+
+    from autoalign.config import load_config
+    from autoalign.files import atomic_write_bytes
+    from autoalign.models.cache import Models
+    from autoalign.world.training.train import work_dir
+    from autoalign.world.training.train_inpaint import generator_dir
+
+    source = generator_dir(out_dir)
+    weights = (source / "unet" / "diffusion_pytorch_model.safetensors").read_bytes()
+    key = hashlib.sha256(weights + f"{n}/{per_caption}/{seed}".encode()).hexdigest()[:16]
+    path = work_dir() / "grounder" / f"bank-{key}.npz"
+    if not path.is_file():
+        config = load_config("shapes")
+        generator = Models(replace(config, generator=replace(config.generator, model=str(source)))).generator
+        rng = random.Random(seed)
+        images: list = []
+        with tqdm(total=n, desc="grounder: generated images", disable=not progress, dynamic_ncols=True) as bar:
+            while len(images) < n:
+                i = rng.randrange(1_000_000)
+                drawn = generator.generate(spec_for("train", i).caption(), n=per_caption, seed=i)[: n - len(images)]
+                images += [np.asarray(im.convert("RGB").resize((IMAGE_SIZE, IMAGE_SIZE)), dtype=np.uint8) for im in drawn]
+                bar.update(len(drawn))
+        buffer = io.BytesIO()
+        np.savez_compressed(buffer, images=np.stack(images))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(path, buffer.getvalue())
+    with np.load(path) as saved:
+        pictures = [Image.fromarray(a) for a in saved["images"]]
+    return [(im, *pixel_read_labels(im)) for im in pictures]
+
+
 def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, resume: bool = True, progress: bool = True) -> dict:
     import numpy as np
     import torch
@@ -190,9 +266,11 @@ def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, resume: bool = True, 
     torch.manual_seed(seed)
     model = build()
     n_shape = len(label_names()[0])
+    share, n_bank, per_caption = GENERATED
+    bank = generated_bank(out_dir, n_bank, per_caption, seed, progress) if share > 0 else None
 
     def batch_loss(step: int, rng: random.Random):
-        batch = [example(rng) for _ in range(plan.batch_size)]
+        batch = [example(rng, bank=bank) for _ in range(plan.batch_size)]
         x = to_pixels([b[0] for b in batch])
         shape_lab = torch.from_numpy(np.stack([b[1] for b in batch]))
         color_lab = torch.from_numpy(np.stack([b[2] for b in batch]))
@@ -205,7 +283,8 @@ def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, resume: bool = True, 
     Path(out_dir).mkdir(parents=True, exist_ok=True)
     model.to(torch.float16).save_pretrained(out_dir, safe_serialization=True)
     _save_processor(out_dir)
-    return {**stats, "params": sum(p.numel() for p in model.parameters()), "elastic": list(ELASTIC), "blobs": list(BLOBS)}
+    return {**stats, "params": sum(p.numel() for p in model.parameters()), "elastic": list(ELASTIC), "blobs": list(BLOBS),
+            "generated": list(GENERATED)}
 
 
 def _save_processor(out_dir: Path) -> None:
