@@ -523,3 +523,47 @@ def test_training_labels_are_the_scene_graph_on_a_clean_scene_and_background_on_
     joined[ys.min():ys.max() + 1, xs.min():xs.max() + 1] = 1  # bent into one blue bar of both
     assert (read_labels(twins, joined)[0] == 0).all()
     assert (read_labels(twins, tids)[0][tids > 0] == shape_names.index("square")).all()
+
+
+def test_generated_images_are_labelled_as_the_oracle_reads_their_pixels():
+    """The GENERATED tier (round 26) labels any image pixel by pixel as the oracle reads it: a rendered scene gets
+    exactly its scene graph's labels; a blob no shape fits is background; pixels near no palette colour (soft
+    edges) are ignored in both groups."""
+    import numpy as np
+
+    from autoalign.world.scene import colors
+    from autoalign.world.training.train_grounder import IGNORE, graph_labels, label_names, pixel_read_labels
+
+    shape_names, _ = label_names()
+    scene = Scene([Obj("circle", "red", "big", 16, 20), Obj("square", "blue", "small", 46, 20), Obj("triangle", "green", "big", 30, 48)])
+    ids = np.asarray(object_map(scene), dtype=np.int64)
+    shape_lab, color_lab = pixel_read_labels(draw(scene))
+    want_shape, want_color = graph_labels(scene, ids)
+    assert (shape_lab == want_shape).all() and (color_lab == want_color).all()
+
+    arr = np.asarray(draw(scene)).copy()
+    arr[4:8, 4:34] = colors()["red"]  # a red bar across the top: too elongated for any shape
+    arr[60:62, 60:62] = (128, 128, 128)  # grey: near no palette colour
+    shape_lab, color_lab = pixel_read_labels(Image.fromarray(arr))
+    assert (shape_lab[4:8, 4:34] == 0).all() and (color_lab[4:8, 4:34] == IGNORE).all()
+    assert (shape_lab[60:62, 60:62] == IGNORE).all()
+    assert shape_lab[48, 30] == shape_names.index("triangle")
+
+
+def test_the_generated_bank_is_drawn_once_and_read_back(tmp_path, monkeypatch):
+    """``generated_bank`` draws train-split captions with the world's generator and keeps them in the training work
+    folder: a second call (a resumed run) reads the same images instead of drawing them again."""
+    import numpy as np
+
+    from autoalign.world.training import train_grounder
+
+    monkeypatch.setenv("AUTOALIGN_HOME", str(tmp_path / "home"))
+    bank = train_grounder.generated_bank(tmp_path / "out" / "grounder", 3, 2, seed=0, progress=False)
+    assert len(bank) == 3 and all(im.size == (64, 64) and s.shape == (64, 64) == c.shape for im, s, c in bank)
+    saved = list((tmp_path / "home" / "world-train" / "grounder").glob("bank-*.npz"))
+    assert len(saved) == 1
+    from autoalign.models import generator as generator_module
+
+    monkeypatch.setattr(generator_module.DiffusersGenerator, "generate", lambda *a, **k: pytest.fail("drew again"))
+    again = train_grounder.generated_bank(tmp_path / "out" / "grounder", 3, 2, seed=0, progress=False)
+    assert all((np.asarray(a[0]) == np.asarray(b[0])).all() and (a[1] == b[1]).all() for a, b in zip(bank, again))
