@@ -567,3 +567,32 @@ def test_the_generated_bank_is_drawn_once_and_read_back(tmp_path, monkeypatch):
     monkeypatch.setattr(generator_module.DiffusersGenerator, "generate", lambda *a, **k: pytest.fail("drew again"))
     again = train_grounder.generated_bank(tmp_path / "out" / "grounder", 3, 2, seed=0, progress=False)
     assert all((np.asarray(a[0]) == np.asarray(b[0])).all() and (a[1] == b[1]).all() for a, b in zip(bank, again))
+
+
+def test_edit_ops_make_the_loop_s_kinds_of_plan_inside_the_image_and_clear_of_other_objects():
+    """The EDITED tier's operations (round 26): each kind the loop's plans use, on objects the oracle read; an added
+    or moved object's box lies inside the image and clear of every other object's box."""
+    import random
+
+    from autoalign.world.oracle import read
+    from autoalign.world.training.train_grounder import edit_ops
+
+    scene = Scene([Obj("circle", "red", "big", 16, 20), Obj("square", "blue", "small", 46, 20)])
+    reading = read(draw(scene))
+    rng = random.Random(0)
+    seen = set()
+    for _ in range(60):
+        for op in edit_ops(reading, rng):
+            seen.add(op.kind)
+            if op.kind in ("remove", "move", "recolor"):
+                assert tuple(op.source.xyxy) in {tuple(b) for b in reading.boxes}
+            if op.kind in ("add", "move"):
+                x0, y0, x1, y1 = op.target.xyxy
+                assert 0 <= x0 < x1 <= 64 and 0 <= y0 < y1 <= 64
+                assert all(x1 + 2 <= b[0] or b[2] + 2 <= x0 or y1 + 2 <= b[1] or b[3] + 2 <= y0 for b in reading.boxes)
+            if op.kind == "recolor":  # "<size> <new colour> <shape>", the colour not the object's own
+                old = reading.scene.objects[[tuple(b) for b in reading.boxes].index(tuple(op.source.xyxy))]
+                assert op.phrase.split()[1] != old.color and op.phrase.split()[2] == old.shape
+    assert seen == {"add", "remove", "move", "recolor"}
+    empty = read(draw(Scene([])))
+    assert all(op.kind == "add" for _ in range(10) for op in edit_ops(empty, rng))

@@ -317,9 +317,7 @@ class InpaintRegionEditor:
         self.remove_grow = self._margin("remove_grow", self.grow)
         self.remove_reach = self._whole("remove_reach", 0, 0, 16)
         self.remove = self._choice("remove", "inpaint", REMOVE_MODES)
-        self.fill_strength = o.get("fill_strength", 0.0)
-        if isinstance(self.fill_strength, bool) or not isinstance(self.fill_strength, (int, float)) or not 0 <= self.fill_strength <= 1:
-            raise ConfigError(f"[region_editor] fill_strength must be from 0 to 1 (got {self.fill_strength!r})")
+        self.fill_strength = self._fraction("fill_strength", 0.0)
         self.remove_prompt = str(o.get("remove_prompt", ""))
         self.add_prompt = str(o.get("add_prompt", "{phrase}"))
         if "{phrase}" not in self.add_prompt and "{prompt}" not in self.add_prompt:

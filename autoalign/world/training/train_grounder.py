@@ -58,6 +58,11 @@ BLOBS = (0.0, 7.0, False)
 #: labelled pixel by pixel as the oracle reads them (:func:`pixel_read_labels`), so the grounder sees the
 #: generator's own soft shapes and blobs, with the labels the world gives them. Share 0: off.
 GENERATED = (0.0, 2000, 4)
+#: The region editor's own outputs (round 26): (share of examples, images). Each is one bank image with one layout
+#: operation carried out by the ``shapes`` preset's region editor (:func:`edited_bank`: an object removed, added,
+#: moved or recoloured, as the loop's plans do), labelled as the oracle reads the result, so the grounder learns the
+#: traces of a removal and the look of a pasted drawing as what the world reads in them. Needs the bank; share 0: off.
+EDITED = (0.0, 800)
 #: Weight of the colour group's loss against the shape group's.
 COLOR_WEIGHT = 1.0
 
@@ -132,8 +137,9 @@ def example(rng: random.Random, split: str = "train", strength: float = 1.0, ban
     of its generated images, mirrored half of the time."""
     import numpy as np
 
-    if bank and rng.random() < GENERATED[0]:
-        image, shape_lab, color_lab = bank[rng.randrange(len(bank))]
+    if bank and rng.random() < GENERATED[0] + EDITED[0]:
+        pool = bank if rng.random() * (GENERATED[0] + EDITED[0]) < GENERATED[0] or not bank.edited else bank.edited
+        image, shape_lab, color_lab = pool[rng.randrange(len(pool))]
         if rng.random() < 0.5:
             return image.transpose(0), shape_lab[:, ::-1].copy(), color_lab[:, ::-1].copy()  # 0: FLIP_LEFT_RIGHT
         return image, shape_lab, color_lab
@@ -255,7 +261,97 @@ def generated_bank(out_dir: Path, n: int, per_caption: int, seed: int = 0, progr
         atomic_write_bytes(path, buffer.getvalue())
     with np.load(path) as saved:
         pictures = [Image.fromarray(a) for a in saved["images"]]
-    return [(im, *pixel_read_labels(im)) for im in pictures]
+    return Bank((im, *pixel_read_labels(im)) for im in pictures)
+
+
+class Bank(list):
+    """The generated images with their labels; ``edited`` holds the region editor's outputs (:func:`edited_bank`)."""
+
+    edited: list = []
+
+
+def edit_ops(reading, rng: random.Random) -> list:
+    """One random layout operation on a scene the oracle read, as the loop's plans make them: remove, move or
+    recolour one of its objects, or add an object of a random phrase in a free place (None when nothing fits)."""
+    from autoalign.types import Box, LayoutOp
+    from autoalign.world.scene import colors, sizes
+
+    objects = list(zip(reading.scene.objects, reading.boxes))
+    kinds = ["add"] + (["remove", "move", "recolor"] if objects else [])
+    kind = rng.choice(kinds)
+
+    def free_box(size: str):
+        half = sizes()[size]
+        for _ in range(30):
+            x, y = rng.uniform(half + 1, IMAGE_SIZE - half - 1), rng.uniform(half + 1, IMAGE_SIZE - half - 1)
+            box = (x - half, y - half, x + half, y + half)
+            if all(box[2] + 2 <= b[0] or b[2] + 2 <= box[0] or box[3] + 2 <= b[1] or b[3] + 2 <= box[1] for _, b in objects):
+                return Box(box, 1.0)
+        return None
+
+    if kind == "add":
+        size = rng.choice(list(sizes()))
+        target = free_box(size)
+        phrase = f"{size} {rng.choice(list(colors()))} {rng.choice(shapes())}"
+        return [LayoutOp("add", phrase, target=target)] if target else []
+    o, xyxy = rng.choice(objects)
+    source = Box(tuple(float(v) for v in xyxy), 1.0)
+    if kind == "remove":
+        return [LayoutOp("remove", o.describe(), source=source)]
+    if kind == "move":
+        target = free_box(o.size)
+        return [LayoutOp("move", o.describe(), source=source, target=target)] if target else []
+    colour = rng.choice([c for c in colors() if c != o.color])
+    return [LayoutOp("recolor", f"{o.size} {colour} {o.shape}", source=source, target=source)]
+
+
+def edited_bank(out_dir: Path, bank: list, n: int, seed: int = 0, progress: bool = True) -> list:
+    """``n`` bank images, each with one operation of :func:`edit_ops` carried out by the ``shapes`` preset's region
+    editor on the generator the bank came from, labelled with :func:`pixel_read_labels`; kept in the training work
+    folder beside the bank. The editor picks the largest of its drawings and checks none with a grounder (the
+    preset asks its CLIP and grounder), so the recipe needs no other trained model."""
+    import hashlib
+    import io
+    from dataclasses import replace
+
+    import numpy as np
+    from PIL import Image
+    from tqdm.auto import tqdm
+
+    from autoalign.config import load_config
+    from autoalign.files import atomic_write_bytes
+    from autoalign.models.cache import Models
+    from autoalign.world import oracle
+    from autoalign.world.training.train import work_dir
+    from autoalign.world.training.train_inpaint import generator_dir
+
+    source = generator_dir(out_dir)
+    first = np.asarray(bank[0][0]).tobytes() if bank else b""
+    key = hashlib.sha256(first + f"{len(bank)}/{n}/{seed}/{source}".encode()).hexdigest()[:16]
+    path = work_dir() / "grounder" / f"edited-{key}.npz"
+    if not path.is_file():
+        config = load_config("shapes")
+        options = {**config.region_editor.options, "paste_choose": "largest", "paste_check": "none"}
+        config = replace(config, region_editor=replace(config.region_editor, model=str(source), options=options))
+        editor = Models(config).region_editor
+        rng = random.Random(seed + 1)
+        images: list = []
+        with tqdm(total=n, desc="grounder: region edits", disable=not progress, dynamic_ncols=True) as bar:
+            while len(images) < n:
+                image = bank[rng.randrange(len(bank))][0]
+                reading = oracle.read(image)
+                ops = edit_ops(reading, rng) if reading.readable else []
+                if not ops:
+                    continue
+                edited = editor.edit(image, ops, n=1, seed=rng.randrange(2**31))[0]
+                images.append(np.asarray(edited.convert("RGB"), dtype=np.uint8))
+                bar.update(1)
+        buffer = io.BytesIO()
+        np.savez_compressed(buffer, images=np.stack(images))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(path, buffer.getvalue())
+    with np.load(path) as saved:
+        return [(im, *pixel_read_labels(im)) for im in (Image.fromarray(a) for a in saved["images"])]
 
 
 def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, resume: bool = True, progress: bool = True) -> dict:
@@ -267,7 +363,9 @@ def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, resume: bool = True, 
     model = build()
     n_shape = len(label_names()[0])
     share, n_bank, per_caption = GENERATED
-    bank = generated_bank(out_dir, n_bank, per_caption, seed, progress) if share > 0 else None
+    bank = generated_bank(out_dir, n_bank, per_caption, seed, progress) if share > 0 or EDITED[0] > 0 else None
+    if bank is not None and EDITED[0] > 0:
+        bank.edited = edited_bank(out_dir, bank, EDITED[1], seed, progress)
 
     def batch_loss(step: int, rng: random.Random):
         batch = [example(rng, bank=bank) for _ in range(plan.batch_size)]
@@ -284,7 +382,7 @@ def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, resume: bool = True, 
     model.to(torch.float16).save_pretrained(out_dir, safe_serialization=True)
     _save_processor(out_dir)
     return {**stats, "params": sum(p.numel() for p in model.parameters()), "elastic": list(ELASTIC), "blobs": list(BLOBS),
-            "generated": list(GENERATED)}
+            "generated": list(GENERATED), "edited": list(EDITED)}
 
 
 def _save_processor(out_dir: Path) -> None:
