@@ -130,15 +130,15 @@ def elastic(image, ids, rng: random.Random, alpha: float, sigma: float):
     return Image.fromarray(bent.clip(0, 255).astype("uint8")), ndimage.map_coordinates(ids, coords, order=0, mode="nearest")
 
 
-def example(rng: random.Random, split: str = "train", strength: float = 1.0, bank=None):
+def example(rng: random.Random, split: str = "train", strength: float = 1.0, bank=None, edited=None):
     """One augmented image with its per-pixel shape labels and colour labels (``IGNORE`` off objects);
     ``BLOBS[0]`` of them bent hard and labelled as the world reads them, ``ELASTIC[0]`` bent mildly
-    (:func:`elastic`), the rest as drawn; with a ``bank`` (:func:`generated_bank`), ``GENERATED[0]`` of them one
-    of its generated images, mirrored half of the time."""
+    (:func:`elastic`), the rest as drawn; with a ``bank`` (:func:`generated_bank`) and ``edited`` images
+    (:func:`edited_bank`), ``GENERATED[0]`` and ``EDITED[0]`` of them one of those, mirrored half of the time."""
     import numpy as np
 
     if bank and rng.random() < GENERATED[0] + EDITED[0]:
-        pool = bank if rng.random() * (GENERATED[0] + EDITED[0]) < GENERATED[0] or not bank.edited else bank.edited
+        pool = bank if rng.random() * (GENERATED[0] + EDITED[0]) < GENERATED[0] or not edited else edited
         image, shape_lab, color_lab = pool[rng.randrange(len(pool))]
         if rng.random() < 0.5:
             return image.transpose(0), shape_lab[:, ::-1].copy(), color_lab[:, ::-1].copy()  # 0: FLIP_LEFT_RIGHT
@@ -221,30 +221,45 @@ def pixel_read_labels(image):
     return shape_lab, color_lab
 
 
-def generated_bank(out_dir: Path, n: int, per_caption: int, seed: int = 0, progress: bool = True) -> list:
-    """``n`` images of the world's generator - the one a whole-world run just wrote next to ``out_dir``, else the
-    committed one - for ``train``-split captions (``per_caption`` seeds each), with :func:`pixel_read_labels`.
-    Drawn with the ``shapes`` preset's generation settings and kept in the training work folder, so a resumed
-    run reads the same bank instead of drawing it again."""
+def kept_images(name: str, key: bytes, draw) -> list:
+    """The labelled images of one training tier, drawn once by ``draw()`` (a list of 64x64 RGB uint8 arrays) and kept in
+    the training work folder under ``name`` and a hash of ``key`` (what the images depend on), so a resumed run reads
+    the same images instead of drawing them again; each with :func:`pixel_read_labels`."""
     import hashlib
     import io
-    from dataclasses import replace
 
     import numpy as np
     from PIL import Image
+
+    from autoalign.files import atomic_write_bytes
+    from autoalign.world.training.train import work_dir
+
+    path = work_dir() / "grounder" / f"{name}-{hashlib.sha256(key).hexdigest()[:16]}.npz"
+    if not path.is_file():
+        buffer = io.BytesIO()
+        np.savez_compressed(buffer, images=np.stack(draw()))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(path, buffer.getvalue())
+    with np.load(path) as saved:
+        return [(im, *pixel_read_labels(im)) for im in (Image.fromarray(a) for a in saved["images"])]
+
+
+def generated_bank(out_dir: Path, n: int, per_caption: int, seed: int = 0, progress: bool = True) -> list:
+    """``n`` images of the world's generator - the one a whole-world run just wrote next to ``out_dir``, else the
+    committed one - for ``train``-split captions (``per_caption`` seeds each), drawn with the ``shapes`` preset's
+    generation settings (:func:`kept_images`)."""
+    from dataclasses import replace
+
+    import numpy as np
     from tqdm.auto import tqdm
 
     from autoalign.config import load_config
-    from autoalign.files import atomic_write_bytes
     from autoalign.models.cache import Models
-    from autoalign.world.training.train import work_dir
     from autoalign.world.training.train_inpaint import generator_dir
 
     source = generator_dir(out_dir)
-    weights = (source / "unet" / "diffusion_pytorch_model.safetensors").read_bytes()
-    key = hashlib.sha256(weights + f"{n}/{per_caption}/{seed}".encode()).hexdigest()[:16]
-    path = work_dir() / "grounder" / f"bank-{key}.npz"
-    if not path.is_file():
+
+    def draw() -> list:
         config = load_config("shapes")
         generator = Models(replace(config, generator=replace(config.generator, model=str(source)))).generator
         rng = random.Random(seed)
@@ -255,24 +270,16 @@ def generated_bank(out_dir: Path, n: int, per_caption: int, seed: int = 0, progr
                 drawn = generator.generate(spec_for("train", i).caption(), n=per_caption, seed=i)[: n - len(images)]
                 images += [np.asarray(im.convert("RGB").resize((IMAGE_SIZE, IMAGE_SIZE)), dtype=np.uint8) for im in drawn]
                 bar.update(len(drawn))
-        buffer = io.BytesIO()
-        np.savez_compressed(buffer, images=np.stack(images))
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_bytes(path, buffer.getvalue())
-    with np.load(path) as saved:
-        pictures = [Image.fromarray(a) for a in saved["images"]]
-    return Bank((im, *pixel_read_labels(im)) for im in pictures)
+        return images
 
-
-class Bank(list):
-    """The generated images with their labels; ``edited`` holds the region editor's outputs (:func:`edited_bank`)."""
-
-    edited: list = []
+    weights = (source / "unet" / "diffusion_pytorch_model.safetensors").read_bytes()
+    return kept_images("bank", weights + f"{n}/{per_caption}/{seed}".encode(), draw)
 
 
 def edit_ops(reading, rng: random.Random) -> list:
     """One random layout operation on a scene the oracle read, as the loop's plans make them: remove, move or
-    recolour one of its objects, or add an object of a random phrase in a free place (None when nothing fits)."""
+    recolour one of its objects, or add an object of a random phrase in a free place (an empty list when no free
+    place was found)."""
     from autoalign.types import Box, LayoutOp
     from autoalign.world.scene import colors, sizes
 
@@ -307,33 +314,25 @@ def edit_ops(reading, rng: random.Random) -> list:
 
 def edited_bank(out_dir: Path, bank: list, n: int, seed: int = 0, progress: bool = True) -> list:
     """``n`` bank images, each with one operation of :func:`edit_ops` carried out by the ``shapes`` preset's region
-    editor on the generator the bank came from, labelled with :func:`pixel_read_labels`; kept in the training work
-    folder beside the bank. The editor picks the largest of its drawings and checks none with a grounder (the
-    preset asks its CLIP and grounder), so the recipe needs no other trained model."""
-    import hashlib
-    import io
+    editor on the generator the bank came from (:func:`kept_images`). The editor takes the largest of its drawings
+    and checks none with a grounder (the preset asks its CLIP and grounder), so the recipe needs no other trained
+    model."""
     from dataclasses import replace
 
     import numpy as np
-    from PIL import Image
     from tqdm.auto import tqdm
 
     from autoalign.config import load_config
-    from autoalign.files import atomic_write_bytes
     from autoalign.models.cache import Models
     from autoalign.world import oracle
-    from autoalign.world.training.train import work_dir
     from autoalign.world.training.train_inpaint import generator_dir
 
     source = generator_dir(out_dir)
-    first = np.asarray(bank[0][0]).tobytes() if bank else b""
-    key = hashlib.sha256(first + f"{len(bank)}/{n}/{seed}/{source}".encode()).hexdigest()[:16]
-    path = work_dir() / "grounder" / f"edited-{key}.npz"
-    if not path.is_file():
+
+    def draw() -> list:
         config = load_config("shapes")
         options = {**config.region_editor.options, "paste_choose": "largest", "paste_check": "none"}
-        config = replace(config, region_editor=replace(config.region_editor, model=str(source), options=options))
-        editor = Models(config).region_editor
+        editor = Models(replace(config, region_editor=replace(config.region_editor, model=str(source), options=options))).region_editor
         rng = random.Random(seed + 1)
         images: list = []
         with tqdm(total=n, desc="grounder: region edits", disable=not progress, dynamic_ncols=True) as bar:
@@ -341,17 +340,13 @@ def edited_bank(out_dir: Path, bank: list, n: int, seed: int = 0, progress: bool
                 image = bank[rng.randrange(len(bank))][0]
                 reading = oracle.read(image)
                 ops = edit_ops(reading, rng) if reading.readable else []
-                if not ops:
-                    continue
-                edited = editor.edit(image, ops, n=1, seed=rng.randrange(2**31))[0]
-                images.append(np.asarray(edited.convert("RGB"), dtype=np.uint8))
-                bar.update(1)
-        buffer = io.BytesIO()
-        np.savez_compressed(buffer, images=np.stack(images))
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_bytes(path, buffer.getvalue())
-    with np.load(path) as saved:
-        return [(im, *pixel_read_labels(im)) for im in (Image.fromarray(a) for a in saved["images"])]
+                if ops:
+                    images.append(np.asarray(editor.edit(image, ops, n=1, seed=rng.randrange(2**31))[0].convert("RGB"), dtype=np.uint8))
+                    bar.update(1)
+        return images
+
+    first = np.asarray(bank[0][0]).tobytes() if bank else b""
+    return kept_images("edited", first + f"{len(bank)}/{n}/{seed}/{source}".encode(), draw)
 
 
 def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, resume: bool = True, progress: bool = True) -> dict:
@@ -364,11 +359,10 @@ def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, resume: bool = True, 
     n_shape = len(label_names()[0])
     share, n_bank, per_caption = GENERATED
     bank = generated_bank(out_dir, n_bank, per_caption, seed, progress) if share > 0 or EDITED[0] > 0 else None
-    if bank is not None and EDITED[0] > 0:
-        bank.edited = edited_bank(out_dir, bank, EDITED[1], seed, progress)
+    edited = edited_bank(out_dir, bank, EDITED[1], seed, progress) if bank and EDITED[0] > 0 else None
 
     def batch_loss(step: int, rng: random.Random):
-        batch = [example(rng, bank=bank) for _ in range(plan.batch_size)]
+        batch = [example(rng, bank=bank, edited=edited) for _ in range(plan.batch_size)]
         x = to_pixels([b[0] for b in batch])
         shape_lab = torch.from_numpy(np.stack([b[1] for b in batch]))
         color_lab = torch.from_numpy(np.stack([b[2] for b in batch]))
