@@ -329,9 +329,10 @@ def edited_bank(out_dir: Path, bank: list, n: int, seed: int = 0, progress: bool
 
     source = generator_dir(out_dir)
 
+    config = load_config("shapes")
+    options = {**config.region_editor.options, "paste_choose": "largest", "paste_check": "none"}
+
     def draw() -> list:
-        config = load_config("shapes")
-        options = {**config.region_editor.options, "paste_choose": "largest", "paste_check": "none"}
         editor = Models(replace(config, region_editor=replace(config.region_editor, model=str(source), options=options))).region_editor
         rng = random.Random(seed + 1)
         images: list = []
@@ -345,8 +346,8 @@ def edited_bank(out_dir: Path, bank: list, n: int, seed: int = 0, progress: bool
                     bar.update(1)
         return images
 
-    first = np.asarray(bank[0][0]).tobytes() if bank else b""
-    return kept_images("edited", first + f"{len(bank)}/{n}/{seed}/{source}".encode(), draw)
+    first = np.asarray(bank[0][0]).tobytes() if bank else b""  # the bank's images come from this generator
+    return kept_images("edited", first + f"{len(bank)}/{n}/{seed}/{sorted(options.items())}".encode(), draw)
 
 
 def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, resume: bool = True, progress: bool = True) -> dict:
