@@ -63,6 +63,9 @@ GENERATED = (0.0, 2000, 4)
 #: moved or recoloured, as the loop's plans do), labelled as the oracle reads the result, so the grounder learns the
 #: traces of a removal and the look of a pasted drawing as what the world reads in them. Needs the bank; share 0: off.
 EDITED = (0.0, 800)
+#: How many times wider the SegFormer's stages and decoder are than the committed model's (1: 16-64 channels, 152 k
+#: parameters; 2: 32-128, 590 k).
+WIDTH = 1
 #: Weight of the colour group's loss against the shape group's.
 COLOR_WEIGHT = 1.0
 
@@ -82,12 +85,12 @@ def build():
         num_encoder_blocks=4,
         depths=[1, 1, 2, 1],
         sr_ratios=[4, 2, 1, 1],
-        hidden_sizes=[16, 32, 48, 64],
+        hidden_sizes=[16 * WIDTH, 32 * WIDTH, 48 * WIDTH, 64 * WIDTH],
         patch_sizes=[3, 3, 3, 3],
         strides=[2, 2, 2, 2],
         num_attention_heads=[1, 2, 4, 4],
         mlp_ratios=[2, 2, 2, 2],
-        decoder_hidden_size=32,
+        decoder_hidden_size=32 * WIDTH,
         num_labels=len(names),
         id2label=dict(enumerate(names)),
         label2id={n: i for i, n in enumerate(names)},
@@ -377,7 +380,7 @@ def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, resume: bool = True, 
     model.to(torch.float16).save_pretrained(out_dir, safe_serialization=True)
     _save_processor(out_dir)
     return {**stats, "params": sum(p.numel() for p in model.parameters()), "elastic": list(ELASTIC), "blobs": list(BLOBS),
-            "generated": list(GENERATED), "edited": list(EDITED)}
+            "generated": list(GENERATED), "edited": list(EDITED), "width": WIDTH}
 
 
 def _save_processor(out_dir: Path) -> None:
