@@ -185,6 +185,22 @@ def test_layout_is_registered_once_and_runs_in_the_ensemble(world):
 # ------------------------------------------------------------------------------- training
 
 
+def test_a_smoke_run_draws_a_few_generated_and_edited_images(tmp_path, monkeypatch):
+    """``world train --steps N`` with the GENERATED / EDITED tiers on draws 4 generated and 2 edited images, not
+    the recipe's thousands (SMOKE_KWARGS)."""
+    import numpy as np
+
+    from autoalign.world.training import recipes, train_grounder
+
+    monkeypatch.setenv("AUTOALIGN_HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(train_grounder, "GENERATED", (0.5, 2000, 2))
+    monkeypatch.setattr(train_grounder, "EDITED", (0.3, 800))
+    stats = recipes.train("grounder", tmp_path / "out", seed=0, resume=False, steps=2, progress=False)
+    assert stats["steps"] == 2
+    kept = {p.name.split("-")[0]: len(np.load(p)["images"]) for p in (tmp_path / "home" / "world-train" / "grounder").glob("*.npz")}
+    assert kept == {"bank": 4, "edited": 2}
+
+
 def test_grounder_recipe_two_step_smoke(tmp_path):
     from autoalign.world.training import recipes
 

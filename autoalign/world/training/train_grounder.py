@@ -44,7 +44,8 @@ from autoalign.world.scene import IMAGE_SIZE, colors, shapes, spec_for
 from autoalign.world.training.train import Plan, augment, fit
 
 PLAN = Plan(steps=2500, batch_size=12, lr=2e-3, warmup=80, save_every=100)
-SMOKE_KWARGS: dict = {}
+#: a smoke run (``world train --steps N``) draws a few generated and edited images, not the whole sets
+SMOKE_KWARGS: dict = {"bank_size": 4, "edited_size": 2}
 IGNORE = -100
 #: Elastic deformation of rendered scenes (round 16): (share of examples, largest displacement in pixels, smoothing sigma).
 ELASTIC = (0.5, 3.0, 4.0)
@@ -353,7 +354,8 @@ def edited_bank(out_dir: Path, bank: list, n: int, seed: int = 0, progress: bool
     return kept_images("edited", first + f"{len(bank)}/{n}/{seed}/{sorted(options.items())}".encode(), draw)
 
 
-def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, resume: bool = True, progress: bool = True) -> dict:
+def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, resume: bool = True, progress: bool = True,
+          bank_size: int | None = None, edited_size: int | None = None) -> dict:
     import numpy as np
     import torch
     import torch.nn.functional as F
@@ -362,8 +364,9 @@ def train(out_dir: Path, seed: int = 0, plan: Plan = PLAN, resume: bool = True, 
     model = build()
     n_shape = len(label_names()[0])
     share, n_bank, per_caption = GENERATED
+    n_bank, n_edited = bank_size or n_bank, edited_size or EDITED[1]
     bank = generated_bank(out_dir, n_bank, per_caption, seed, progress) if share > 0 or EDITED[0] > 0 else None
-    edited = edited_bank(out_dir, bank, EDITED[1], seed, progress) if bank and EDITED[0] > 0 else None
+    edited = edited_bank(out_dir, bank, n_edited, seed, progress) if bank and EDITED[0] > 0 else None
 
     def batch_loss(step: int, rng: random.Random):
         batch = [example(rng, bank=bank, edited=edited) for _ in range(plan.batch_size)]
