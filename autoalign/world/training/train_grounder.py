@@ -192,36 +192,25 @@ def read_labels(scene, ids):
     (:func:`autoalign.world.oracle.blob_shape`); a blob no shape fits and a fragment smaller than
     ``MIN_AREA`` are background (colour ``IGNORE``). On an unbent scene this is the scene graph itself."""
     import numpy as np
-    from scipy import ndimage
 
-    from autoalign.world.oracle import MIN_AREA, blob_shape
-
-    shape_names, color_names = label_names()
-    shape_lab = np.zeros_like(ids)
-    color_lab = np.full_like(ids, IGNORE)
-    for color in sorted({o.color for o in scene.objects}):
-        keys = [k for k, o in enumerate(scene.objects, start=1) if o.color == color]
-        comps, n = ndimage.label(np.isin(ids, keys), structure=np.ones((3, 3)))
-        for c in range(1, n + 1):
-            blob = comps == c
-            shape = blob_shape(blob)[0] if blob.sum() >= MIN_AREA else None
-            if shape is not None:
-                shape_lab[blob] = shape_names.index(shape)
-                color_lab[blob] = color_names.index(color)
-    return shape_lab, color_lab
+    names = ["background", *label_names()[1]]
+    label = np.zeros_like(ids)
+    for k, o in enumerate(scene.objects, start=1):
+        label[ids == k] = names.index(o.color)
+    return rule_labels(label, names)
 
 
-def pixel_read_labels(image):
-    """Per-pixel (shape, colour) labels of any world image as the oracle reads it: each blob - the 8-connected
-    pixels of one palette colour (:func:`autoalign.world.oracle.components`) - takes the shape the world reads in
-    it (:func:`autoalign.world.oracle.blob_shape`); a blob no shape fits and a fragment smaller than ``MIN_AREA``
-    are background; pixels near no colour (soft edges) are ``IGNORE`` in both groups."""
+def rule_labels(label, names: list[str]):
+    """Per-pixel (shape, colour) labels of a palette label map (:func:`autoalign.world.oracle.palette_labels`: an
+    index into ``names``, 0 the background, -1 near no colour): each 8-connected blob of one colour
+    (:func:`autoalign.world.oracle.components`) takes the shape the world's rule reads in it
+    (:func:`autoalign.world.oracle.blob_shape`); a blob no shape fits and a fragment smaller than ``MIN_AREA`` are
+    background (colour ``IGNORE``); pixels near no colour are ``IGNORE`` in both groups."""
     import numpy as np
 
-    from autoalign.world.oracle import MIN_AREA, blob_shape, components, palette_labels
+    from autoalign.world.oracle import MIN_AREA, blob_shape, components
 
     shape_names, color_names = label_names()
-    label, names = palette_labels(np.asarray(image.convert("RGB"), dtype=np.float32))
     shape_lab = np.zeros(label.shape, dtype=np.int64)
     color_lab = np.full(label.shape, IGNORE, dtype=np.int64)
     shape_lab[label == -1] = IGNORE
@@ -231,6 +220,16 @@ def pixel_read_labels(image):
             shape_lab[blob] = shape_names.index(shape)
             color_lab[blob] = color_names.index(color)
     return shape_lab, color_lab
+
+
+def pixel_read_labels(image):
+    """Per-pixel (shape, colour) labels of any world image as the oracle reads it (:func:`rule_labels` of its palette
+    labels): a blob no shape fits and a fragment are background; pixels near no colour (soft edges) are ``IGNORE``."""
+    import numpy as np
+
+    from autoalign.world.oracle import palette_labels
+
+    return rule_labels(*palette_labels(np.asarray(image.convert("RGB"), dtype=np.float32)))
 
 
 def kept_images(name: str, key: bytes, draw) -> list:
