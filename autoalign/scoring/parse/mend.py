@@ -58,6 +58,23 @@ def _tree_ok(doc) -> bool:
     return True
 
 
+def _saved(doc, tags: bool = False) -> list[tuple]:
+    """Each word's head and dependency (and, with ``tags``, its tag and part of speech), for :func:`_put_back`."""
+    return [(t.head.i, t.dep_, t.tag_, t.pos_) if tags else (t.head.i, t.dep_) for t in doc]
+
+
+def _put_back(doc, saved: list[tuple]) -> bool:
+    """When a mend left the heads of ``doc`` in a loop (:func:`_tree_ok`), put back what :func:`_saved` kept;
+    whether it did."""
+    if _tree_ok(doc):
+        return False
+    for t, kept in zip(doc, saved):
+        t.head, t.dep_ = doc[kept[0]], kept[1]
+        if len(kept) == 4:
+            t.tag_, t.pos_ = kept[2], kept[3]
+    return True
+
+
 def _join_participle_looks(doc, words, pairs=frozenset()):
     """Make "heart shaped", "moroccan inspired", "pirate themed" one describing word of the thing after it (``words``:
     the participles that take such a word before them), not a heart that shapes the box ("is the box heart shaped?");
@@ -87,7 +104,7 @@ def _join_participle_looks(doc, words, pairs=frozenset()):
             tags.append(doc[before.i : t.i + 1])
     if not spans and not tags:
         return doc
-    saved = [(t.head.i, t.dep_) for t in doc]  # (put back if the joins below would make a loop in the tree)
+    saved = _saved(doc)  # (put back if the joins below would make a loop in the tree)
     for span in tags:
         before, t = span[0], span[-1]
         head = t if t.head.i == t.i or t.head.i >= span.start and t.head.i < span.end else t.head
@@ -121,10 +138,8 @@ def _join_participle_looks(doc, words, pairs=frozenset()):
                     c.head = after
         before.head, before.dep_ = t, "npadvmod"
         t.head, t.dep_ = after, "amod"
-    if not _tree_ok(doc):
+    if _put_back(doc, saved):
         # "colors looking sculpture ... paper" with the sculpture under the participle's own object: no join
-        for t, (head, dep) in zip(doc, saved):
-            t.head, t.dep_ = doc[head], dep
         return doc
     with doc.retokenize() as retok:
         for span in spans + tags:
@@ -551,7 +566,7 @@ def _mend_noun_read_as_final_past(doc, model: str) -> None:
         subject = next((c for c in tok.children if c.dep_ == "nsubj" and c.pos_ in ("NOUN", "PROPN")), None)
         if subject is None or any(c.dep_ in ("dobj", "attr", "aux", "auxpass") for c in tok.children) or not _reads_as_noun(tok.lower_, model):
             continue
-        saved = [(t.head.i, t.dep_, t.tag_, t.pos_) for t in doc]
+        saved = _saved(doc, tags=True)
         prep = before.head
         for c in list(tok.children):
             if c.i != subject.i:
@@ -562,9 +577,7 @@ def _mend_noun_read_as_final_past(doc, model: str) -> None:
             c.head = tok
         before.head, before.dep_ = tok, "compound"
         tok.tag_, tok.pos_ = "NN", "NOUN"
-        if not _tree_ok(doc):
-            for t, (h, dep, tag, pos) in zip(doc, saved):
-                t.head, t.dep_, t.tag_, t.pos_ = doc[h], dep, tag, pos
+        _put_back(doc, saved)
 
 
 def _mend_adjective_on_verb(doc) -> None:
@@ -889,7 +902,7 @@ def _mend_ing_noun_after_pobj(doc, model: str) -> None:
         tok = doc[look.i + 1]
         if tok.tag_ != "VBG" or tok.lower_ not in nouns or any(c.dep_ in ("dobj", "prep", "advmod", "prt", "acomp") for c in tok.children):
             continue
-        saved = [(t.head.i, t.dep_) for t in doc]
+        saved = _saved(doc)
         if tok.dep_ == "ROOT":
             subject = next((c for c in tok.children if c.dep_ in ("nsubj", "nsubjpass")), None)
             if subject is None:
@@ -903,9 +916,7 @@ def _mend_ing_noun_after_pobj(doc, model: str) -> None:
         tok.head, tok.dep_ = look.head, "pobj"
         tok.tag_, tok.pos_, tok.lemma_ = "NN", "NOUN", tok.lower_
         look.head, look.dep_ = tok, "amod"
-        if not _tree_ok(doc):
-            for t, (head, dep) in zip(doc, saved):
-                t.head, t.dep_ = doc[head], dep
+        _put_back(doc, saved)
 
 
 def _mend_appos_compound(doc) -> None:
@@ -920,14 +931,12 @@ def _mend_appos_compound(doc) -> None:
             continue
         if tok.head.i == first.i or any(c.i > first.i for c in first.children):
             continue
-        saved = [(t.head.i, t.dep_) for t in doc]
+        saved = _saved(doc)
         tok.head, tok.dep_ = first.head, first.dep_
         for c in list(first.children):
             c.head = tok
         first.head, first.dep_ = tok, "compound"
-        if not _tree_ok(doc):
-            for t, (head, dep) in zip(doc, saved):
-                t.head, t.dep_ = doc[head], dep
+        _put_back(doc, saved)
 
 
 def _mend_modifier_across_comma(doc, lex, model: str) -> None:
@@ -943,7 +952,7 @@ def _mend_modifier_across_comma(doc, lex, model: str) -> None:
             continue
         if tok.lower_ not in _lemma_index(model).get("noun", ()) or not _reads_as_noun(tok.lower_, model):
             continue
-        saved = [(t.head.i, t.dep_, t.tag_, t.pos_) for t in doc]
+        saved = _saved(doc, tags=True)
         start = max((t.i for t in doc[tok.sent.start : tok.i] if t.text in (",", ";")), default=tok.sent.start - 1) + 1
         root = tok.sent.root
         if head.pos_ not in ("NOUN", "PROPN") and root.i > tok.i + 1 and start == tok.sent.start and not any(
@@ -956,9 +965,7 @@ def _mend_modifier_across_comma(doc, lex, model: str) -> None:
             tok.head, tok.dep_ = tok, "ROOT"
             root.head, root.dep_ = tok, "appos"
             tok.tag_, tok.pos_ = "NN", "NOUN"
-            if not _tree_ok(doc):
-                for t, (h, dep, tag, pos) in zip(doc, saved):
-                    t.head, t.dep_, t.tag_, t.pos_ = doc[h], dep, tag, pos
+            _put_back(doc, saved)
             continue
         gap = doc[tok.i + 2 : head.i]
         if head.pos_ not in ("NOUN", "PROPN") or gap and _in(head, lex["frame_nouns"]) or gap and (
@@ -978,9 +985,7 @@ def _mend_modifier_across_comma(doc, lex, model: str) -> None:
                     c.head = tok
         head.head, head.dep_ = tok, "appos"
         tok.tag_, tok.pos_ = "NN", "NOUN"
-        if not _tree_ok(doc):
-            for t, (h, dep, tag, pos) in zip(doc, saved):
-                t.head, t.dep_, t.tag_, t.pos_ = doc[h], dep, tag, pos
+        _put_back(doc, saved)
 
 
 def _mend_look_with_object(doc, lex) -> None:
@@ -993,7 +998,7 @@ def _mend_look_with_object(doc, lex) -> None:
         obj = next((c for c in tok.children if c.dep_ == "dobj" and c.pos_ in ("NOUN", "PROPN") and c.i > tok.i), None)
         if obj is None or any(c.dep_ in ("det", "poss") for c in obj.children):
             continue
-        saved = [(t.head.i, t.dep_) for t in doc]
+        saved = _saved(doc)
         head, dep = tok.head, tok.dep_
         if head.i == tok.i:
             obj.head, obj.dep_ = obj, "ROOT"
@@ -1003,9 +1008,7 @@ def _mend_look_with_object(doc, lex) -> None:
             if c.i != obj.i:
                 c.head = obj
         tok.head, tok.dep_ = obj, "amod"
-        if not _tree_ok(doc):
-            for t, (h, d) in zip(doc, saved):
-                t.head, t.dep_ = doc[h], d
+        _put_back(doc, saved)
 
 
 def _mend_parse(doc, lex, model: str):
