@@ -187,17 +187,17 @@ class _ThingsReader(_FramesReader):
         prep = tok.head
         if tok.dep_ != "pobj" or prep.lower_ != "in" or not _in(tok, self.lex["lettering"]) or prep.i < 2:
             return False
-        return self.doc[prep.i - 1].is_quote and any(c.dep_ == "det" for c in tok.children) is False
+        return self.doc[prep.i - 1].is_quote and not any(c.dep_ == "det" for c in tok.children)
 
     def _vague(self, tok) -> bool:
         """Whether a noun names no thing to see: a word of thought or time ("the cosmology of the universe", "the time of
         day": ``not_things.abstract``), or a word that says only that something is there ("grassy areas", "the material
         of the brain", "the foreground area": ``not_things.vague``) with no noun of its own naming its kind ("a picnic
         area", "building material" are things)."""
-        nt, lem = self.not_things, _lemma(tok)
-        if (lem in nt["abstract"] or tok.lower_ in nt["abstract"]) and not _compounds(tok):
+        nt = self.not_things
+        if _in(tok, nt["abstract"]) and not _compounds(tok):
             return True
-        if lem not in nt["vague"] and tok.lower_ not in nt["vague"]:
+        if not _in(tok, nt["vague"]):
             return False
         return not any(c.pos_ in ("NOUN", "PROPN") and not _in(c, nt["meta"]) and not _in(c, self.lex["state_places"]) for c in _compounds(tok))
 
