@@ -10,8 +10,9 @@ the ``train`` split never shows (the ``compositional`` split's red triangles) is
 A hub semantic-segmentation checkpoint has no ``label_groups``: the backend takes the argmax over all
 its labels instead (same class, same loading path).
 
-The first stage keeps full resolution (stride 1 instead of the hub models' 4): the world's objects are
-11-19 pixels wide with 3-pixel gaps, which a 16x16 logit map would blur together.
+The first stage's stride is 2 (``FIRST_STRIDE``; the hub models use 4): the world's objects are 11-19 pixels wide
+with 3-pixel gaps, which a 16x16 logit map would blur together. The logits are 32x32 and are upsampled to the image
+(bilinear) for the loss and for reading, so an object's edge is read at half resolution.
 
 Data: ``train``-split specs placed at random (:func:`autoalign.world.render.scene_for`), labels from the
 scene graph (:func:`autoalign.world.render.object_map`), images augmented with blur, noise and colour
