@@ -612,3 +612,17 @@ def test_edit_ops_make_the_loop_s_kinds_of_plan_inside_the_image_and_clear_of_ot
     assert seen == {"add", "remove", "move", "recolor"}
     empty = read(draw(Scene([])))
     assert all(op.kind == "add" for _ in range(10) for op in edit_ops(empty, rng))
+
+
+def test_the_first_stride_sets_the_resolution_the_grounder_labels_at(monkeypatch):
+    # shipped: stride 2, a 32x32 logit map for a 64x64 image (upsampled to read); FIRST_STRIDE = 1 keeps 64x64
+    import torch
+
+    from autoalign.world.training import train_grounder as tg
+
+    x = torch.zeros(1, 3, 64, 64)
+    assert tg.FIRST_STRIDE == 2
+    with torch.inference_mode():
+        assert tg.build()(pixel_values=x).logits.shape[-2:] == (32, 32)
+        monkeypatch.setattr(tg, "FIRST_STRIDE", 1)
+        assert tg.build()(pixel_values=x).logits.shape[-2:] == (64, 64)
