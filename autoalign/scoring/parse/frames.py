@@ -175,12 +175,12 @@ class _FramesReader(_ReaderState):
         names, stack = [pobj], [pobj]
         while stack:
             for c in stack.pop().children:
-                if c.dep_ in ("conj", "appos") and (c.pos_ == "PROPN" or self._full_name(c)) and not self._style_tag([c]):
+                if c.dep_ in ("conj", "appos") and (c.pos_ == "PROPN" or self._full_name(c) or self._foreign_name(c)) and not self._style_tag([c]):
                     names.append(c)
                     stack.append(c)
         last = by.i + 1
         for name in names:
-            parts = sorted([name, *[c for c in name.children if c.dep_ in ("compound", "amod") and c.i < name.i]], key=lambda t: t.i)
+            parts = self._foreign_name(name) or sorted([name, *[c for c in name.children if c.dep_ in ("compound", "amod") and c.i < name.i]], key=lambda t: t.i)
             end = name.i + 1
             # "a surrealist painting by remedies varo": the name goes on to the end of its fragment (the tagger read
             # "varo" as the sentence's verb: "is the surrealist painting varoing?")
@@ -227,11 +227,34 @@ class _FramesReader(_ReaderState):
         pobj = next((c for c in by.children if c.dep_ == "pobj"), None)
         if pobj is None or pobj.pos_ != "PROPN" or any(c.dep_ == "det" for c in pobj.children):
             return False
-        if self._full_name(pobj, strict=True):
+        if self._full_name(pobj, strict=True) or self._foreign_name(pobj):
             return True
         # "a cyberpunk city by moebius and makoto shinkai": a one-word name listed with a full one is an artist too
         listed = [c for c in pobj.children if c.dep_ == "conj" and c.i > pobj.i]
         return not [c for c in pobj.children if c.dep_ == "compound"] and pobj.is_alpha and any(self._full_name(c) for c in listed)
+
+    def _foreign_name(self, tok) -> list[Any]:
+        """The words of a person's name that ``tok`` ends, when it is one by its words, however the tagger read them: two or
+        three words right before and at ``tok`` (after "by", "and", "&" or a comma), all hung on it, letters only, all in
+        lower case or all capitalised, the last no English word (WordNet's), none a word of a place ("lake tahoe":
+        ``place_words``), a style tag, a frame or a colour: "by ian mcque and simon stalenhag", "by hr giger and yoshitaka
+        amano". An empty list if not."""
+        doc, lex = self.doc, self.lex
+        if not tok.is_alpha or tok.pos_ not in ("NOUN", "PROPN") or any(c.dep_ == "det" for c in tok.children):
+            return []
+        start = tok.i
+        while start > 0 and doc[start - 1].is_alpha and doc[start - 1].lower_ not in ("by", "and", "or", "&") and tok.i - start < 3:
+            start -= 1
+        words = list(doc[start : tok.i + 1])
+        if not 2 <= len(words) <= 3 or start == 0 or doc[start - 1].lower_ not in ("by", "and", ",", "&"):
+            return []
+        if any(t.head.i != tok.i for t in words[:-1]) or not (all(t.is_lower for t in words) or all(t.is_title for t in words)):
+            return []
+        if _english_word(tok.lower_, self.model) or any(t.ent_type_ in ("GPE", "LOC", "FAC", "ORG") for t in words):
+            return []
+        if any(t.lower_ in lex["place_words"] or _in(t, lex["style_tag_words"]) or _in(t, lex["frame_nouns"]) or t.lower_ in lex["colors"] for t in words):
+            return []
+        return words
 
     @staticmethod
     def _full_name(tok, strict: bool = False) -> bool:

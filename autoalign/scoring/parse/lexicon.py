@@ -74,6 +74,7 @@ def lexicon() -> dict[str, Any]:
     data["pose_prepositions"] = {k: set(v) for k, v in words["pose_prepositions"].items() if not k.startswith("_")}
     data["praise_words"] = set(words["praise_words"]["words"])
     data["gerund_names"] = set(words["gerund_names"]["words"])
+    data["ing_things"] = set(words["ing_things"]["words"])
     data["not_counted_parts"] = set(words["counted_parts"]["not_parts"])
     data["looking_verbs"] = set(words["looking_verbs"]["words"])
     data["person_verbs"] = set(words["person_verbs"]["words"])
@@ -88,6 +89,7 @@ def lexicon() -> dict[str, Any]:
     data["phrase_prep_nouns"] = {k: v for k, v in words["phrase_prep_nouns"].items() if not k.startswith("_")}
     data["style_tag_words"] = set(words["style_tags"]["words"])
     data["artist_heads"] = set(words["style_tags"]["artist_heads"])
+    data["place_words"] = set(words["style_tags"]["place_words"])
     data["style_had"] = set(words["style_tags"]["had"])
     data["media_paints"] = set(words["style_tags"]["media"]["paints"])
     data["media_grounds"] = set(words["style_tags"]["media"]["grounds"])
@@ -144,6 +146,18 @@ def _lemma_index(model: str) -> dict[str, Any]:
 def _english_word(word: str, model: str) -> bool:
     """Whether ``word`` is an English word of WordNet's (any part of speech): "mucha", "rutkowski", "wlop" are not."""
     return any(word in words for words in _lemma_index(model).values())
+
+
+@functools.lru_cache(maxsize=4096)
+def _verb_of_ing(word: str, model: str) -> bool:
+    """Whether an "-ing" word is a form of a verb of WordNet's ("marveling" of "marvel", "seating" of "seat", "batting"
+    of "bat"); False when the pipeline has no lemma index."""
+    index = _lemma_index(model)
+    if not index or not word.endswith("ing") or len(word) < 6:
+        return False
+    stem = word[:-3]
+    stems = {stem, stem + "e"} | ({stem[:-1]} if stem[-1] == stem[-2] else set())
+    return any(s in index["verb"] for s in stems)
 
 
 @functools.lru_cache(maxsize=4096)

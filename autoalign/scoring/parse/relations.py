@@ -283,6 +283,10 @@ class _RelationsReader(_ReferentsReader):
             # "doing a handstand with legs split apart", "taking a bath in a tub": the verb says nothing without its
             # object (never "is the person doing with the legs?"); a place is the subject's ("is the person in the tub?")
             return (subjects, words, "prep", "", "") if words in lex["chain_prepositions"]["located"] else None
+        if dobj is None and any(c.dep_ == "dobj" and (self._act_noun(c) or _in(c, self.not_things["abstract"])) for c in anchor.children):
+            # "four chairs provided seating at the zoo": an object that names no thing (an act, a feeling) leaves the
+            # verb saying nothing (never "do the chairs provide at the zoo?"); a place is the subject's
+            return (subjects, words, "prep", "", "") if words in lex["chain_prepositions"]["located"] else None
         vwords, finite = _verb_words(anchor)
         words = " ".join(w for w in (vwords, _particle(anchor), words) if w)
         return subjects, words, "verb", anchor.tag_, finite

@@ -7,7 +7,7 @@ import re
 from autoalign.inflect import is_plural, singular
 from autoalign.inflect import plural as plural_of
 from autoalign.scoring.parse.frames import _FramesReader
-from autoalign.scoring.parse.lexicon import abstract_word, number_value
+from autoalign.scoring.parse.lexicon import _verb_of_ing, abstract_word, number_value
 from autoalign.scoring.parse.records import Noun
 from autoalign.scoring.parse.tokens import (
     _compounds,
@@ -119,6 +119,8 @@ class _ThingsReader(_FramesReader):
                 continue  # "a wall that says 'dream big' in bubble letters": how the quote is lettered, no thing
             if self._vague(tok):
                 continue  # "the cosmology of the universe", "grassy areas", "in the foreground area": no thing named
+            if self._act_noun(tok):
+                continue  # "marveling at its beauty", "healthful eating": an act, not "is there a marveling?"
             if self._phase(tok) is not None:
                 continue  # "a golfer mid swing", "in mid air": the thing's state (``_phase_states``), not "is there a swing?"
             if self._held_at(tok) is not None:
@@ -200,6 +202,18 @@ class _ThingsReader(_FramesReader):
         if not _in(tok, nt["vague"]):
             return False
         return not any(c.pos_ in ("NOUN", "PROPN") and not _in(c, nt["meta"]) and not _in(c, self.lex["state_places"]) for c in _compounds(tok))
+
+    def _act_noun(self, tok) -> bool:
+        """Whether a noun is an "-ing" form of a verb standing alone, which names an act, not a thing ("looking at a
+        rainbow and marveling at its beauty", "a symbol of healthful eating", "sofas provided comfortable seating"): a
+        singular written in lower case, with no noun before it naming its kind ("a dinosaur crossing", "quantum
+        computing" are left as read), and no word of ``ing_things`` ("a building", "blue icing", "a wedding")."""
+        if tok.tag_ != "NN" or not tok.is_lower or not tok.is_alpha or _compounds(tok):
+            return False
+        word = tok.lower_
+        if word in self.lex["ing_things"] or _in(tok, self.lex["frame_nouns"]) or word in self.lex["time_words"]:
+            return False
+        return _verb_of_ing(word, self.model)
 
     def _phase(self, tok):
         """The phase word before a noun that names an act the thing is in the middle of ("mid swing", "in mid air",

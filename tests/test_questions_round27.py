@@ -1,0 +1,55 @@
+"""Issue 39, round 27: kinds of not-sensible question found on prompts written for this round in the nine sources'
+styles and on the tuning part, as general rules: an "-ing" word of a verb standing alone asked as a thing ("is there a
+marveling?"), words of feeling asked as things ("is there a joy?"), and artists after "by" whose names the tagger read as
+places ("is the airship flying by the ian mcque?"). Each case failed before its rule (the prompts are written for the
+tests, not taken from a DSG file)."""
+
+from __future__ import annotations
+
+from question_facts import questions as _questions
+
+
+def test_an_ing_word_of_a_verb_standing_alone_is_no_thing():
+    qs = _questions("A woman is looking at the sea and marveling at the sunset.")
+    assert "is there a marveling?" not in qs and "is there a sea?" in qs
+    qs = _questions("a bowl of fruit, a symbol of healthy eating")
+    assert "is there an eating?" not in qs and "is the eating healthy?" not in qs and "is there a bowl?" in qs
+    qs = _questions("three benches provide seating in the garden")
+    assert "is there a seating?" not in qs
+    # the verb says nothing without its object: the place is the subject's
+    assert "are the benches in the garden?" in qs and not any(q.startswith("do the benches provide") for q in qs)
+    assert "is there a boarding?" not in _questions("people walking on the floor and boarding stairs")
+
+
+def test_ing_words_that_name_things_are_still_asked():
+    assert "is there a building?" in _questions("a red car parked next to a building")
+    assert "is there a painting?" in _questions("a clock behind a painting")
+    assert "is there a wedding?" in _questions("a wedding in a small church")
+    assert "is there a ceiling?" in _questions("a lamp hanging from the ceiling")
+    qs = _questions("a chocolate cake with white frosting")
+    assert "is there frosting?" in qs or "is there a frosting?" in qs
+    # a noun before it names its kind: left as read
+    assert "is there a dinosaur crossing?" in _questions("a road sign that shows a dinosaur crossing")
+
+
+def test_words_of_feeling_are_no_things():
+    qs = _questions("the joy of spring, watercolor, loose brushstrokes")
+    assert "is there a joy?" not in qs and "is this a watercolor?" in qs
+    qs = _questions("an old bench in a garden, a symbol of peace and solitude")
+    assert "is there peace?" not in qs and "is there solitude?" not in qs and "is there a bench?" in qs
+    assert "is there a beauty?" not in _questions("a mountain lake, a place of quiet beauty")
+    # a noun of its own before it names a thing: a beauty salon is one
+    assert "is there a beauty salon?" in _questions("a beauty salon with pink chairs")
+
+
+def test_by_and_a_name_of_no_english_word_is_the_artist():
+    qs = _questions("a steampunk airship flying over victorian london by ian mcque and simon stalenhag")
+    assert "is the image in the style of ian mcque?" in qs and "is the image in the style of simon stalenhag?" in qs
+    assert not any("by the ian mcque" in q or "by simon stalenhag" in q for q in qs)
+    assert "is there an ian mcque?" not in qs and "is the airship flying over london?" in qs
+    qs = _questions("a portrait of a woman made of flowers by hr giger and yoshitaka amano")
+    assert "is the image in the style of yoshitaka amano?" in qs and "is there an amano?" not in qs
+    # a place's name is a place
+    qs = _questions("a log cabin by lake tahoe")
+    assert not any("style" in q for q in qs)
+    assert "is the man sitting by the fire?" in _questions("a man sitting by the fire")
