@@ -53,3 +53,16 @@ def test_by_and_a_name_of_no_english_word_is_the_artist():
     qs = _questions("a log cabin by lake tahoe")
     assert not any("style" in q for q in qs)
     assert "is the man sitting by the fire?" in _questions("a man sitting by the fire")
+
+
+def test_a_run_of_names_after_a_noun_is_no_part_of_its_thing():
+    qs = _questions("a lonely lighthouse on a cliff at dusk greg rutkowski alphonse mucha artgerm highly detailed")
+    assert not any("rutkowski" in q and "style" not in q for q in qs)
+    assert "is it dusk?" in qs and "is the lighthouse on the cliff?" in qs
+    qs = _questions("a robot walking in the forest wlop rossdraws, digital art")
+    assert "is the robot walking in the forest?" in qs and "is there a forest?" in qs
+    assert not any("forest wlop" in q for q in qs)
+    # a tag of names after a comma is read as before; words of English are no run of names
+    qs = _questions("a mermaid on a rock, john william waterhouse, pre-raphaelite")
+    assert "is the image in the style of john william waterhouse?" in qs
+    assert "is the hat on top of the coat rack?" in _questions("The red hat was on top of the brown coat rack.")

@@ -5,8 +5,9 @@ from __future__ import annotations
 import logging
 import re
 
+from autoalign.inflect import singular
 from autoalign.scoring.parse.attributes import _AttributesReader
-from autoalign.scoring.parse.lexicon import DEFAULT_SPACY_MODEL, lexicon, load_spacy
+from autoalign.scoring.parse.lexicon import DEFAULT_SPACY_MODEL, _english_word, _lemma_index, lexicon, load_spacy
 from autoalign.scoring.parse.mend import _join_hyphens, _join_participle_looks, _join_widths, _mend_parse
 from autoalign.scoring.parse.quotes import read_quotes
 from autoalign.scoring.parse.records import GlobalTag, Parse
@@ -88,6 +89,55 @@ def _split_run_on_pose(text: str, body_parts: set[str]) -> str:  # (body_parts: 
     return " ".join(out) if splits else text
 
 
+_WORD = re.compile(r"[^\W\d_]+")
+# words that open or join a phrase: a run of names after one is no run after a thing ("in san francisco streets")
+_FUNCTION_WORDS = frozenset(
+    "a an the of on in at by with and or to for from into onto over under near as is are was were be like than "
+    "this that these those his her their its my our your".split()
+)
+
+
+def _set_off_name_run(text: str, model: str) -> str:
+    """ "a lighthouse on a cliff at dusk greg rutkowski alphonse mucha artgerm highly detailed", "in the forest craig
+    mullins mucha watercolor": a user prompt's run of two or more lower-case words of no English (none WordNet's, nor
+    their singular, nor a function word) right after a lower-case noun, with no comma between, is a run of names (artists) written as one
+    more tag: the artists, as if written "..., by greg rutkowski alphonse mucha artgerm, ...", so that the noun before
+    it ends its thing (not "is there dusk greg rutkowski alphonse?", "is there a forest craig?") and the names are the
+    picture's style. Only where the pipeline has a lemma index (WordNet's words)."""
+    index = _lemma_index(model)
+    if not index:
+        return text
+    nouns = index["noun"]
+
+    stop = load_spacy(model).Defaults.stop_words  # (function words are no WordNet words either: "of the")
+
+    def english(word: str) -> bool:
+        return word in stop or len(word) < 3 or _english_word(word, model) or _english_word(singular(word), model)
+
+    words = list(_WORD.finditer(text))
+    out, at, k = [], 0, 1
+    while k < len(words):
+        before = words[k - 1]
+        run = []
+        j = k
+        while j < len(words) and words[j].group().islower() and not english(words[j].group()) and text[words[j - 1].end() : words[j].start()] == " ":
+            run.append(words[j])
+            j += 1
+        # (the noun goes on a phrase before it: "at dusk greg rutkowski", not a tag of names "..., john william waterhouse")
+        opened = k >= 2 and text[words[k - 2].end() : before.start()] == " "
+        if len(run) >= 2 and opened and before.group().islower() and before.group() in nouns and before.group() not in _FUNCTION_WORDS:
+            out.append(text[at : before.end()] + ", by")
+            at = before.end()
+            end = run[-1].end()
+            if end < len(text) and text[end] not in ",.;:|)":
+                out.append(text[at:end] + ",")
+                at = end
+            k = j + 1
+            continue
+        k += 1
+    return "".join(out) + text[at:] if out else text
+
+
 def _set_off_text(doc, index: int, lex) -> bool:
     """Whether the thing at ``index`` is a text (``text_nouns``) after a "with" set off by a comma."""
     tok = doc[index]
@@ -122,6 +172,8 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
         text = _BARE_POSSESSIVE.sub(r"\1's", text)
     with salvage("splitting a run-on pose text", text):
         text = _split_run_on_pose(text, lex["tag_parts"])
+    with salvage("setting off runs of names", text):
+        text = _set_off_name_run(text, model)
     try:
         doc = parse_with_stand_ins(nlp, text)
     except Exception as exc:  # e.g. a text over spaCy's max_length: nothing to read
