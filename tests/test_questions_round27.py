@@ -66,3 +66,21 @@ def test_a_run_of_names_after_a_noun_is_no_part_of_its_thing():
     qs = _questions("a mermaid on a rock, john william waterhouse, pre-raphaelite")
     assert "is the image in the style of john william waterhouse?" in qs
     assert "is the hat on top of the coat rack?" in _questions("The red hat was on top of the brown coat rack.")
+
+
+def test_an_ing_word_after_a_noun_is_what_the_thing_does():
+    qs = _questions("a tall statue standing to the left in a park.")
+    assert "is there a statue standing?" not in qs and "is there a statue?" in qs and "is the statue tall?" in qs
+    qs = _questions("a geyser erupting, with the text 'hot' in red")
+    assert "is there a geyser erupting?" not in qs and "is the geyser erupting?" in qs
+    # the one a place belongs to does it
+    qs = _questions("a mermaid sitting on a rock singing to sailors")
+    assert "is there a rock singing?" not in qs and "is the mermaid singing?" in qs and "is the mermaid sitting on the rock?" in qs
+    qs = _questions("knight in shining armor kneeling before a glowing sword")
+    assert "is there an armor kneeling?" not in qs and "is the knight kneeling?" in qs
+    # where one looks, the thing there does it
+    qs = _questions("a boy looking at a volcano erupting")
+    assert "is the boy erupting?" not in qs and "is the volcano erupting?" in qs
+    # a thing or an activity named with an -ing word stays one
+    assert "is there a brick building?" in _questions("a brick building in the city")
+    assert "is the ice skating?" not in _questions("a man watching the ice skating on tv")

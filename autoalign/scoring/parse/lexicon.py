@@ -75,6 +75,7 @@ def lexicon() -> dict[str, Any]:
     data["praise_words"] = set(words["praise_words"]["words"])
     data["gerund_names"] = set(words["gerund_names"]["words"])
     data["ing_things"] = set(words["ing_things"]["words"])
+    data["ing_activities"] = set(words["ing_activities"]["words"])
     data["not_counted_parts"] = set(words["counted_parts"]["not_parts"])
     data["looking_verbs"] = set(words["looking_verbs"]["words"])
     data["person_verbs"] = set(words["person_verbs"]["words"])

@@ -8,6 +8,7 @@ from autoalign.scoring.parse.lexicon import (
     _reads_as_adjective,
     _reads_as_noun,
     _reads_as_seen_noun,
+    _verb_of_ing,
     load_spacy,
 )
 from autoalign.scoring.parse.salvage import salvage
@@ -1011,6 +1012,56 @@ def _mend_look_with_object(doc, lex) -> None:
         _put_back(doc, saved)
 
 
+def _verb_stem(word: str, model: str) -> str:
+    """The verb of an "-ing" word, WordNet's ("singing" -> "sing", "melting" -> "melt", "batting" -> "bat")."""
+    verbs = _lemma_index(model).get("verb", ())
+    stem = word[:-3]
+    for s in (stem, stem + "e", stem[:-1]):
+        if s in verbs:
+            return s
+    return stem
+
+
+# prepositions of where one is (not where one looks or goes: "looking at a volcano erupting")
+_WHERE_ONE_IS = frozenset({"on", "in", "inside", "under", "beneath", "underneath", "near", "beside", "atop", "upon", "against", "behind"})
+
+
+def _mend_noun_ing_compound(doc, lex, model: str) -> None:
+    """ "a tall statue standing to the left in a park", "a rock singing to sailors", "an ice cream cone melting in the
+    desert": an "-ing" word of a verb that heads a phrase opened by an article or a describing word, with a noun right
+    before it read as its compound, is what that noun does (the statue, standing), not one thing named by both ("is
+    there a statue standing?"). Not an "-ing" word that names a thing (``ing_things``: "a brick building"), a frame, or
+    an activity named with its noun (``ing_activities``: "the ice skating")."""
+    for tok in doc:
+        if not tok.lower_.endswith("ing") or tok.tag_ not in ("NN", "VBG") or tok.pos_ not in ("NOUN", "VERB") or tok.i < 2:
+            continue
+        if tok.dep_ not in ("pobj", "dobj", "nsubj", "nsubjpass", "ROOT", "conj", "appos", "attr"):
+            continue
+        prev = doc[tok.i - 1]
+        if prev.dep_ != "compound" or prev.head.i != tok.i or prev.pos_ not in ("NOUN", "PROPN") or not prev.is_alpha:
+            continue
+        if tok.lower_ in lex["ing_things"] or _in(tok, lex["frame_nouns"]) or f"{prev.lower_} {tok.lower_}" in lex["ing_activities"]:
+            continue
+        if not _verb_of_ing(tok.lower_, model) or not any(c.dep_ in ("det", "amod", "poss", "nummod") and c.i < prev.i for c in tok.children):
+            continue
+        saved = _saved(doc, tags=True)
+        root = tok.head.i == tok.i
+        prep = tok.head if tok.dep_ == "pobj" else None
+        prev.head, prev.dep_ = (prev, "ROOT") if root else (tok.head, tok.dep_)
+        comma = next((t.i for t in doc[tok.i + 1 :] if t.text == ","), len(doc))
+        for c in list(tok.children):
+            if c.i < prev.i or root and c.i > comma:
+                c.head = prev  # ("a volcano erupting, with the text 'magma'": the picture's text, not how it erupts)
+        tok.head, tok.dep_ = prev, "acl"
+        doer = prep.head if prep is not None and prep.head.i != prep.i else None
+        if doer is not None and (doer.pos_ in ("NOUN", "PROPN") and prep.lower_ != "of" or doer.pos_ == "VERB" and prep.lower_ in _WHERE_ONE_IS):
+            # "a knight in shining armor kneeling before a sword", "sitting on a rock singing to sailors": the one the
+            # place belongs to does it, not the place (but "looking at a volcano erupting": the volcano)
+            tok.head, tok.dep_ = doer, ("acl" if doer.pos_ in ("NOUN", "PROPN") else "advcl")
+        tok.tag_, tok.pos_, tok.lemma_ = "VBG", "VERB", _verb_stem(tok.lower_, model)
+        _put_back(doc, saved)
+
+
 def _mend_parse(doc, lex, model: str):
     """Mend the tagger's known slips in ``doc`` (each mend on its own: one that fails is logged and skipped)."""
     mends = (
@@ -1034,6 +1085,7 @@ def _mend_parse(doc, lex, model: str):
         ("pronoun nouns", lambda: _mend_pronoun_noun(doc, lex)),
         ("nouns in a noun's place", lambda: _mend_noun_in_noun_place(doc, lex, model)),
         ("agent participles", lambda: _mend_agent_participle(doc)),
+        ("-ing words read as a noun's compound head", lambda: _mend_noun_ing_compound(doc, lex, model)),
         ("worn colours", lambda: _mend_worn_colour(doc, lex)),
         ("verbs of a wearer hung on what is worn", lambda: _mend_wearer_verb(doc, lex)),
         ("coordinated verbs", lambda: _mend_coordinated_verb(doc, model)),
