@@ -84,3 +84,12 @@ def test_an_ing_word_after_a_noun_is_what_the_thing_does():
     # a thing or an activity named with an -ing word stays one
     assert "is there a brick building?" in _questions("a brick building in the city")
     assert "is the ice skating?" not in _questions("a man watching the ice skating on tv")
+
+
+def test_what_the_last_of_a_list_has_is_its_own():
+    qs = _questions("Behind the house there are bushes, a fence and a sky with white clouds.")
+    assert "does the sky have clouds?" in qs
+    assert "do the bushes have clouds?" not in qs and "does the fence have clouds?" not in qs
+    # a place after a list is the place of all of it
+    qs = _questions("a pear, an orange and two bananas in a bowl")
+    assert "is the pear in the bowl?" in qs and "are the bananas in the bowl?" in qs

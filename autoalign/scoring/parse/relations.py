@@ -204,6 +204,10 @@ class _RelationsReader(_ReferentsReader):
             # "a cup on a table and a cat on the floor": a list of things each with its own place; only the
             # last thing is on the floor ("a pear, an orange and two bananas in a bowl": all in the bowl)
             subjects = [anchor]
+        if tok.lower_ == "with" and anchor.dep_ == "conj" and len(subjects) > 1:
+            # "there are buildings, trees and a sky with clouds": what the last of a list has is its own (not "do the
+            # buildings have clouds?"), where a place after a list is the place of all of it
+            subjects = [anchor]
         held = self._held_with(anchor, tok, obj)
         if held is not None:
             subjects = [held]  # "a woman with piercings all over her face": the piercings are over it
