@@ -93,3 +93,17 @@ def test_what_the_last_of_a_list_has_is_its_own():
     # a place after a list is the place of all of it
     qs = _questions("a pear, an orange and two bananas in a bowl")
     assert "is the pear in the bowl?" in qs and "are the bananas in the bowl?" in qs
+
+
+def test_unquoted_text_after_a_verb_of_saying_is_the_text():
+    qs = _questions("a handwritten note on a fridge that says buy milk")
+    assert 'is "buy milk" written on the note?' in qs and "does the fridge buy milk?" not in qs and "is there milk?" not in qs
+    qs = _questions("a road sign saying slow children at play beside a school")
+    assert 'is "slow children at play" written on the road sign?' in qs and "are the children slow?" not in qs
+    qs = _questions("a storefront with a banner that reads grand opening sale")
+    assert 'is "grand opening sale" written on the banner?' in qs and "is there an opening sale?" not in qs
+    qs = _questions("a cake with the words happy birthday sarah written in frosting")
+    assert any('"happy birthday sarah"' in q for q in qs) and "is there birthday sarah?" not in qs
+    # a verb of saying or reading with no text bearer, or with an article after it, is left as read
+    assert "is the man reading the book?" in _questions("a man reading a book")
+    assert not any('"' in q for q in _questions("a girl reading quietly in bed"))

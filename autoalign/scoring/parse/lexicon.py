@@ -43,6 +43,8 @@ def lexicon() -> dict[str, Any]:
     data["unquoted_text_nouns"] = set(words["text_nouns"]["unquoted"])
     data["text_verbs"] = set(words["text_nouns"]["verbs"])
     data["saying_verbs"] = set(words["text_nouns"]["saying"])
+    data["text_bearers"] = set(words["text_nouns"]["bearers"])
+    data["writing_participles"] = set(words["text_nouns"]["writing_participles"])
     data["motion_prepositions"] = set(words["motion_prepositions"]["words"])
     data["colour_modifiers"] = set(words["colour_modifiers"]["words"])
     data["worn_colours"] = {k: set(v) for k, v in words["worn_colours"].items() if not k.startswith("_")}

@@ -74,6 +74,12 @@ def read_quotes(text: str, doc: Any, nouns: list[Noun], lex: dict[str, Any]) -> 
         # the quote is written on the last noun before it ("a sign that says ..."), unless that noun is inside it
         owner = before[-1].index if before else None
         between = text[doc[owner].idx + len(doc[owner]) : start].strip(" :,").lower().split() if owner is not None else []
+        if owner is not None and between and between[-1] in _SAYING - {"with"} and _lemma(doc[owner]) not in lex["text_bearers"]:
+            # "a handwritten note on a fridge that says 'buy milk'": the bearer of the text said (``text_nouns.bearers``)
+            # named before the place, not the place
+            sentence = doc[owner].sent.start
+            bearer = next((n.index for n in reversed(before) if n.index >= sentence and _lemma(doc[n.index]) in lex["text_bearers"]), None)
+            owner = bearer if bearer is not None else owner
         if owner is not None and _lemma(doc[owner]) in lex["text_nouns"] and all(w in _SAYING for w in between):
             # "the word 'START' written on a sidewalk", "text that says 'no parking' painted on a brick wall": the word
             # is the text; it is written on what follows

@@ -138,6 +138,54 @@ def _set_off_name_run(text: str, model: str) -> str:
     return "".join(out) + text[at:] if out else text
 
 
+_SAYS = re.compile(r"\b(?:(?P<verb>says|say|saying|reads|read|reading|spells|spelling out|spelling|titled|entitled)|the (?P<noun>words?|phrase|slogan|caption|text|title|message|motto))"
+                   r" (?=[^\s\"'“‘])")
+_TEXT_WORD = re.compile(r"[\w'’!?&#$%+-]+")
+# prepositions that, with an article after them, say where the text is, ending it ("... think different on a highway")
+_PLACE_WORDS = frozenset("on in at beside next near under above below behind over across along inside outside against from with by and".split())
+_ARTICLES = frozenset("a an the his her its their some my our your this that".split())
+
+
+def _quote_unquoted_text(text: str, lex) -> str:
+    """ "a note on a fridge that says buy milk", "a road sign saying slow children at play beside a school", "a cake with
+    the words happy birthday sarah written in frosting": lower-case words after a verb of saying whose text bearer
+    (``text_nouns.bearers``) is named just before it, or after a text noun ("the words"), up to the end of the fragment, a
+    participle of writing (``writing_participles``) or a place ("beside a school"), are the text, read as if quoted
+    (not "does the fridge buy milk?", "are the children slow?"). A verb with an article or a word of its own after it
+    ("reading a book", "reads quietly" without a bearer) is left as read."""
+    if not any(w in text for w in ("say", "read", "spell", "titled", "the word", "the phrase", "the slogan", "the caption", "the text",
+                                   "the title", "the message", "the motto")):
+        return text
+    bearers, stops = lex["text_bearers"], lex["writing_participles"]
+    out, at = [], 0
+    for m in _SAYS.finditer(text):
+        if m.start() < at:
+            continue
+        if m.group("verb"):
+            before = re.findall(r"[\w-]+", text[max(0, m.start() - 60) : m.start()].lower())
+            before = [w for w in before if w not in ("that", "which", "and")]
+            near = before[-4:] if m.group("verb") not in ("reading", "saying", "spelling", "spelling out", "titled", "entitled") else before[-1:]
+            if not any(w in bearers or w.rstrip("s") in bearers for w in near):
+                continue
+        words, end = [], m.end()
+        for w in _TEXT_WORD.finditer(text, m.end()):
+            if text[end : w.start()].strip() or len(words) >= 8:
+                break  # (a comma, a stop or a quote ends the text)
+            low = w.group().lower()
+            after = _TEXT_WORD.match(text, w.end() + 1) if w.end() < len(text) and text[w.end()] == " " else None
+            if low in stops and words or low in _PLACE_WORDS and after is not None and after.group().lower() in _ARTICLES:
+                break
+            words.append(w)
+            end = w.end()
+        if not words or words[0].group().lower() in _ARTICLES | _PLACE_WORDS | {"is", "are", "was", "were", "of", "to", "it", "as"}:
+            continue
+        if any(t.group()[:1].isupper() for t in words) and not all(t.group()[:1].isupper() or not t.group().isalpha() for t in words):
+            continue  # (capitalised text is read as before; a mixed run is no text to quote)
+        out.append(text[at : words[0].start()] + '"' + text[words[0].start() : end] + '"')
+        at = end
+    return "".join(out) + text[at:] if out else text
+
+
 def _set_off_text(doc, index: int, lex) -> bool:
     """Whether the thing at ``index`` is a text (``text_nouns``) after a "with" set off by a comma."""
     tok = doc[index]
@@ -174,6 +222,8 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
         text = _split_run_on_pose(text, lex["tag_parts"])
     with salvage("setting off runs of names", text):
         text = _set_off_name_run(text, model)
+    with salvage("quoting unquoted text", text):
+        text = _quote_unquoted_text(text, lex)
     try:
         doc = parse_with_stand_ins(nlp, text)
     except Exception as exc:  # e.g. a text over spaCy's max_length: nothing to read
