@@ -107,3 +107,11 @@ def test_unquoted_text_after_a_verb_of_saying_is_the_text():
     # a verb of saying or reading with no text bearer, or with an article after it, is left as read
     assert "is the man reading the book?" in _questions("a man reading a book")
     assert not any('"' in q for q in _questions("a girl reading quietly in bed"))
+
+
+def test_a_doer_read_as_a_measure_of_a_look_does_it():
+    qs = _questions("A woman ironing shirts on the balcony.")
+    assert "is the woman ironing the shirts?" in qs
+    assert not any(q.startswith("are the shirts made of") or q == "are the shirts ironing?" for q in qs)
+    assert "is the gate made of iron?" in _questions("an iron gate")
+    assert "is there a coloring book?" in _questions("flowers and ornaments for adult coloring book")

@@ -1062,6 +1062,28 @@ def _mend_noun_ing_compound(doc, lex, model: str) -> None:
         _put_back(doc, saved)
 
 
+def _mend_doer_read_as_measure(doc) -> None:
+    """ "A man ironing clothes on the roof": a noun before an "-ing" word the tagger read as a look of the noun after it
+    ("ironing clothes"), hung on it as a measure ("man" as an adverbial noun), is the one doing it, the noun after it its
+    object (not "are the clothes ironing?"), when the doer has its article (wherever the tagger hung it)."""
+    for tok in doc:
+        if tok.tag_ != "VBG" or tok.dep_ != "amod" or tok.i < 1:
+            continue
+        obj, doer = tok.head, doc[tok.i - 1]
+        if obj.i != tok.i + 1 or obj.pos_ != "NOUN" or doer.head.i != tok.i or doer.dep_ not in ("npadvmod", "nsubj") or doer.pos_ not in ("NOUN", "PROPN"):
+            continue
+        if not any(c.dep_ == "det" and c.i < doer.i for c in [*obj.children, *doer.children]):
+            continue  # ("A man ironing clothes"; not "for adult coloring book")
+        saved = _saved(doc)
+        doer.head, doer.dep_ = (doer, "ROOT") if obj.head.i == obj.i else (obj.head, obj.dep_)
+        for c in list(obj.children):
+            if c.i < doer.i or obj.head.i == obj.i and c.dep_ == "punct":
+                c.head = doer
+        obj.head, obj.dep_ = tok, "dobj"
+        tok.head, tok.dep_ = doer, "acl"
+        _put_back(doc, saved)
+
+
 def _mend_parse(doc, lex, model: str):
     """Mend the tagger's known slips in ``doc`` (each mend on its own: one that fails is logged and skipped)."""
     mends = (
@@ -1085,6 +1107,7 @@ def _mend_parse(doc, lex, model: str):
         ("pronoun nouns", lambda: _mend_pronoun_noun(doc, lex)),
         ("nouns in a noun's place", lambda: _mend_noun_in_noun_place(doc, lex, model)),
         ("agent participles", lambda: _mend_agent_participle(doc)),
+        ("doers read as a measure of a look", lambda: _mend_doer_read_as_measure(doc)),
         ("-ing words read as a noun's compound head", lambda: _mend_noun_ing_compound(doc, lex, model)),
         ("worn colours", lambda: _mend_worn_colour(doc, lex)),
         ("verbs of a wearer hung on what is worn", lambda: _mend_wearer_verb(doc, lex)),

@@ -327,7 +327,7 @@ def _kind(tok, lex) -> str:
     if tok.lower_ in lex["colors"]:
         return "color"
     for kind, words in lex["attribute_kinds"].items():
-        if _in(tok, words):
+        if _in(tok, words) and not (kind == "material" and tok.tag_ == "VBG"):  # ("ironing clothes": no iron)
             return kind
     if tok.tag_ in ("VBN", "VBG") or tok.pos_ == "VERB":
         return "state"
