@@ -115,3 +115,18 @@ def test_a_doer_read_as_a_measure_of_a_look_does_it():
     assert not any(q.startswith("are the shirts made of") or q == "are the shirts ironing?" for q in qs)
     assert "is the gate made of iron?" in _questions("an iron gate")
     assert "is there a coloring book?" in _questions("flowers and ornaments for adult coloring book")
+
+
+def test_a_tag_of_lower_case_words_of_no_english_is_an_artist():
+    qs = _questions("a pirate ship sailing through a sea of clouds, jakub rozalski, 1920")
+    assert "is the image in the style of jakub rozalski?" in qs and "is there jakub rozalski?" not in qs
+    qs = _questions("ancient temple in the clouds, zdzisław beksiński, surrealism, dreamlike")
+    assert "is the image in the style of zdzisław beksiński?" in qs and "is there a beksiński?" not in qs
+    # English words are no name
+    assert "are there trees?" in _questions("In this image, I can see grass, plants, the trees, some dried leaves and the sky.")
+
+
+def test_a_noun_read_as_a_plural_verb_after_one_thing_is_its_name():
+    qs = _questions("a ramen shop at night in the rain, lofi, anime")
+    assert "is there a ramen shop?" in qs and not any(q.startswith("does the ramen shop") for q in qs)
+    assert "is there a ramen?" not in qs

@@ -274,16 +274,18 @@ class _FramesReader(_ReaderState):
     def _named_tag(self, fragment: list[Any], count: int) -> bool:
         """ "landscape with mountains, ivan shishkin, oil on canvas": in a list of three or more tags, a later one that is
         only a name (two or three words, one of them written or tagged as a name, none a word of the lists, the last not a
-        plural) is the artist, as "by ivan shishkin" would be ("is the image in the style of ivan shishkin?"), not a
+        plural; or two or three lower-case words of no English, WordNet's: "jakub rozalski") is the artist, as "by ivan shishkin" would be ("is the image in the style of ivan shishkin?"), not a
         thing ("is there ivan shishkin?")."""
         words = [t for t in fragment if not t.is_punct]
         if count < 3 or not 2 <= len(words) <= 3 or len(words) != len(fragment) or any(t.i in self.skip for t in words):
             return False
         if fragment[0].i == 0 or self.doc[fragment[0].i - 1].text not in (",", ";", "|", "::"):
             return False  # a tag is set off by a comma; a short sentence is none ("boat has person. person ride boat")
-        if not all(t.is_alpha and t.pos_ in ("PROPN", "NOUN", "ADJ") for t in words) or words[-1].tag_ in ("NNS", "NNPS"):
+        # ("..., jakub rozalski, 1920", "..., hayao miyazaki": lower-case words of no English are a name however tagged)
+        foreign = all(t.is_alpha and t.is_lower and not t.is_stop and not _english_word(t.lower_, self.model) and not _english_word(_lemma(t), self.model) for t in words)
+        if not foreign and (not all(t.is_alpha and t.pos_ in ("PROPN", "NOUN", "ADJ") for t in words) or words[-1].tag_ in ("NNS", "NNPS")):
             return False
-        if not any(t.pos_ == "PROPN" or t.ent_type_ == "PERSON" for t in words):
+        if not foreign and not any(t.pos_ == "PROPN" or t.ent_type_ == "PERSON" for t in words):
             return False
         lex = self.lex
         if any(_in(t, lex["frame_nouns"]) or _in(t, lex["style_tag_words"]) or t.lower_ in lex["colors"] or _in(t, self.not_things["meta"]) for t in words):

@@ -1084,10 +1084,35 @@ def _mend_doer_read_as_measure(doc) -> None:
         _put_back(doc, saved)
 
 
+def _mend_noun_read_as_plural_verb(doc, model: str) -> None:
+    """ "a ramen shop at night in the rain": a noun read as a plural's verb ("shop") right after a subject of one thing
+    (an article "a" or "an" before it) is the head of that thing's name (the ramen shop), not what it does ("does the
+    ramen shop in the rain?"); a verb for a subject of one thing would end in "-s"."""
+    nouns = _lemma_index(model).get("noun", ())
+    for tok in doc:
+        if tok.tag_ != "VBP" or tok.i < 2 or tok.lower_ not in nouns or not tok.is_lower:
+            continue
+        subject = doc[tok.i - 1]
+        if subject.dep_ != "nsubj" or subject.head.i != tok.i or subject.pos_ != "NOUN":
+            continue
+        det = next((c for c in subject.children if c.dep_ == "det" and c.lower_ in ("a", "an")), None)
+        if det is None or any(c.dep_ in ("dobj", "aux", "neg") for c in tok.children):
+            continue
+        saved = _saved(doc, tags=True)
+        det.head = tok
+        for c in list(subject.children):
+            if c.dep_ in ("amod", "compound") and c.i < subject.i:
+                c.head = tok
+        subject.head, subject.dep_ = tok, "compound"
+        tok.tag_, tok.pos_, tok.lemma_ = "NN", "NOUN", tok.lower_
+        _put_back(doc, saved)
+
+
 def _mend_parse(doc, lex, model: str):
     """Mend the tagger's known slips in ``doc`` (each mend on its own: one that fails is logged and skipped)."""
     mends = (
         ("leading nouns read as verbs", lambda: _mend_leading_noun(doc, model)),
+        ("nouns read as a plural's verb", lambda: _mend_noun_read_as_plural_verb(doc, model)),
         ("nouns read as past verbs", lambda: _mend_noun_read_as_past(doc, model)),
         ("last nouns read as past verbs", lambda: _mend_noun_read_as_final_past(doc, model)),
         ("parts of the body read as verbs", lambda: _mend_part_read_as_verb(doc, lex)),
