@@ -130,3 +130,9 @@ def test_a_noun_read_as_a_plural_verb_after_one_thing_is_its_name():
     qs = _questions("a ramen shop at night in the rain, lofi, anime")
     assert "is there a ramen shop?" in qs and not any(q.startswith("does the ramen shop") for q in qs)
     assert "is there a ramen?" not in qs
+
+
+def test_a_name_tag_read_as_a_verb_is_no_state():
+    qs = _questions("a beautiful elf queen wearing a crown of thorns, art nouveau, gold leaf, klimt")
+    assert not any("klimting" in q for q in qs) and "is the elf queen wearing the crown?" in qs
+    assert "are the knees bent?" in _questions("toys are pointed to the ground, knees bent forward, torso is straight up")

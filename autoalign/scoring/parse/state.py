@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from autoalign.scoring.parse.lexicon import DEFAULT_SPACY_MODEL, _no_english_verb
+from autoalign.scoring.parse.lexicon import DEFAULT_SPACY_MODEL, _no_english_verb, _reads_as_adjective
 from autoalign.scoring.parse.records import Attribute, GlobalTag, Noun, Relation
 from autoalign.scoring.parse.tokens import (
     _is_noun,
@@ -57,6 +57,9 @@ class _ReaderState:
             return
         if kind == "state" and self._person_act_of_part(noun.lemma, value.split()[0]):
             return  # "arms raised above the head with palms touching, looking up": not "are the arms looking up?"
+        verb = self.doc[index] if kind == "state" and 0 <= index < len(self.doc) else None
+        if verb is not None and verb.tag_ == "VBP" and verb.is_lower and verb.lemma_ == verb.lower_ and _no_english_verb(verb.lower_, self.model) and not _reads_as_adjective(verb.lower_, self.model):
+            return  # "an elf queen wearing a crown, art nouveau, gold leaf, klimt": a name read as a verb ("is the queen klimting?")
         self._attr_seen.add(key)
         noun.attrs.append(Attribute(value=value, kind=kind, index=index, phrase=phrase or value))
         word = value
