@@ -136,3 +136,15 @@ def test_a_name_tag_read_as_a_verb_is_no_state():
     qs = _questions("a beautiful elf queen wearing a crown of thorns, art nouveau, gold leaf, klimt")
     assert not any("klimting" in q for q in qs) and "is the elf queen wearing the crown?" in qs
     assert "are the knees bent?" in _questions("toys are pointed to the ground, knees bent forward, torso is straight up")
+
+
+def test_a_prefix_written_apart_from_its_describing_word_is_one_look():
+    qs = _questions("a ruined city skyline at dusk, post apocalyptic, digital art")
+    assert "is there a post?" not in qs and "is the post apocalyptic?" not in qs
+    qs = _questions("a retro futuristic car on a highway")
+    assert "is there a retro?" not in qs and "is the car retro-futuristic?" in qs
+    qs = _questions("a tiger in the jungle, award winning photo")
+    assert not any("winning the photo" in q for q in qs)
+    # a noun after the prefix word, or a preposition, is read as before
+    assert "is there a post office?" in _questions("a red post office")
+    assert "is the post under the sky?" in _questions("dog under sky. post under sky")

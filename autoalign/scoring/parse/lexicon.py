@@ -93,6 +93,8 @@ def lexicon() -> dict[str, Any]:
     data["style_tag_words"] = set(words["style_tags"]["words"])
     data["artist_heads"] = set(words["style_tags"]["artist_heads"])
     data["place_words"] = set(words["style_tags"]["place_words"])
+    data["style_prefixes"] = set(words["style_tags"]["prefixes"])
+    data["joined_pairs"] = set(words["style_tags"]["joined"])
     data["style_had"] = set(words["style_tags"]["had"])
     data["media_paints"] = set(words["style_tags"]["media"]["paints"])
     data["media_grounds"] = set(words["style_tags"]["media"]["grounds"])

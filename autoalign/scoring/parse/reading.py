@@ -186,6 +186,29 @@ def _quote_unquoted_text(text: str, lex) -> str:
     return "".join(out) + text[at:] if out else text
 
 
+def _join_prefixed_looks(text: str, lex, model: str) -> str:
+    """ "post apocalyptic city", "retro futuristic car", "award winning photo": a prefix written apart from the describing
+    word after it (``style_tags.prefixes``, a describing word of WordNet's, none of its nouns), or a pair of
+    ``style_tags.joined``, is one describing word, as if hyphenated ("post-apocalyptic"; not "is there a post?", "is the
+    tiger winning the photo?")."""
+    low = text.lower()
+    if not any(f"{p} " in low for p in lex["style_prefixes"]) and not any(j in low for j in lex["joined_pairs"]):
+        return text
+    index = _lemma_index(model)
+    adjectives, nouns = index.get("adj", ()), index.get("noun", ())
+    stop = load_spacy(model).Defaults.stop_words  # ("post under sky": no describing word)
+    firsts = sorted(lex["style_prefixes"] | {p.split()[0] for p in lex["joined_pairs"]})
+    prefixed = re.compile(r"\b(" + "|".join(firsts) + r") ([a-z]+)\b", re.I)
+
+    def join(m: re.Match) -> str:
+        first, second = m.group(1).lower(), m.group(2)
+        if f"{first} {second}" in lex["joined_pairs"] or first in lex["style_prefixes"] and second in adjectives and second not in nouns and second not in stop:
+            return f"{m.group(1)}-{second}"
+        return m.group(0)
+
+    return prefixed.sub(join, text)
+
+
 def _set_off_text(doc, index: int, lex) -> bool:
     """Whether the thing at ``index`` is a text (``text_nouns``) after a "with" set off by a comma."""
     tok = doc[index]
@@ -224,6 +247,8 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
         text = _set_off_name_run(text, model)
     with salvage("quoting unquoted text", text):
         text = _quote_unquoted_text(text, lex)
+    with salvage("joining prefixed looks", text):
+        text = _join_prefixed_looks(text, lex, model)
     try:
         doc = parse_with_stand_ins(nlp, text)
     except Exception as exc:  # e.g. a text over spaCy's max_length: nothing to read
