@@ -148,3 +148,11 @@ def test_a_prefix_written_apart_from_its_describing_word_is_one_look():
     # a noun after the prefix word, or a preposition, is read as before
     assert "is there a post office?" in _questions("a red post office")
     assert "is the post under the sky?" in _questions("dog under sky. post under sky")
+
+
+def test_names_and_styles_in_tags():
+    qs = _questions("a hellboy portrait, mucha Mignola frazetta Vallejo, dramatic")
+    assert "is there mucha Mignola frazetta Vallejo?" not in qs and "is the image in the style of mucha Mignola frazetta Vallejo?" in qs
+    qs = _questions("a city street in the style of blade runner, neon, rain")
+    assert "is the image in the style of blade runner?" in qs and not any("runner, neon" in q for q in qs)
+    assert "is there a sale?" not in _questions("a vintage croquet set for sale on a lawn")

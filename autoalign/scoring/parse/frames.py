@@ -92,6 +92,11 @@ class _FramesReader(_ReaderState):
                 comma = next((t.i for t in sub if t.i > inner.i and t.text in (",", ";", "|")), None)
                 if comma is not None:  # "in the style of Alex Grey and Norman Rockwell, fantasy, 8k": the tags after are their own
                     sub = [t for t in sub if t.i < comma]
+                first = next((t.i for t in self.doc[of.i + 1 : inner.i] if t.text in (",", ";", "|")), None)
+                if first is not None and first > of.i + 1:
+                    # "in the style of blade runner, neon, rain" (the tagger took "rain" for the name's head): the name
+                    # ends at the first comma, the tags after it are their own
+                    sub = list(self.doc[of.i + 1 : first])
                 while sub and sub[-1].is_punct:
                     sub.pop()
                 self._add_global("style of " + self.doc[sub[0].i : sub[-1].i + 1].text, "style", pobj.i)
@@ -277,12 +282,14 @@ class _FramesReader(_ReaderState):
         plural; or two or three lower-case words of no English, WordNet's: "jakub rozalski") is the artist, as "by ivan shishkin" would be ("is the image in the style of ivan shishkin?"), not a
         thing ("is there ivan shishkin?")."""
         words = [t for t in fragment if not t.is_punct]
-        if count < 3 or not 2 <= len(words) <= 3 or len(words) != len(fragment) or any(t.i in self.skip for t in words):
+        # ("..., mucha Mignola frazetta Vallejo, ...": up to five names of no English in a row, however written)
+        many = 4 <= len(words) <= 5 and all(t.is_alpha and not t.is_stop and not _english_word(t.lower_, self.model) for t in words)
+        if count < 3 or not (2 <= len(words) <= 3 or many) or len(words) != len(fragment) or any(t.i in self.skip for t in words):
             return False
         if fragment[0].i == 0 or self.doc[fragment[0].i - 1].text not in (",", ";", "|", "::"):
             return False  # a tag is set off by a comma; a short sentence is none ("boat has person. person ride boat")
         # ("..., jakub rozalski, 1920", "..., hayao miyazaki": lower-case words of no English are a name however tagged)
-        foreign = all(t.is_alpha and t.is_lower and not t.is_stop and not _english_word(t.lower_, self.model) and not _english_word(_lemma(t), self.model) for t in words)
+        foreign = many or all(t.is_alpha and t.is_lower and not t.is_stop and not _english_word(t.lower_, self.model) and not _english_word(_lemma(t), self.model) for t in words)
         if not foreign and (not all(t.is_alpha and t.pos_ in ("PROPN", "NOUN", "ADJ") for t in words) or words[-1].tag_ in ("NNS", "NNPS")):
             return False
         if not foreign and not any(t.pos_ == "PROPN" or t.ent_type_ == "PERSON" for t in words):
