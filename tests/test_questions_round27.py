@@ -156,3 +156,13 @@ def test_names_and_styles_in_tags():
     qs = _questions("a city street in the style of blade runner, neon, rain")
     assert "is the image in the style of blade runner?" in qs and not any("runner, neon" in q for q in qs)
     assert "is there a sale?" not in _questions("a vintage croquet set for sale on a lawn")
+
+
+def test_pose_words_and_measures_read_as_one_thing():
+    qs = _questions("The person is standing with the legs shoulder width apart and the arms down.")
+    assert "is there a legs shoulder?" not in qs and "are the legs shoulder width apart?" in qs
+    qs = _questions("The woman is kneeling on the left knee with the right foot flat on the floor, the torso upright and the arms down.")
+    assert "is there a torso upright?" not in qs and "is the torso upright?" in qs
+    assert "does the knee have a foot?" not in qs and "is the foot flat?" in qs
+    # a measure named by a part is read as before
+    assert "is the knee level?" not in _questions("right leg up and knee bent with foot just above knee level of left leg")

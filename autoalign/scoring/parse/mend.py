@@ -866,6 +866,22 @@ def _mend_measure_apart(doc, lex) -> None:
         if m.lower_ not in lex["pose_nouns"]["measures"] or m.i < 2 or m.i + 1 >= len(doc) or doc[m.i + 1].lower_ != "apart":
             continue
         b, p = doc[m.i - 1], doc[m.i - 2]
+        if (
+            _in(b, lex["body_parts"]) and b.head.i != m.i and p.tag_ == "NNS" and _in(p, lex["body_parts"]) and p.head.i == b.i
+            and p.dep_ == "compound" and m.head.i != b.i
+        ):
+            # "standing with the legs shoulder width apart", read as "the legs shoulder" (one thing) and "width" a verb:
+            # the legs are the thing, apart by a shoulder's width
+            saved = _saved(doc, tags=True)
+            p.head, p.dep_ = (p, "ROOT") if b.head.i == b.i else (b.head, b.dep_)
+            for c in list(b.children):
+                if c.i < p.i:
+                    c.head = p
+            b.head, b.dep_ = m, "compound"
+            m.head, m.dep_, m.tag_, m.pos_ = p, "npadvmod", "NN", "NOUN"
+            doc[m.i + 1].head, doc[m.i + 1].dep_ = p, "advmod"
+            _put_back(doc, saved)
+            continue
         if not _in(b, lex["body_parts"]) or b.head.i != m.i or p.tag_ != "NNS" or not _in(p, lex["body_parts"]) or p.head.i not in (m.i, b.i):
             continue
         if m.head.i == m.i:
@@ -1108,6 +1124,25 @@ def _mend_noun_read_as_plural_verb(doc, model: str) -> None:
         _put_back(doc, saved)
 
 
+def _mend_part_with_pose_head(doc, lex) -> None:
+    """ "kneeling on the right knee, the torso upright and both hands resting on the thigh": a pose word (``pose_states``)
+    read as a noun with a body part as its compound is how the part is held (the torso, upright), not one thing ("is
+    there a torso upright?", "is the figure kneeling the torso upright?")."""
+    for tok in doc:
+        if tok.pos_ != "NOUN" or tok.lower_ not in lex["pose_states"] or tok.lower_ in lex["pose_nouns"]["measures"] or tok.i < 1:
+            continue  # ("above knee level": a measure, read with its part)
+        part = doc[tok.i - 1]
+        if part.dep_ != "compound" or part.head.i != tok.i or not _in(part, lex["body_parts"]):
+            continue
+        saved = _saved(doc, tags=True)
+        part.head, part.dep_ = (part, "ROOT") if tok.head.i == tok.i else (tok.head, "npadvmod" if tok.dep_ == "dobj" else tok.dep_)
+        for c in list(tok.children):
+            if c.i < part.i or c.dep_ in ("cc", "conj"):
+                c.head = part
+        tok.head, tok.dep_, tok.tag_, tok.pos_ = part, "amod", "JJ", "ADJ"
+        _put_back(doc, saved)
+
+
 def _mend_parse(doc, lex, model: str):
     """Mend the tagger's known slips in ``doc`` (each mend on its own: one that fails is logged and skipped)."""
     mends = (
@@ -1147,6 +1182,7 @@ def _mend_parse(doc, lex, model: str):
         ("participles hung on a kind", lambda: _mend_kind_participle(doc, lex)),
         ("body parts listed before their own verb", lambda: _mend_listed_subject(doc, lex)),
         ("parts a measure apart", lambda: _mend_measure_apart(doc, lex)),
+        ("parts with a pose word read as one thing", lambda: _mend_part_with_pose_head(doc, lex)),
         ("-ing nouns after a describing word", lambda: _mend_ing_noun(doc)),
         ("-ing nouns after a describing word read as a noun", lambda: _mend_ing_noun_after_pobj(doc, model)),
         ("names read as an apposition", lambda: _mend_appos_compound(doc)),

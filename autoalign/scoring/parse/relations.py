@@ -78,6 +78,8 @@ class _RelationsReader(_ReferentsReader):
             return  # "eating a hot dog with people around him": the people are around him, not the dog's
         if tok.lower_ == "with" and anchor.pos_ in ("VERB", "AUX", "ADJ") and self._absolute(obj):
             return  # "standing with legs crossed", "hangs down with hand near knee": how the part is, not "standing with it"
+        if tok.lower_ == "with" and _in(anchor, lex["body_parts"]) and _in(obj, lex["body_parts"]) and self._absolute(obj):
+            return  # "kneeling on the right knee with the left foot flat": how the foot is, not "does the knee have a foot?"
         mutual = _reciprocal_end(obj)  # "sitting next to each other": the things are next to one another
         stands_for = obj.pos_ == "PRON"  # "it": the one thing it stands for, not the things listed with it
         obj = self._pronoun_stands_for(tok, anchor, obj)
