@@ -166,3 +166,14 @@ def test_pose_words_and_measures_read_as_one_thing():
     assert "does the knee have a foot?" not in qs and "is the foot flat?" in qs
     # a measure named by a part is read as before
     assert "is the knee level?" not in _questions("right leg up and knee bent with foot just above knee level of left leg")
+
+
+def test_a_form_of_an_english_word_is_no_name_of_a_run():
+    # "swirling" is "swirl" and "launched" "launch" (the lemma rules), so no run of artists' names starts there
+    from autoalign.scoring.parse.lexicon import DEFAULT_SPACY_MODEL, _english_form
+
+    assert all(_english_form(w, DEFAULT_SPACY_MODEL) for w in ("swirling", "launched", "stopped", "went", "mice"))
+    assert not any(_english_form(w, DEFAULT_SPACY_MODEL) for w in ("rutkowski", "wlop", "mucha", "artgerm"))
+    qs = _questions("a dragon swirling whisps of fire, digital art")
+    assert "is the dragon swirling of fire?" not in qs and not any("style of swirling" in q for q in qs)
+    assert "is there a dragon?" in qs and "is there fire?" in qs

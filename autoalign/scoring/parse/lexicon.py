@@ -154,6 +154,33 @@ def _english_word(word: str, model: str) -> bool:
 
 
 @functools.lru_cache(maxsize=4096)
+def _english_form(word: str, model: str) -> bool:
+    """Whether ``word`` is an English word of WordNet's or a form of one, by the pipeline's own lemma rules and exceptions
+    (spaCy's English lemmatizer tables, WordNet's morphology): "swirling" of "swirl", "launched" of "launch", "went" of
+    "go"; "rutkowski", "wlop" are none. False when the pipeline has no lemma index."""
+    if _english_word(word, model):
+        return True
+    index = _lemma_index(model)
+    if not index:
+        return False
+    try:
+        lookups = load_spacy(model).get_pipe("lemmatizer").lookups
+        rules, exceptions = lookups.get_table("lemma_rules"), lookups.get_table("lemma_exc")
+    except (KeyError, AttributeError, ValueError):
+        return False
+    for pos in ("noun", "verb", "adj"):
+        if any(form in index[pos] for form in exceptions.get(pos, {}).get(word, [])):
+            return True
+        for old, new in rules.get(pos, []):
+            if old and word.endswith(old):
+                stem = word[: len(word) - len(old)]
+                # a doubled last consonant ("stopped", "running") is one in the lemma
+                if stem + new in index[pos] or (not new and len(stem) > 2 and stem[-1] == stem[-2] and stem[:-1] in index[pos]):
+                    return True
+    return False
+
+
+@functools.lru_cache(maxsize=4096)
 def _verb_of_ing(word: str, model: str) -> bool:
     """Whether an "-ing" word is a form of a verb of WordNet's ("marveling" of "marvel", "seating" of "seat", "batting"
     of "bat"); False when the pipeline has no lemma index."""

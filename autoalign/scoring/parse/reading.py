@@ -7,7 +7,14 @@ import re
 
 from autoalign.inflect import singular
 from autoalign.scoring.parse.attributes import _AttributesReader
-from autoalign.scoring.parse.lexicon import DEFAULT_SPACY_MODEL, _english_word, _lemma_index, lexicon, load_spacy
+from autoalign.scoring.parse.lexicon import (
+    DEFAULT_SPACY_MODEL,
+    _english_form,
+    _english_word,
+    _lemma_index,
+    lexicon,
+    load_spacy,
+)
 from autoalign.scoring.parse.mend import _join_hyphens, _join_participle_looks, _join_widths, _mend_parse
 from autoalign.scoring.parse.quotes import read_quotes
 from autoalign.scoring.parse.records import GlobalTag, Parse
@@ -112,7 +119,7 @@ def _set_off_name_run(text: str, model: str) -> str:
     stop = load_spacy(model).Defaults.stop_words  # (function words are no WordNet words either: "of the")
 
     def english(word: str) -> bool:
-        return word in stop or len(word) < 3 or _english_word(word, model) or _english_word(singular(word), model)
+        return word in stop or len(word) < 3 or _english_form(word, model) or _english_word(singular(word), model)
 
     words = list(_WORD.finditer(text))
     out, at, k = [], 0, 1
