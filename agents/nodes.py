@@ -361,7 +361,7 @@ def _judge(
         after_mm = _observe(ctx, images[top], state["prompt"], cards[top], meter)
     card = cards[top]
     errors: tuple[int | None, int | None] = (None, None)
-    if ctx.config.loop.accept in ("fewer_errors", "fewer_errors_keep") and grounded_aspects(ctx.config):
+    if ctx.config.loop.accept == "fewer_errors" and grounded_aspects(ctx.config):
         from autoalign.detection.layout import LayoutDetector
 
         layout = LayoutDetector(ctx.models, ctx.config)
@@ -369,8 +369,7 @@ def _judge(
             errors = (layout.errors(_load(ctx, best.path), state["prompt"]), layout.errors(images[top], state["prompt"]))
     decision = policy.judge_edit(best.card, before_mm, card, after_mm, ctx.config.loop.min_gain,
                                  question_threshold=ctx.config.detection.threshold,
-                                 grounded_aspects=grounded_aspects(ctx.config), errors=errors,
-                                 keep_found=ctx.config.loop.accept == "fewer_errors_keep")
+                                 grounded_aspects=grounded_aspects(ctx.config), errors=errors)
     attempt = Attempt(
         instruction=instruction,
         seed=seed,

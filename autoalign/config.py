@@ -101,7 +101,7 @@ def check_device(device: str, name: str = "device") -> None:
 #: How an edit's samples are picked (``loop.pick_sample``).
 PICK_SAMPLE = ("score", "fewest_mismatches")
 #: Which edits the judge keeps (``loop.accept``).
-ACCEPT = ("strict", "fewer_errors", "fewer_errors_keep")
+ACCEPT = ("strict", "fewer_errors")
 
 
 @dataclass
@@ -121,9 +121,8 @@ class LoopSettings:
     # which of an edit's samples is judged: "score" (the best by scoring.rerank) or "fewest_mismatches" (the
     # detectors look at every sample; fewest detector mismatches first, the score breaks ties)
     pick_sample: str = "score"
-    # which edits are kept: "strict" (policy.judge_edit: something fixed, nothing new), "fewer_errors" (with the
-    # grounded pass deciding, also an edit whose grounded layout has fewer object errors, new triplets or not) or
-    # "fewer_errors_keep" (the same, unless an object the grounder found before the edit is now missing)
+    # which edits are kept: "strict" (policy.judge_edit: something fixed, nothing new) or "fewer_errors" (with the
+    # grounded pass deciding, also an edit whose grounded layout has fewer object errors, new triplets or not)
     accept: str = "strict"
 
     def validate(self) -> None:

@@ -49,7 +49,6 @@ def judge_edit(
     question_threshold: float = 0.5,
     grounded_aspects: Collection[str] = (),
     errors: tuple[int | None, int | None] = (None, None),
-    keep_found: bool = False,
 ) -> EditDecision:
     """Accept an edit only if it raised the score, fixed something and broke nothing.
 
@@ -73,9 +72,7 @@ def judge_edit(
     :func:`autoalign.detection.layout.layout_errors`), an edit that lowers that count is progress too: it needs
     no score gain and nothing of ``before_mm`` gone, and the layout detector's triplets it shows anew do not
     refuse it (the same objects, told another way: a colour triplet becomes a count and an extra thing once
-    one of three is recoloured). Other detectors' new mismatches still refuse it. With ``keep_found`` (``loop.accept =
-    "fewer_errors_keep"``) a layout triplet that says an object is now missing (entity, ``evidence["action"] = "add"``)
-    still refuses it: an edit that loses a thing the grounder found before broke something, whatever it fixed.
+    one of three is recoloured). Other detectors' new mismatches still refuse it.
 
     Checked in that order; ``reason`` names the first rule that failed. Pass the mismatches the loop
     worked on for both images (e.g. both through :func:`mismatches_to_fix`), so that "low_score"
@@ -106,7 +103,7 @@ def judge_edit(
     grounded_progress = any(m["aspect"] in grounded for m in removed)
     fewer = bool(grounded) and None not in errors and errors[1] < errors[0]
     if fewer:
-        added = [m for m in added if m.get("source") != "layout" or (keep_found and _lost(m))]
+        added = [m for m in added if m.get("source") != "layout"]
     if not raised and not grounded_progress and not fewer:
         reason = NO_GAIN
     elif added:
@@ -118,11 +115,6 @@ def judge_edit(
     decision = EditDecision(accepted=reason == ACCEPTED, reason=reason, gain=gain, removed=removed, added=added)
     logger.debug("edit %s (gain %+.4f, removed %d, added %d)", reason, gain, len(removed), len(added))
     return decision
-
-
-def _lost(m: dict[str, Any]) -> bool:
-    """Whether a mismatch (``to_dict()`` form) says an object the prompt names is missing."""
-    return m.get("aspect") == "entity" and (m.get("evidence") or {}).get("action") == "add"
 
 
 def _passing_stand_in(m: Mismatch) -> bool:
