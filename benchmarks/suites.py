@@ -51,9 +51,10 @@ from autoalign.models.loading import autoalign_home
 
 logger = logging.getLogger(__name__)
 
-SUITE_NAMES: tuple[str, ...] = ("drawbench", "editbench", "geneval", "t2i-compbench", "shapes", "shapes-val")
-#: The shapes world's suites: held-out ``shapes`` (report it) and ``shapes-val`` (choose settings on it).
-SHAPES_SUITES: tuple[str, ...] = ("shapes", "shapes-val")
+SUITE_NAMES: tuple[str, ...] = ("drawbench", "editbench", "geneval", "t2i-compbench", "shapes", "shapes-val", "shapes-val-300")
+#: The shapes world's suites: held-out ``shapes`` (report it), ``shapes-val`` (choose settings on it) and
+#: ``shapes-val-300`` (the same, three times larger, for pass-rule choices whose false passes 100 prompts cannot tell apart).
+SHAPES_SUITES: tuple[str, ...] = ("shapes", "shapes-val", "shapes-val-300")
 T2I_COMPBENCH_CATEGORIES: tuple[str, ...] = (
     "color", "shape", "texture", "spatial", "non_spatial", "complex", "3d_spatial", "numeracy",
 )
@@ -548,6 +549,9 @@ SHAPES_TARGETS = {"counting": 60, "colour_binding": 60, "shape": 15, "size": 60,
 #: The validation suite (n = 100), from the ``val`` split. It has no "shape" category: every caption of one
 #: coloured shape is already in the held-out suite.
 SHAPES_VAL_TARGETS = {"counting": 20, "colour_binding": 20, "size": 20, "spatial": 20, SHAPES_UNSEEN: 20}
+#: The larger validation suite (n = 300): the same columns, 60 prompts each; its first 100 are ``shapes-val`` in the
+#: same order (the suites are interleaved by category), so a ``shapes-val`` run is its first third.
+SHAPES_VAL_300_TARGETS = {category: 60 for category in SHAPES_VAL_TARGETS}
 #: ``unseen_combinations`` of the validation suite come from this index on of the ``compositional`` split
 #: (the held-out suite takes its first ones), minus any caption the held-out suite has.
 VAL_UNSEEN_START = 20_000
@@ -599,6 +603,9 @@ def load_suite(name: str, suite_file: str | Path | None = None, cache_dir: str |
         return Suite("shapes", shapes_items(), "generated: autoalign.world (test and compositional splits)", "")
     if key == "shapes-val" and suite_file is None:  # the validation twin: choose settings here
         return Suite("shapes-val", shapes_items(split="val"), "generated: autoalign.world (val and later compositional specs)", "")
+    if key == "shapes-val-300" and suite_file is None:  # three times larger, shapes-val its first 100
+        return Suite("shapes-val-300", shapes_items(SHAPES_VAL_300_TARGETS, split="val"),
+                     "generated: autoalign.world (val and later compositional specs)", "")
     if key not in SOURCES:
         path = Path(name)
         if path.suffix.lower() in (".csv", ".jsonl") and path.exists():

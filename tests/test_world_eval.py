@@ -90,6 +90,16 @@ def test_shapes_val_is_the_validation_twin_and_shares_no_caption_with_the_held_o
     assert all(item.id.startswith("shapes-val-") and parse_caption(item.prompt) is not None for item in val)
 
 
+def test_shapes_val_300_holds_shapes_val_first_and_no_held_out_caption():
+    from autoalign.benchmarks.suites import load_suite
+
+    val, large, held_out = load_suite("shapes-val"), load_suite("shapes-val-300"), load_suite("shapes")
+    assert len(large) == 300 and len({item.prompt for item in large}) == 300
+    assert [(i.id, i.prompt) for i in large.items[:100]] == [(i.id, i.prompt) for i in val]  # a shapes-val run is its first 100
+    assert {c: sum(i.category == c for i in large) for c in large.categories()} == dict.fromkeys(val.categories(), 60)
+    assert not {item.prompt for item in large} & {item.prompt for item in held_out}
+
+
 @pytest.mark.slow
 def test_bench_run_on_shapes_reads_every_stage_with_the_oracle(tmp_path):
     config = tmp_path / "fast.toml"
