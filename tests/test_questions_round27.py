@@ -177,3 +177,58 @@ def test_a_form_of_an_english_word_is_no_name_of_a_run():
     qs = _questions("a dragon swirling whisps of fire, digital art")
     assert "is the dragon swirling of fire?" not in qs and not any("style of swirling" in q for q in qs)
     assert "is there a dragon?" in qs and "is there fire?" in qs
+
+
+# ---- second pass of round 27 (prompts written for these tests in the nine sources' styles; not measured on the held part)
+
+
+def test_a_title_at_the_start_of_a_tag_is_what_the_picture_is_like_not_things():
+    qs = _questions("league of legends fan art, splash art, highly detailed, trending on artstation")
+    assert "is there a league?" not in qs and "is the league highly detailed?" not in qs
+    assert "is the image in the style of league of legends?" in qs and "is this fan art?" in qs
+    qs = _questions("a hobbit house in the shire, lord of the rings, concept art, matte painting")
+    assert "is there lord?" not in qs and "are there rings?" not in qs and "is there a hobbit house?" in qs
+    qs = _questions("game of thrones dragon flying over a castle, epic, cinematic lighting")
+    assert "is there thrones dragon?" not in qs and "is the dragon flying over the castle?" in qs
+    qs = _questions("a star wars stormtrooper on a beach, photo")
+    assert "is there a star?" not in qs and "is the stormtrooper on the beach?" in qs
+    # a title inside a tag after other words is left as read
+    assert "is the man reading harry potter?" in _questions("a man reading harry potter in a library")
+
+
+def test_a_quote_after_a_verb_of_writing_is_on_the_thing_written_on_not_the_writer():
+    qs = _questions('a robot writing "hello world" on a whiteboard')
+    assert 'is "hello world" written on the robot?' not in qs and 'is "hello world" written on the whiteboard?' in qs
+    qs = _questions('a boy spray painting "STOP" on a brick wall')
+    assert 'is "STOP" written on the boy?' not in qs and 'is "STOP" written on the brick wall?' in qs
+    qs = _questions('a girl drawing "love" in the sand')
+    assert 'is "love" written on the girl?' not in qs
+    # a thing that says it bears it, as before
+    assert 'is "open" written on the sign?' in _questions('a sign that says "open"')
+
+
+def test_a_count_said_again_in_another_tag_or_sentence_is_not_added():
+    qs = _questions("Set of five mugs, 5 coffee mugs on a white table")
+    assert "are there ten mugs?" not in qs and "are there five mugs?" in qs
+    assert "are there six apples?" not in _questions("Three apples. 3 red apples isolated on white")
+    # the groups of one list are
+    assert "are there five flowers?" in _questions("two red flowers and three white flowers")
+    assert "are there nine flowers?" in _questions("two red flowers, three white flowers and four yellow flowers in a vase")
+
+
+def test_a_word_that_shades_a_colour_is_no_look_of_its_own():
+    qs = _questions("pure white roses in a glass vase")
+    assert "are the roses pure?" not in qs and "are the roses white?" in qs
+    qs = _questions("a hot pink car under a royal blue sky")
+    assert "is the car hot?" not in qs and "is the car pink?" in qs and "is the sky royal?" not in qs
+    # a texture before a colour is still a look ("soft" is no shade)
+    assert "is the blanket soft?" in _questions("The soft pink blanket draped over the hard wooden chair.")
+
+
+def test_a_tool_after_a_verbs_object_is_what_the_verb_is_done_with():
+    qs = _questions("A woman is eating a salad with a fork.")
+    assert "does the salad have a fork?" not in qs and "is the woman eating with the fork?" in qs
+    qs = _questions("a chef chopping onions with a large knife in a kitchen")
+    assert "do the onions have a knife?" not in qs and "is the chef chopping with the knife?" in qs
+    # a thing that is no tool is still the object's
+    assert "does the burger have cheese?" in _questions("a man eating a burger with cheese")

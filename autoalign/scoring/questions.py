@@ -63,7 +63,7 @@ _RESOLUTION = re.compile(r"\d+\s?k|\d{3,4}\s?p|u?hd|full hd")
 _FILM = re.compile(r"\d+\s?mm (?:film|lens)")
 
 LLMProvider = Callable[[], Any]  # returns an object with complete_json(messages, schema, name)
-CACHE_VERSION = "32"  # bump when generated questions change for the same settings (history: git log -S CACHE_VERSION)
+CACHE_VERSION = "33"  # bump when generated questions change for the same settings (history: git log -S CACHE_VERSION)
 
 
 # ---- the VQ2 answer-consistency filter -------------------------------------------------------------
@@ -258,6 +258,22 @@ class _Builder:
 
 def _number_value(word: str) -> int | None:
     return number_value(word)
+
+
+def _one_list(parse: Parse, members: list[Noun]) -> bool:
+    """Whether groups of one thing are the members of one list joined by "and" / "or" ("two red flowers and three white
+    flowers": a total of five), not a count said again in another sentence or tag ("Set of five mugs, 5 coffee mugs",
+    "Three apples. 3 red apples": five mugs and three apples, never ten or six)."""
+    doc = parse.doc
+    first = doc[members[0].index]
+    listed, stack = set(), [first]
+    while stack:
+        t = stack.pop()
+        listed.add(t.i)
+        stack.extend(c for c in t.children if c.dep_ in ("conj", "appos"))
+    if not all(m.index in listed for m in members):
+        return False
+    return any(t.dep_ == "cc" for t in doc[first.i : max(m.index for m in members)])
 
 
 def _number_word(value: int) -> str:
@@ -460,7 +476,7 @@ def facts_from_parse(parse: Parse, closed_counts: bool = False) -> list[Fact]:
     for lemma, members in groups.items():
         with salvage(f"the total of {lemma!r}", text):
             values = [_number_value(n.numbers[0]) if n.numbers else None for n in members]
-            if len(members) < 2 or any(v is None for v in values):
+            if len(members) < 2 or any(v is None for v in values) or not _one_list(parse, members):
                 continue
             total = sum(v for v in values if v is not None)
             names = [n.phrase for n in members if n.plural] or [members[0].phrase]

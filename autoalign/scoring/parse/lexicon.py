@@ -44,6 +44,9 @@ def lexicon() -> dict[str, Any]:
     data["text_verbs"] = set(words["text_nouns"]["verbs"])
     data["saying_verbs"] = set(words["text_nouns"]["saying"])
     data["text_bearers"] = set(words["text_nouns"]["bearers"])
+    data["tools"] = set(words["tools"]["words"])
+    data["titles"] = {t.lower() for t in words["style_tags"]["titles"]}
+    data["writing_verbs"] = set(words["text_nouns"]["writing_verbs"])
     data["writing_participles"] = set(words["text_nouns"]["writing_participles"])
     data["motion_prepositions"] = set(words["motion_prepositions"]["words"])
     data["colour_modifiers"] = set(words["colour_modifiers"]["words"])

@@ -61,6 +61,16 @@ def _holder_with(text_noun, things: set[int]) -> int | None:
     return verb.head.i if verb.head.i in things else None
 
 
+def _writing_verb(doc, start: int, lex: dict[str, Any]):
+    """The verb of writing right before a quote that starts at character ``start`` ("writing", "paints", "spray
+    painting"; ``text_nouns.writing_verbs``), else None."""
+    before = [t for t in doc if t.idx + len(t) <= start and not t.is_punct and not t.is_quote]
+    if not before:
+        return None
+    verb = before[-1]
+    return verb if verb.pos_ == "VERB" and _lemma(verb) in lex["writing_verbs"] else None
+
+
 def read_quotes(text: str, doc: Any, nouns: list[Noun], lex: dict[str, Any]) -> list[Quote]:
     """The quotes of ``text`` (the text ``doc`` was parsed from), each with the thing it is written on."""
     quotes: list[Quote] = []
@@ -80,7 +90,13 @@ def read_quotes(text: str, doc: Any, nouns: list[Noun], lex: dict[str, Any]) -> 
             sentence = doc[owner].sent.start
             bearer = next((n.index for n in reversed(before) if n.index >= sentence and _lemma(doc[n.index]) in lex["text_bearers"]), None)
             owner = bearer if bearer is not None else owner
-        if owner is not None and _lemma(doc[owner]) in lex["text_nouns"] and all(w in _SAYING for w in between):
+        writer = _writing_verb(doc, start, lex)
+        if writer is not None:
+            # "a robot writing 'hello' on a whiteboard": written on the whiteboard, never on the robot; else in the image
+            onto = [n for n in nouns if doc[n.index].idx >= end and doc[n.index].sent.start == writer.sent.start
+                    and doc[n.index].dep_ == "pobj" and doc[n.index].head.lower_ in ("on", "onto", "across", "over", "in")]
+            owner = onto[0].index if onto else None
+        elif owner is not None and _lemma(doc[owner]) in lex["text_nouns"] and all(w in _SAYING for w in between):
             # "the word 'START' written on a sidewalk", "text that says 'no parking' painted on a brick wall": the word
             # is the text; it is written on what follows
             after = [n for n in nouns if doc[n.index].idx >= end and doc[n.index].dep_ == "pobj" and doc[n.index].head.lower_ in ("on", "onto", "across", "over")]

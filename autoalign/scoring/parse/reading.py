@@ -153,6 +153,37 @@ _PLACE_WORDS = frozenset("on in at beside next near under above below behind ove
 _ARTICLES = frozenset("a an the his her its their some my our your this that".split())
 
 
+_TAG_END = re.compile(r"[,.;:!?()\n]")
+
+
+def _set_off_titles(text: str, lex) -> str:
+    """ "league of legends fan art, splash art", "a hobbit house, lord of the rings, concept art", "game of thrones dragon
+    flying over a castle": the title of a work (``style_tags.titles``: games, films, books, shows) at the start of a tag
+    (or its article) is what the picture is of or like, never things ("is there a league?", "is there lord?", "are there
+    rings?", "is there thrones dragon?"): read as if written "<rest of the tag> in the style of <title>" ("fan art in the
+    style of league of legends", "dragon flying over a castle in the style of game of thrones"). A title inside a tag
+    after other words ("gandalf from lord of the rings") is left as read."""
+    low = text.lower()
+    titles = [t for t in lex["titles"] if t in low]
+    if not titles:
+        return text
+    for title in sorted(titles, key=len, reverse=True):
+        m = re.search(r"(?<![\w-])" + re.escape(title) + r"(?![\w-])", text, flags=re.IGNORECASE)
+        if m is None:
+            continue
+        start = max((e.end() for e in _TAG_END.finditer(text, 0, m.start())), default=0)
+        ends = _TAG_END.search(text, m.end())
+        end = ends.start() if ends else len(text)
+        pre, post = text[start : m.start()], text[m.end() : end]
+        if pre.strip().lower() not in ("", "a", "an", "the") or "style of" in pre.lower():
+            continue
+        lead = pre[: len(pre) - len(pre.lstrip())]
+        rest = " ".join(w for w in (pre.strip(), post.strip()) if w)
+        tag = f"{lead}{rest} in the style of {m.group()}" if post.strip() else f"{lead}in the style of {m.group()}"
+        text = text[:start] + tag + (" " if post.endswith(" ") else "") + text[end:]
+    return text
+
+
 def _quote_unquoted_text(text: str, lex) -> str:
     """ "a note on a fridge that says buy milk", "a road sign saying slow children at play beside a school", "a cake with
     the words happy birthday sarah written in frosting": lower-case words after a verb of saying whose text bearer
@@ -252,6 +283,8 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
         text = _split_run_on_pose(text, lex["tag_parts"])
     with salvage("setting off runs of names", text):
         text = _set_off_name_run(text, model)
+    with salvage("setting off titles", text):
+        text = _set_off_titles(text, lex)
     with salvage("quoting unquoted text", text):
         text = _quote_unquoted_text(text, lex)
     with salvage("joining prefixed looks", text):

@@ -72,6 +72,8 @@ class _RelationsReader(_ReferentsReader):
                 anchor = next((c for c in lead.children if c.dep_ == "compound" and c.i in self.nouns), anchor)
         if obj.i in self.misread_verbs:
             obj = self.doc[self.misread_verbs[obj.i]]  # "with an umbrella walks": with the umbrella
+        if tok.lower_ == "with" and anchor.dep_ == "dobj" and anchor.head.pos_ == "VERB" and _lemma(obj) in lex["tools"]:
+            anchor = anchor.head  # "eating a salad with a fork": what she eats with (``tools``), no part of the salad
         if tok.lower_ == "with" and any(
             c.dep_ == "prep" and any(p.dep_ == "pobj" and p.pos_ == "PRON" for p in c.children) for c in obj.children
         ):
