@@ -232,3 +232,30 @@ def test_a_tool_after_a_verbs_object_is_what_the_verb_is_done_with():
     assert "do the onions have a knife?" not in qs and "is the chef chopping with the knife?" in qs
     # a thing that is no tool is still the object's
     assert "does the burger have cheese?" in _questions("a man eating a burger with cheese")
+
+
+def test_who_writes_a_quote_on_a_thing_writes_on_it_and_is_not_on_it():
+    qs = _questions('a robot writing "hello world" on a whiteboard')
+    assert "is the robot on the whiteboard?" not in qs and "is the robot writing on the whiteboard?" in qs
+    # "written on it" names the text's bearer (read with the quote), no relation to another thing
+    qs = _questions('a robot teacher next to a blackboard with "Math 101" written on it')
+    assert "is the blackboard written on the robot teacher?" not in qs and 'is "Math 101" written on the blackboard?' in qs
+    assert "is the woman writing the letter?" in _questions("a woman writing a letter on a desk")
+
+
+def test_has_on_is_wearing_and_held_level_with_is_how_a_part_is_held():
+    qs = _questions("A man has on a blue jacket and a backpack.")
+    assert "does the man have on the jacket?" not in qs and "is the man wearing the jacket?" in qs
+    assert "does the man have the dog?" in _questions("a man who has a dog on a leash")
+    qs = _questions("The right arm is raised to the side and held level with the shoulder.")
+    assert "does the arm hold level with the shoulder?" not in qs and "is the arm level with the shoulder?" in qs
+
+
+def test_a_thing_too_big_for_a_container_is_not_in_it_with_the_list():
+    qs = _questions("In this image we can see a sofa and a plant in a pot.")
+    assert "is the sofa in the pot?" not in qs and "is the plant in the pot?" in qs
+    qs = _questions("There is a table, a lamp and flowers in a vase.")
+    assert "is the table in the vase?" not in qs and "is the lamp in the vase?" not in qs and "are the flowers in the vase?" in qs
+    # what fits is in it, all of the list
+    qs = _questions("a pear, an orange and two bananas in a bowl")
+    assert "is the pear in the bowl?" in qs and "are the bananas in the bowl?" in qs

@@ -45,6 +45,7 @@ def lexicon() -> dict[str, Any]:
     data["saying_verbs"] = set(words["text_nouns"]["saying"])
     data["text_bearers"] = set(words["text_nouns"]["bearers"])
     data["tools"] = set(words["tools"]["words"])
+    data["too_big"] = set(words["too_big_for_containers"]["words"])
     data["titles"] = {t.lower() for t in words["style_tags"]["titles"]}
     data["writing_verbs"] = set(words["text_nouns"]["writing_verbs"])
     data["writing_participles"] = set(words["text_nouns"]["writing_participles"])

@@ -68,7 +68,8 @@ def _writing_verb(doc, start: int, lex: dict[str, Any]):
     if not before:
         return None
     verb = before[-1]
-    return verb if verb.pos_ == "VERB" and _lemma(verb) in lex["writing_verbs"] else None
+    # (a participle after the bearer names the bearer: "a mug printed 'I love NY'" is on the mug)
+    return verb if verb.pos_ == "VERB" and verb.tag_ != "VBN" and _lemma(verb) in lex["writing_verbs"] else None
 
 
 def read_quotes(text: str, doc: Any, nouns: list[Noun], lex: dict[str, Any]) -> list[Quote]:

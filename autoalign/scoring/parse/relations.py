@@ -74,6 +74,11 @@ class _RelationsReader(_ReferentsReader):
             obj = self.doc[self.misread_verbs[obj.i]]  # "with an umbrella walks": with the umbrella
         if tok.lower_ == "with" and anchor.dep_ == "dobj" and anchor.head.pos_ == "VERB" and _lemma(obj) in lex["tools"]:
             anchor = anchor.head  # "eating a salad with a fork": what she eats with (``tools``), no part of the salad
+        if anchor.pos_ == "VERB" and anchor.tag_ == "VBN" and _lemma(anchor) in lex["writing_verbs"] and obj.pos_ == "PRON":
+            return  # "a blackboard with 'Math 101' written on it": the text's bearer (read with the quote), no relation
+        writer = self._writer_before(tok, anchor)
+        if writer is not None:
+            anchor = writer  # "a robot writing 'hello' on a whiteboard": the robot writes on it, is not on it
         if tok.lower_ == "with" and any(
             c.dep_ == "prep" and any(p.dep_ == "pobj" and p.pos_ == "PRON" for p in c.children) for c in obj.children
         ):
@@ -123,6 +128,17 @@ class _RelationsReader(_ReferentsReader):
         else:
             return
         self._record_place(tok, subjects, words, obj, kind, tag, finite, mutual, stands_for)
+
+    def _writer_before(self, tok, anchor):
+        """The verb of writing (``text_nouns.writing_verbs``) hung on the thing ``anchor`` whose object is a quote, when the place ``tok`` after it, which the tagger hung on the thing, says where the text is written
+        ("a robot writing 'hello' on a whiteboard"); else None."""
+        if tok.lower_ not in ("on", "onto", "across", "in", "over") or anchor.i not in self.nouns or tok.i < anchor.i:
+            return None
+        return next((
+            c for c in anchor.children
+            if c.dep_ in ("acl", "relcl") and c.i < tok.i and _lemma(c) in self.lex["writing_verbs"]
+            and any(d.dep_ == "dobj" and d.i > 0 and self.doc[d.i - 1].is_quote for d in c.children)
+        ), None)
 
     def _container_word(self, anchor, obj) -> str:
         """ "in" / "on" when ``anchor`` is a container of ``obj`` ("a bowl of ice cream", "a plate of cookies";
@@ -275,7 +291,9 @@ class _RelationsReader(_ReferentsReader):
         if dobj is not None and dobj.i < tok.i and any(c.dep_ == "poss" and c.tag_ == "PRP$" for c in obj.children):
             # "showing off a tattoo on his arm": what is on someone's own part is the object, not the one acting
             return [dobj], words, "prep", "", ""
-        if dobj is not None and dobj.i < tok.i and words in lex["chain_prepositions"]["located"]:
+        # "a robot writing 'hello' on a whiteboard": the text is written there; the robot writes on it, is not on it
+        written = dobj is not None and _lemma(anchor) in lex["writing_verbs"] and dobj.i > 0 and self.doc[dobj.i - 1].is_quote
+        if dobj is not None and dobj.i < tok.i and words in lex["chain_prepositions"]["located"] and not written:
             # "two men sharing a meal next to a food truck": the men are next to it (the verb and its
             # object are asked on their own; "sharing next to" leaves the object out); "playing a guitar in a
             # library": the guitar is there too
@@ -295,6 +313,12 @@ class _RelationsReader(_ReferentsReader):
             # "four chairs provided seating at the zoo": an object that names no thing (an act, a feeling) leaves the
             # verb saying nothing (never "do the chairs provide at the zoo?"); a place is the subject's
             return (subjects, words, "prep", "", "") if words in lex["chain_prepositions"]["located"] else None
+        if _lemma(anchor) in ("hold", "keep") and anchor.tag_ in ("VBD", "VBZ", "VBP", "VB") and dobj is None and words.split()[0] in lex["pose_prepositions"]:
+            # "the right arm is raised and held level with the shoulder" (the tagger's "held" a past): how the arm is held,
+            # "is the arm level with the shoulder?", never "does the arm hold level with the shoulder?"
+            return subjects, words, "prep", "", ""
+        if _lemma(anchor) == "have" and words == "on" and dobj is None and tok.i == anchor.i + 1:
+            return subjects, "wearing", "verb", "VBG", ""  # "a man has on a blue jacket": he wears it (not "have on")
         vwords, finite = _verb_words(anchor)
         words = " ".join(w for w in (vwords, _particle(anchor), words) if w)
         return subjects, words, "verb", anchor.tag_, finite
@@ -307,6 +331,11 @@ class _RelationsReader(_ReferentsReader):
             # "a cat and a dog next to each other": each is next to the other (asked of each, by name)
             self._each_of_other(subjects, words, kind, tag, finite)
             return
+        if len(subjects) > 1 and words in ("in", "inside") and obj.i in self.nouns and self.nouns[obj.i].lemma in self.lex["containers"]["in"]:
+            # "there is a sofa and a plant in a pot": a thing too big for a pot, a vase, a bowl (``too_big_for_containers``)
+            # is not in it; the rest of the list is ("a pear, an orange and two bananas in a bowl": all in the bowl)
+            fits = [g for g in subjects if g.i not in self.nouns or self.nouns[g.i].lemma not in self.lex["too_big"]]
+            subjects = fits or subjects[-1:]
         for s in subjects:
             objs = [s] if mutual is not None else _conjuncts(obj) if obj.dep_ not in ("conj", "appos") and not stands_for else [obj]
             objs = [o for o in objs if o.i in self.nouns] or objs
@@ -372,13 +401,16 @@ class _RelationsReader(_ReferentsReader):
             return
         vwords, finite = _verb_words(verb)
         words = " ".join(w for w in (vwords, _particle(verb)) if w)
+        tag = verb.tag_
+        if _lemma(verb) == "have" and _particle(verb) == "on":
+            words, tag, finite = "wearing", "VBG", ""  # "a man has on a blue jacket": he wears it (not "does the man have on ...?")
         for s in self._acting(subject, verb):
             for o in _conjuncts(tok):
                 # "eating a slice of pizza", "playing a game of tennis": the thing after "of" (not a purpose:
                 # "an app for ordering types of milk")
                 if not (verb.dep_ == "pcomp" and verb.head.lower_ == "for"):
                     o = self._pictured(o) or o
-                self._relation(s.i, words, o.i, "verb", verb.tag_, finite)
+                self._relation(s.i, words, o.i, "verb", tag, finite)
 
     # -- relations that follow from others
     def _repaired_relations(self) -> None:
