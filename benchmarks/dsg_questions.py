@@ -574,6 +574,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--misses", action="store_true",
                     help="Print the tuning part's uncovered human tuples with the generated questions (tuning part only: "
                          "the held-out part's misses are never printed).")
+    ap.add_argument("--tune-only", action="store_true",
+                    help="Generate and score the tuning part only (the held-out part's prompts are never generated, nor its "
+                         "figures computed): for work between two held measurements. No --results-json, no --part held.")
     ap.add_argument("--json", action="store_true", help="Print JSON.")
     ap.add_argument("--results-json", default="", help="Also write the figures in the results-page shape to this path (docs/results/...).")
     ap.add_argument("--generator", choices=["spacy", "llm"], default="spacy",
@@ -592,6 +595,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if not tuples:
         print(f"error: no DSG tuples read from {args.anns}", file=sys.stderr)
         raise SystemExit(2)
+    if args.tune_only:
+        if args.results_json or args.part == "held" or args.generator == "llm":
+            ap.error("--tune-only reads the tuning part only: no --results-json, --part held or --generator llm")
+        tuples = [h for h in tuples if split_of(h.item_id) == "tune"]
+    parts = ("tune",) if args.tune_only else ("tune", "held", "all")
     prompts = {h.item_id: h.prompt for h in tuples}
     matcher = Matcher(Lemmas(), synonyms=not args.lexical_predicates)
     if args.generator == "llm":
@@ -602,7 +610,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             atomic_write_json(Path(args.results_json), results_page_llm(out, command))
         return out
     settings = {"on": [True], "off": [False], "both": [False, True]}[args.filter]
-    out: dict[str, Any] = {"file": args.anns, "prompts": len(prompts), "human_tuples": len(tuples), "split": "sha1(item_id) % 2: even = tune"}
+    out: dict[str, Any] = {"file": args.anns, "prompts": len(prompts), "human_tuples": len(tuples), "split": "sha1(item_id) % 2: even = tune" + (" (tuning part only)" if args.tune_only else "")}
     samples: dict[str, Any] = {}
     for use_filter in settings:
         gen = SpacyQuestions(RoleSpec("spacy", None, {"filter": use_filter}))
@@ -613,7 +621,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             times.append(dt)
         key = "filter_on" if use_filter else "filter_off"
         res: dict[str, Any] = {"ms_per_prompt_median": round(1000 * statistics.median(times), 2)}
-        for part in ("tune", "held", "all"):
+        for part in parts:
             part_tuples = [h for h in tuples if part == "all" or split_of(h.item_id) == part]
             items = {h.item_id for h in part_tuples}
             report, pairs = recall_report(part_tuples, facts_by_item, matcher)
@@ -770,6 +778,8 @@ def _print(out: dict[str, Any]) -> None:
         res = out[key]
         print(f"\n== {key}  (median {res['ms_per_prompt_median']} ms per prompt)")
         for part in ("tune", "held", "all"):
+            if part not in res:
+                continue  # (--tune-only)
             r = res[part]
             broad = "  ".join(f"{k} {v['recall']:.2f} (n={v['n']})" for k, v in r["by_category_broad"].items())
             print(f"  [{part}] {r['prompts']} prompts, questions/prompt {r['questions_per_prompt']} (DSG {r['dsg_questions_per_prompt']})")

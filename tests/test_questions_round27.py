@@ -259,3 +259,25 @@ def test_a_thing_too_big_for_a_container_is_not_in_it_with_the_list():
     # what fits is in it, all of the list
     qs = _questions("a pear, an orange and two bananas in a bowl")
     assert "is the pear in the bowl?" in qs and "are the bananas in the bowl?" in qs
+
+
+def test_the_benchmark_can_read_the_tuning_part_only(tmp_path, monkeypatch):
+    import csv
+
+    import autoalign.benchmarks.dsg_questions as bench
+
+    ids = [f"countbench_{i}" for i in range(40)]
+    tune = next(i for i in ids if bench.split_of(i) == "tune")
+    held = next(i for i in ids if bench.split_of(i) == "held")
+    path = tmp_path / "anns.csv"
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["item_id", "text", "keywords", "proposition_id", "dependency", "category_broad", "category_detailed", "tuple", "question_natural_language"])
+        w.writerow([tune, "two dogs on a sofa", "", "1", "0", "entity", "whole", "entity - whole (dogs)", "Are there dogs?"])
+        w.writerow([held, "a cat under a table", "", "1", "0", "entity", "whole", "entity - whole (cat)", "Is there a cat?"])
+    seen = []
+    real = bench._generate
+    monkeypatch.setattr(bench, "_generate", lambda gen, prompt: seen.append(prompt) or real(gen, prompt))
+    out = bench.main(["--anns", str(path), "--filter", "on", "--json", "--tune-only"])
+    assert seen == ["two dogs on a sofa"] and set(out["filter_on"]) == {"ms_per_prompt_median", "tune"}
+    assert out["filter_on"]["tune"]["by_category_broad"]["all"]["n"] == 1
