@@ -44,6 +44,14 @@ def lexicon() -> dict[str, Any]:
     data["text_verbs"] = set(words["text_nouns"]["verbs"])
     data["saying_verbs"] = set(words["text_nouns"]["saying"])
     data["text_bearers"] = set(words["text_nouns"]["bearers"])
+    texts = words["text_nouns"]
+    verbs = sorted(texts["unquoted_after_verbs"], key=len, reverse=True)  # "spelling out" before "spelling"
+    data["unquoted_after"] = re.compile(
+        r"\b(?:(?P<verb>" + "|".join(map(re.escape, verbs)) + r")|the (?P<noun>" + "|".join(map(re.escape, texts["unquoted_after_nouns"]))
+        + r"))" + r" (?=[^\s\"'“‘])")
+    data["unquoted_places"] = frozenset(texts["unquoted_places"])
+    data["unquoted_articles"] = frozenset(texts["unquoted_articles"])
+    data["unquoted_not_first"] = frozenset(texts["unquoted_not_first"])
     data["tools"] = set(words["tools"]["words"])
     data["too_big"] = set(words["too_big_for_containers"]["words"])
     data["titles"] = {t.lower() for t in words["style_tags"]["titles"]}
@@ -96,6 +104,7 @@ def lexicon() -> dict[str, Any]:
     data["phrase_prep_nouns"] = {k: v for k, v in words["phrase_prep_nouns"].items() if not k.startswith("_")}
     data["style_tag_words"] = set(words["style_tags"]["words"])
     data["artist_heads"] = set(words["style_tags"]["artist_heads"])
+    data["run_openers"] = frozenset(words["style_tags"]["run_openers"])
     data["place_words"] = set(words["style_tags"]["place_words"])
     data["style_prefixes"] = set(words["style_tags"]["prefixes"])
     data["joined_pairs"] = set(words["style_tags"]["joined"])

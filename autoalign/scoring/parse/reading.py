@@ -97,11 +97,6 @@ def _split_run_on_pose(text: str, body_parts: set[str]) -> str:  # (body_parts: 
 
 
 _WORD = re.compile(r"[^\W\d_]+")
-# words that open or join a phrase: a run of names after one is no run after a thing ("in san francisco streets")
-_FUNCTION_WORDS = frozenset(
-    "a an the of on in at by with and or to for from into onto over under near as is are was were be like than "
-    "this that these those his her their its my our your".split()
-)
 
 
 def _set_off_name_run(text: str, model: str) -> str:
@@ -132,7 +127,7 @@ def _set_off_name_run(text: str, model: str) -> str:
             j += 1
         # (the noun goes on a phrase before it: "at dusk greg rutkowski", not a tag of names "..., john william waterhouse")
         opened = k >= 2 and text[words[k - 2].end() : before.start()] == " "
-        if len(run) >= 2 and opened and before.group().islower() and before.group() in nouns and before.group() not in _FUNCTION_WORDS:
+        if len(run) >= 2 and opened and before.group().islower() and before.group() in nouns and before.group() not in lexicon()["run_openers"]:
             out.append(text[at : before.end()] + ", by")
             at = before.end()
             end = run[-1].end()
@@ -145,12 +140,7 @@ def _set_off_name_run(text: str, model: str) -> str:
     return "".join(out) + text[at:] if out else text
 
 
-_SAYS = re.compile(r"\b(?:(?P<verb>says|say|saying|reads|read|reading|spells|spelling out|spelling|titled|entitled)|the (?P<noun>words?|phrase|slogan|caption|text|title|message|motto))"
-                   r" (?=[^\s\"'“‘])")
 _TEXT_WORD = re.compile(r"[\w'’!?&#$%+-]+")
-# prepositions that, with an article after them, say where the text is, ending it ("... think different on a highway")
-_PLACE_WORDS = frozenset("on in at beside next near under above below behind over across along inside outside against from with by and".split())
-_ARTICLES = frozenset("a an the his her its their some my our your this that".split())
 
 
 _TAG_END = re.compile(r"[,.;:!?()\n]")
@@ -191,12 +181,13 @@ def _quote_unquoted_text(text: str, lex) -> str:
     participle of writing (``writing_participles``) or a place ("beside a school"), are the text, read as if quoted
     (not "does the fridge buy milk?", "are the children slow?"). A verb with an article or a word of its own after it
     ("reading a book", "reads quietly" without a bearer) is left as read."""
-    if not any(w in text for w in ("say", "read", "spell", "titled", "the word", "the phrase", "the slogan", "the caption", "the text",
-                                   "the title", "the message", "the motto")):
+    says = lex["unquoted_after"]
+    if not says.search(text):
         return text
     bearers, stops = lex["text_bearers"], lex["writing_participles"]
+    places, articles = lex["unquoted_places"], lex["unquoted_articles"]
     out, at = [], 0
-    for m in _SAYS.finditer(text):
+    for m in says.finditer(text):
         if m.start() < at:
             continue
         if m.group("verb"):
@@ -211,11 +202,11 @@ def _quote_unquoted_text(text: str, lex) -> str:
                 break  # (a comma, a stop or a quote ends the text)
             low = w.group().lower()
             after = _TEXT_WORD.match(text, w.end() + 1) if w.end() < len(text) and text[w.end()] == " " else None
-            if low in stops and words or low in _PLACE_WORDS and after is not None and after.group().lower() in _ARTICLES:
+            if low in stops and words or low in places and after is not None and after.group().lower() in articles:
                 break
             words.append(w)
             end = w.end()
-        if not words or words[0].group().lower() in _ARTICLES | _PLACE_WORDS | {"is", "are", "was", "were", "of", "to", "it", "as"}:
+        if not words or words[0].group().lower() in articles | places | lex["unquoted_not_first"]:
             continue
         if any(t.group()[:1].isupper() for t in words) and not all(t.group()[:1].isupper() or not t.group().isalpha() for t in words):
             continue  # (capitalised text is read as before; a mixed run is no text to quote)
