@@ -194,15 +194,21 @@ def _english_form(word: str, model: str) -> bool:
 
 
 @functools.lru_cache(maxsize=4096)
-def _verb_of_ing(word: str, model: str) -> bool:
-    """Whether an "-ing" word is a form of a verb of WordNet's ("marveling" of "marvel", "seating" of "seat", "batting"
-    of "bat"); False when the pipeline has no lemma index."""
+def _ing_verb(word: str, model: str) -> str | None:
+    """The verb of WordNet's an "-ing" word is a form of ("marveling" -> "marvel", "seating" -> "seat", "batting" -> "bat",
+    "singing" -> "sing"), or None (no such verb, a word under six letters, or a pipeline without a lemma index)."""
     index = _lemma_index(model)
     if not index or not word.endswith("ing") or len(word) < 6:
-        return False
+        return None
     stem = word[:-3]
-    stems = {stem, stem + "e"} | ({stem[:-1]} if stem[-1] == stem[-2] else set())
-    return any(s in index["verb"] for s in stems)
+    doubled = stem[:-1] if stem[-1] == stem[-2] else None
+    return next((s for s in (stem, stem + "e", doubled) if s is not None and s in index["verb"]), None)
+
+
+def _verb_of_ing(word: str, model: str) -> bool:
+    """Whether an "-ing" word is a form of a verb of WordNet's (:func:`_ing_verb`); False when the pipeline has no lemma
+    index."""
+    return _ing_verb(word, model) is not None
 
 
 @functools.lru_cache(maxsize=4096)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from autoalign.inflect import is_plural, singular
 from autoalign.scoring.parse.lexicon import (
+    _ing_verb,
     _lemma_index,
     _reads_as_adjective,
     _reads_as_noun,
@@ -774,17 +775,20 @@ def _mend_state_place_preps(doc, lex) -> None:
         anchor = prep.head
         if anchor.i == prep.i or anchor.pos_ not in ("NOUN", "PROPN", "VERB"):
             continue
-        for c in list(tok.children):
-            if c.dep_ == "prep" and c.i > tok.i and c.lower_ not in ("of", "to", "with"):
-                _rehang(c, anchor, "prep")
+        _rehang_places(tok, anchor)
     for tok in doc:
         # "a golfer mid swing on a green course": the act a thing is in the middle of (``phase_words``) is its state, and
         # the place after it the thing's ("is the golfer on the course?")
         if tok.i == 0 or doc[tok.i - 1].lower_ not in lex["phase_words"] or tok.dep_ != "appos" or tok.head.pos_ not in ("NOUN", "PROPN"):
             continue
-        for c in list(tok.children):
-            if c.dep_ == "prep" and c.i > tok.i and c.lower_ not in ("of", "to", "with"):
-                _rehang(c, tok.head, "prep")
+        _rehang_places(tok, tok.head)
+
+
+def _rehang_places(tok, anchor) -> None:
+    """The place phrases after ``tok`` hung on ``anchor`` instead ("of", "to" and "with" stay: "in the middle of ...")."""
+    for c in list(tok.children):
+        if c.dep_ == "prep" and c.i > tok.i and c.lower_ not in ("of", "to", "with"):
+            _rehang(c, anchor, "prep")
 
 
 def _mend_tag_part_participle(doc, lex) -> None:
@@ -1028,16 +1032,6 @@ def _mend_look_with_object(doc, lex) -> None:
         _put_back(doc, saved)
 
 
-def _verb_stem(word: str, model: str) -> str:
-    """The verb of an "-ing" word, WordNet's ("singing" -> "sing", "melting" -> "melt", "batting" -> "bat")."""
-    verbs = _lemma_index(model).get("verb", ())
-    stem = word[:-3]
-    for s in (stem, stem + "e", stem[:-1]):
-        if s in verbs:
-            return s
-    return stem
-
-
 # prepositions of where one is (not where one looks or goes: "looking at a volcano erupting")
 _WHERE_ONE_IS = frozenset({"on", "in", "inside", "under", "beneath", "underneath", "near", "beside", "atop", "upon", "against", "behind"})
 
@@ -1074,7 +1068,7 @@ def _mend_noun_ing_compound(doc, lex, model: str) -> None:
             # "a knight in shining armor kneeling before a sword", "sitting on a rock singing to sailors": the one the
             # place belongs to does it, not the place (but "looking at a volcano erupting": the volcano)
             tok.head, tok.dep_ = doer, ("acl" if doer.pos_ in ("NOUN", "PROPN") else "advcl")
-        tok.tag_, tok.pos_, tok.lemma_ = "VBG", "VERB", _verb_stem(tok.lower_, model)
+        tok.tag_, tok.pos_, tok.lemma_ = "VBG", "VERB", _ing_verb(tok.lower_, model) or tok.lower_[:-3]
         _put_back(doc, saved)
 
 
