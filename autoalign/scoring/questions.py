@@ -51,7 +51,7 @@ from autoalign.files import atomic_write_json
 from autoalign.inflect import indefinite_article, is_plural, is_uncountable, plural
 from autoalign.scoring.f1 import ANSWER_F1_THRESHOLD, token_f1
 from autoalign.scoring.parse import DEFAULT_SPACY_MODEL, Noun, Parse, lexicon, number_value, parse_prompt, salvage
-from autoalign.scoring.parse.lexicon import ABSTRACT_ENDINGS, ADJECTIVE_ENDING, _english_word
+from autoalign.scoring.parse.lexicon import ABSTRACT_ENDINGS, ADJECTIVE_ENDING, _english_form
 from autoalign.scoring.text_qa import LLMTextAnswerer, RuleTextAnswerer
 from autoalign.types import ASPECTS, Question
 
@@ -378,7 +378,7 @@ def facts_from_parse(parse: Parse, closed_counts: bool = False) -> list[Fact]:
                     kind = "style_noun"
                     head = parse.doc[tag.index]
                     words, had = lexicon()["style_tag_words"], lexicon()["style_had"]
-                    named = " " not in tag.value and head.is_lower and not _english_word(head.lower_, parse.model)
+                    named = " " not in tag.value and head.is_lower and not _english_form(head.lower_, parse.model)
                     if tag.tag and (head.lower_ in had or head.lower_ not in words and head.lemma_.lower() not in words and not named):
                         # "stunning volumetric lighting": what the picture has, not a style ("..., fromsoftware": a name
                         # of no English word is a style, "is the image in fromsoftware style?")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from autoalign.scoring.parse.lexicon import ADJECTIVE_ENDING, _english_word, abstract_word
+from autoalign.scoring.parse.lexicon import ADJECTIVE_ENDING, _english_form, abstract_word
 from autoalign.scoring.parse.state import _ReaderState
 from autoalign.scoring.parse.tokens import (
     _adjective_conjuncts,
@@ -154,8 +154,7 @@ class _FramesReader(_ReaderState):
         fromsoftware style?"), not a thing ("is there a fromsoftware?")."""
         if lone is None or not lone.is_alpha or not lone.is_lower or len(lone) < 4 or lone.pos_ not in ("NOUN", "PROPN", "ADJ"):
             return False
-        words = {lone.lower_, _lemma(lone), lone.lower_[:-1] if lone.lower_.endswith("s") else lone.lower_}
-        return not any(_english_word(w, self.model) for w in words)
+        return not _english_form(lone.lower_, self.model)
 
     def _fragment_start(self, i: int) -> int:
         """Where the comma-separated fragment holding word ``i`` starts (after the last ",", ";" or "|" before it)."""
@@ -219,7 +218,7 @@ class _FramesReader(_ReaderState):
                 return
             if any(_in(t, lex["style_tag_words"]) or _in(t, lex["frame_nouns"]) or t.lower_ in lex["colors"] or _in(t, self.not_things["meta"]) for t in words):
                 return
-            if _english_word(words[-1].lower_, self.model):
+            if _english_form(words[-1].lower_, self.model):
                 return
             self._add_global("style of " + doc[words[0].i : words[-1].i + 1].text, "style", words[-1].i)
             self.skip.update(t.i for t in words)
@@ -255,7 +254,7 @@ class _FramesReader(_ReaderState):
             return []
         if any(t.head.i != tok.i for t in words[:-1]) or not (all(t.is_lower for t in words) or all(t.is_title for t in words)):
             return []
-        if _english_word(tok.lower_, self.model) or any(t.ent_type_ in ("GPE", "LOC", "FAC", "ORG") for t in words):
+        if _english_form(tok.lower_, self.model) or any(t.ent_type_ in ("GPE", "LOC", "FAC", "ORG") for t in words):
             return []
         if any(t.lower_ in lex["place_words"] or _in(t, lex["style_tag_words"]) or _in(t, lex["frame_nouns"]) or t.lower_ in lex["colors"] for t in words):
             return []
@@ -283,13 +282,13 @@ class _FramesReader(_ReaderState):
         thing ("is there ivan shishkin?")."""
         words = [t for t in fragment if not t.is_punct]
         # ("..., mucha Mignola frazetta Vallejo, ...": up to five names of no English in a row, however written)
-        many = 4 <= len(words) <= 5 and all(t.is_alpha and not t.is_stop and not _english_word(t.lower_, self.model) for t in words)
+        many = 4 <= len(words) <= 5 and all(t.is_alpha and not t.is_stop and not _english_form(t.lower_, self.model) for t in words)
         if count < 3 or not (2 <= len(words) <= 3 or many) or len(words) != len(fragment) or any(t.i in self.skip for t in words):
             return False
         if fragment[0].i == 0 or self.doc[fragment[0].i - 1].text not in (",", ";", "|", "::"):
             return False  # a tag is set off by a comma; a short sentence is none ("boat has person. person ride boat")
         # ("..., jakub rozalski, 1920", "..., hayao miyazaki": lower-case words of no English are a name however tagged)
-        foreign = many or all(t.is_alpha and t.is_lower and not t.is_stop and not _english_word(t.lower_, self.model) and not _english_word(_lemma(t), self.model) for t in words)
+        foreign = many or all(t.is_alpha and t.is_lower and not t.is_stop and not _english_form(t.lower_, self.model) for t in words)
         if not foreign and (not all(t.is_alpha and t.pos_ in ("PROPN", "NOUN", "ADJ") for t in words) or words[-1].tag_ in ("NNS", "NNPS")):
             return False
         if not foreign and not any(t.pos_ == "PROPN" or t.ent_type_ == "PERSON" for t in words):
