@@ -78,6 +78,11 @@ class _AttributesReader(_ReferentsReader):
             tok = doc[noun.index]
             for c in sorted(tok.children, key=lambda t: t.i):
                 if c.dep_ == "amod" and c.pos_ in ("ADJ", "VERB", "NOUN", "PROPN") and not c.like_num:
+                    if (c.i > tok.i and tok.dep_ == "pobj" or noun.lemma in self.lex["backdrops"]) and any(t.text == "," for t in doc[min(c.i, tok.i) : max(c.i, tok.i)]):
+                        # "a lighthouse on a cliff, moody", "..., photorealistic, dark background": a describing word set off
+                        # by a comma after a place, or before a backdrop, is a tag of its own (read by _tagged_looks); a
+                        # backdrop's own look stands right before it
+                        continue
                     self._describe(noun, c)
                 elif c.dep_ == "poss" and c.pos_ in ("NOUN", "PROPN") and any(a.dep_ == "det" and a.lower_ in ("a", "an") for a in c.children):
                     # "a kid's bedroom": what kind of bedroom (asked "is the bedroom a kid's bedroom?"); the kid is asked too
@@ -153,6 +158,8 @@ class _AttributesReader(_ReferentsReader):
             if subject is None or subject.i not in self.nouns:
                 continue
             noun = self.nouns[subject.i]
+            if _lemma(verb) in lexicon()["making_verbs"] and (verb.tag_ == "VBN" or self._made_participle(verb)):
+                noun = self._likeness_of(noun)  # ("a statue of a man made of bronze": the statue is)
             vwords, _ = _verb_words(verb)
             prt = _particle(verb)
             if prt:
@@ -259,6 +266,19 @@ class _AttributesReader(_ReferentsReader):
             about = self._previous_subject(verb, ("it",) if pron.lower_ == "it" else ("he", "she", "they"))
             if about is not None and about.i in self.nouns:
                 self._predicate(self.nouns[about.i], verb, colours_only=pron.lower_ == "it")
+
+    def _likeness_of(self, noun: Noun) -> Noun:
+        """ "a sculpture of a horse made of ice", "a figurine of letter W made from wire": a thing shown by a made likeness
+        (``likenesses``: the object of its "of") is made of nothing; the likeness is what the material makes ("is the
+        sculpture made of ice?", not "is the horse made of ice?"). ``noun`` itself otherwise."""
+        tok = self.doc[noun.index]
+        while tok.dep_ == "conj" and tok.head.i != tok.i:
+            tok = tok.head
+        of = tok.head if tok.dep_ == "pobj" else None
+        work = of.head if of is not None and of.lower_ == "of" and of.head.i != of.i else None
+        if work is None or work.i not in self.nouns or _lemma(work) not in self.lex["likenesses"]:
+            return noun
+        return self.nouns[work.i]
 
     def _made_participle(self, verb) -> bool:
         """ "made from wood" as a participle; also "Agora made from palm columns", which the tagger reads as a sentence
@@ -432,7 +452,7 @@ class _AttributesReader(_ReferentsReader):
         fragments = self._fragments()
         for k, fragment in enumerate(fragments[1:], start=1):
             words = [t for t in fragment if not t.is_punct]
-            if not words or len(words) > 5 or any(t.i in self.nouns or not t.is_alpha for t in words):
+            if not words or len(words) > 5 or any(t.i in self.nouns or not t.text.replace("-", "").isalpha() for t in words):
                 continue
             content = [t for t in words if t.tag_ not in ("RB", "RBR", "RBS", "CC")]
             if len(words) > 1 and _lemma(words[-1]) in ("color", "colour", "tone", "hue") and all(
@@ -489,6 +509,10 @@ class _AttributesReader(_ReferentsReader):
                 owner = next((o for p in owner.children if p.dep_ == "prep" and p.lower_ == "of" for o in p.children if o.dep_ == "pobj"), None)
             if owner is not None and owner.i in self.nouns:
                 thing = owner
+        # "a cabin in the woods, cozy", "a knight in shining armor, hyper-realistic": a place hung on a thing is no subject
+        # of a tag; the thing it is the place of is ("is the cabin cozy?", not "are the woods cozy?")
+        while thing.dep_ == "pobj" and thing.head.dep_ == "prep" and thing.head.lower_ not in ("of", "with") and thing.head.head.i in self.nouns:
+            thing = thing.head.head
         if thing.pos_ == "PROPN" and (thing.text[:1].isupper() or thing.ent_type_) or thing.ent_type_ in ("PERSON", "GPE", "ORG", "WORK_OF_ART"):
             return None  # a name has no look of a tag ("a view of Évora, hyperealistic": the picture is, not "is Évora ...?")
         acts = self.lex["acts"].get(_lemma(thing.head), ())

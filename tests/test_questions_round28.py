@@ -1,0 +1,43 @@
+"""Issue 39, round 28: general rules for the looks of user prompts' things and for questions no picture answers, each
+stated as a rule of English and checked on prompts written for these tests (none taken from a DSG file): a made likeness
+is what a material makes, a describing tag set off by a comma is a tag (never a backdrop's look), a place hung on a thing
+is no subject of a tag."""
+
+from __future__ import annotations
+
+from question_facts import questions as _questions
+
+
+def test_a_likeness_is_what_the_material_makes():
+    qs = _questions("a statue of a lion made of gold in a square")
+    assert "is the statue made of gold?" in qs and "is the lion made of gold?" not in qs and "is the lion gold?" not in qs
+    qs = _questions("a small figurine of an owl carved from wood")
+    assert "is the figurine carved from wood?" in qs and "is the owl carved from wood?" not in qs
+    # no likeness: the thing itself is made of it
+    assert "is the horse made of ice?" in _questions("a horse made of ice")
+    assert "is the house made of wood?" in _questions("a picture of a house made of wood")
+
+
+def test_a_describing_tag_is_no_look_of_the_backdrop():
+    qs = _questions("a portrait of an old sailor, photorealistic, ultra-detailed, black background")
+    assert "is the background black?" in qs
+    assert not any(q.startswith("is the background") and q != "is the background black?" for q in qs)
+    assert "is the sailor ultra-detailed?" in qs  # a tag written with a hyphen is a tag like any other
+    # a backdrop's own look, right before it
+    assert "is the background blurred?" in _questions("a cat on a sofa, blurred background")
+
+
+def test_a_describing_word_after_a_comma_is_a_tag_of_the_subject():
+    qs = _questions("a lighthouse on a cliff, moody, hyper-realistic, 4k")
+    assert "is the lighthouse moody?" in qs and "is the cliff moody?" not in qs
+    assert "is the lighthouse hyper-realistic?" in qs
+    # adjectives listed before their noun are its looks
+    qs = _questions("a big, red ball")
+    assert "is the ball big?" in qs and "is the ball red?" in qs
+
+
+def test_a_place_hung_on_a_thing_is_no_subject_of_a_tag():
+    qs = _questions("a knight in shining armor, hyper-realistic, 8k")
+    assert "is the knight hyper-realistic?" in qs and "is the armor hyper-realistic?" not in qs
+    qs = _questions("a cabin in the woods, photorealistic")
+    assert "is the cabin photorealistic?" in qs and "are the woods photorealistic?" not in qs
