@@ -41,3 +41,21 @@ def test_a_place_hung_on_a_thing_is_no_subject_of_a_tag():
     assert "is the knight hyper-realistic?" in qs and "is the armor hyper-realistic?" not in qs
     qs = _questions("a cabin in the woods, photorealistic")
     assert "is the cabin photorealistic?" in qs and "are the woods photorealistic?" not in qs
+
+
+def test_a_named_city_or_country_is_where_the_picture_is():
+    qs = _questions("a tram on a street in Lisbon, golden hour")
+    assert "is there Lisbon?" not in qs and "is the street in Lisbon?" in qs and "is the tram on the street?" in qs
+    qs = _questions("a fisherman from Norway mending a net")
+    assert "is there Norway?" not in qs and "is the fisherman mending the net?" in qs
+    # what a frame shows is still asked
+    assert "is there Tokyo?" in _questions("an aerial view of Tokyo at night")
+
+
+def test_the_thing_whose_colours_a_thing_has_is_no_thing():
+    qs = _questions("crayons sorted by color of the spectrum in a tin box")
+    assert "is there a spectrum?" not in qs and "is there a tin box?" in qs
+    qs = _questions("a scarf in the colors of the rainbow")
+    assert "is there a rainbow?" not in qs and "is the scarf in the colors of the rainbow?" in qs
+    # the colour of a thing named: the thing is there
+    assert "is there a car?" in _questions("the color of the car is red")

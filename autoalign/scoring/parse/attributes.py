@@ -120,6 +120,7 @@ class _AttributesReader(_ReferentsReader):
                 self.add_attr(noun, f"{tok.head.lower_} {way}" if way else tok.head.lower_, "state", tok.head.i)
         self._pronoun_predicates()
         self._state_places()
+        self._site_states()
         self._phase_states()
         self._tagged_looks()
         for noun in list(self.nouns.values()):
@@ -180,6 +181,12 @@ class _AttributesReader(_ReferentsReader):
                 elif c.dep_ in ("dobj", "oprd", "acomp") and c.lower_ in self.lex["colors"]:
                     target, words = c, vwords
                 if target is None:
+                    continue
+                if c.lower_ == "in" and _lemma(target) in ("color", "colour") and any(
+                    self._colours_source(o) is not None for p in target.children if p.lower_ == "of" for o in p.children
+                ):
+                    self._in_colours(noun, c)  # "pencils arranged in the colors of the rainbow": the pencils' colours
+                    handled = True
                     continue
                 both = [t for t in target.children if t.dep_ == "conj" and t.lower_ in self.lex["colors"]]
                 if target.lower_ in self.lex["colors"] and target.i not in self.nouns and both and c.lower_ == "in" and verb.tag_ != "VBN":
@@ -298,6 +305,13 @@ class _AttributesReader(_ReferentsReader):
         elif _lemma(pobj) in ("color", "colour"):
             words = [c for c in pobj.subtree if c.i < pobj.i and c.lower_ in self.lex["colors"]]
             described = [c for c in pobj.children if c.dep_ == "amod" and c.i < pobj.i and c.pos_ == "ADJ"]
+            of = next((c for c in pobj.children if c.dep_ == "prep" and c.lower_ == "of"), None)
+            source = next((c for c in of.children if c.dep_ == "pobj"), None) if of is not None else None
+            if not words and source is not None and (by := self._colours_source(source)) is not None and by.i == prep.i:
+                # "pencils in the colors of the rainbow": "are the pencils in the colors of the rainbow?"
+                value = self.doc[prep.i + 1 : source.i + 1].text.lower()
+                self.add_attr(noun, value, "color", pobj.i, phrase=f"in {value}")
+                return
             if not words and described:
                 # "an object with different colors", "balloons in bright colours": how many or how bright the colours are
                 value = self.doc[described[0].i : pobj.i + 1].text.lower()
@@ -367,6 +381,18 @@ class _AttributesReader(_ReferentsReader):
             for thing in self._things_placed_by(prep.head):
                 # (the value without the preposition and at the thing's own index: no describing word of its name)
                 self.add_attr(self.nouns[thing.i], phrase.split(" ", 1)[1], "state", thing.i, phrase=phrase)
+
+    def _site_states(self) -> None:
+        """ "a street in Paris", "a cafe in rome": a named place (``sites``) is where the thing it is hung on
+        is, a state of that thing ("is the street in Paris?"); after "from" ("a man from Texas") it says where one comes
+        from, which no picture tells (nothing asked)."""
+        for site in self.sites:
+            prep = site.head
+            if prep.lower_ not in ("in", "at"):
+                continue
+            name = self.doc[min([site.i, *(c.i for c in _compounds(site))]) : site.i + 1].text
+            for thing in self._things_placed_by(prep.head):
+                self.add_attr(self.nouns[thing.i], name, "state", thing.i, phrase=f"{prep.lower_} {name}")
 
     def _phase_states(self) -> None:
         """ "a golfer mid swing", "a dancer in mid jump", "the poser is mid swing", "arms are head level": the thing is in

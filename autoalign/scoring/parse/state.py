@@ -40,6 +40,7 @@ class _ReaderState:
         self.not_describing: set[int] = set()  # modifiers that are a verb of another thing ("a man vacuuming sand")
         self.claimed_numbers: set[int] = set()  # numbers that count a thing named before them ("birds set of two")
         self.depictions: set[int] = set()  # pictures on a thing ("a vase with a painting of ..."): things, not the frame
+        self.sites: list[Any] = []  # named places where the picture is ("a street in Paris"): no things, a state of what is there
 
     def _add_global(self, value: str, kind: str, index: int, parent: int | None = None, countable: bool = True,
                     tag: bool = False) -> GlobalTag:

@@ -170,10 +170,36 @@ class _ThingsReader(_FramesReader):
                 continue  # "in an overly stride stance": the person's state (``_state_places``), not "is there a stance?"
             if lem in lex["pose_nouns"]["weight"] and tok.tag_ == "NN" and not _compounds(tok) and self._pose_text():
                 continue  # "weight is on elbows": the body's weight, not "is there a weight?"
+            if self._colours_source(tok) is not None:
+                continue  # "pencils in the colors of the rainbow": which colours, not "is there a rainbow?"
+            if self._named_site(tok):
+                continue  # "a street in Paris": where the street is ("is the street in Paris?"), not "is there Paris?"
             self._add_noun(tok)
             self._verb_compound(tok)
             self._agent_participle(tok)
         self._implied_person()
+
+    @staticmethod
+    def _colours_source(tok):
+        """The "in" or "by" of "in the colors of the rainbow", "organized by color of the spectrum" when ``tok`` is the
+        object of "of" after a colour word that says how a thing is coloured or ordered: the thing ``tok`` names says which
+        colours, and is no thing in the picture. None otherwise ("the color of the sky is blue": the sky is a thing)."""
+        if tok.dep_ != "pobj" or tok.head.lower_ != "of" or any(c.dep_ in ("amod", "compound") for c in tok.children):
+            return None
+        colour = tok.head.head
+        if colour.lemma_.lower() not in ("color", "colour") or colour.dep_ != "pobj" or colour.head.lower_ not in ("in", "by"):
+            return None
+        return colour.head
+
+    def _named_site(self, tok) -> bool:
+        """Whether ``tok`` is the name of a city, a country or a region (the tagger's entity type GPE, written with a
+        capital) after "in", "at" or "from": the place where the picture is, no thing in it ("a street in Paris", "a man
+        from Texas"); recorded in ``sites`` for the things there (``_site_states``). After "of" a name is what a frame
+        shows ("an aerial view of downtown Manhattan") and stays a thing."""
+        if tok.ent_type_ != "GPE" or tok.pos_ != "PROPN" or not tok.text[:1].isupper() or tok.dep_ != "pobj" or tok.head.lower_ not in ("in", "at", "from"):
+            return False
+        self.sites.append(tok)
+        return True
 
     def _counted_by_of(self, tok) -> bool:
         """ "a family of five", "a set of 3": a quantity word whose "of" takes only a number names the thing counted."""
