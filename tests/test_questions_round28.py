@@ -59,3 +59,17 @@ def test_the_thing_whose_colours_a_thing_has_is_no_thing():
     assert "is there a rainbow?" not in qs and "is the scarf in the colors of the rainbow?" in qs
     # the colour of a thing named: the thing is there
     assert "is there a car?" in _questions("the color of the car is red")
+
+
+def test_has_on_wears_every_thing_of_its_list():
+    qs = _questions("the person has on a black coat, a scarf and a bag")
+    assert {"is the person wearing the coat?", "is the person wearing the scarf?", "is the person wearing the bag?"} <= set(qs)
+    assert "is the person on the coat?" not in qs and not any(q.startswith("does the person have") for q in qs)
+    # "has ... on" a thing named after is no wearing
+    assert "is the table wearing the vase?" not in _questions("the table has on it a vase of flowers")
+    assert "does the man have the dog?" in _questions("a man has a dog on a leash")
+
+
+def test_a_pose_word_right_after_a_part_is_that_parts():
+    qs = _questions("the left leg is bent with the knee cap pointing up, the right leg straight")
+    assert "is the right leg straight?" in qs and "is the left leg straight?" not in qs and "is the left leg bent?" in qs

@@ -639,6 +639,8 @@ class _AttributesReader(_ReferentsReader):
             return
         for c in tok.head.children:
             if c.dep_ == "advmod" and c.lower_ in self.lex["pose_states"] and c.i > tok.i:
+                if c.i - 1 != tok.i and c.i - 1 in self.nouns and self.nouns[c.i - 1].lemma in self.lex["body_parts"]:
+                    continue  # "the left leg is bent ..., the right leg straight": the word right after a part is its own (``_pose``)
                 self.add_attr(noun, c.lower_, "state", c.i)
 
     def _pose(self, noun: Noun) -> None:

@@ -228,6 +228,10 @@ class _RelationsReader(_ReferentsReader):
             # "there are buildings, trees and a sky with clouds": what the last of a list has is its own (not "do the
             # buildings have clouds?"), where a place after a list is the place of all of it
             subjects = [anchor]
+        if _lemma(anchor) == "have" and words == "on" and tok.i == anchor.i + 1 and obj.pos_ != "PRON":
+            # "a man has on a blue jacket", "the person has on a black coat, a scarf and a bag": he wears it (not "have
+            # on", nor "is the person on the coat?")
+            return subjects, "wearing", "verb", "VBG", ""
         held = self._held_with(anchor, tok, obj)
         if held is not None:
             subjects = [held]  # "a woman with piercings all over her face": the piercings are over it
@@ -260,6 +264,10 @@ class _RelationsReader(_ReferentsReader):
         dobj = next((c for c in anchor.children if c.dep_ == "dobj" and c.i in self.nouns), None)
         if dobj is None:  # "placing it in the oven": the thing "it" stands for
             dobj = next((self._pronoun_object(c) for c in anchor.children if c.dep_ == "dobj" and c.lower_ in ("it", "them")), None)
+        if _lemma(anchor) == "have" and words == "on" and tok.i == anchor.i + 1 and obj.pos_ != "PRON":
+            # "a man has on a blue jacket", "the person has on a black coat, a scarf and a bag": he wears it (not "have
+            # on", nor "is the person on the coat?")
+            return subjects, "wearing", "verb", "VBG", ""
         held = self._held_with(anchor, tok, obj)
         if held is not None:
             # "standing with her hands on her hips": the hands are on the hips, not the woman
@@ -317,8 +325,6 @@ class _RelationsReader(_ReferentsReader):
             # "the right arm is raised and held level with the shoulder" (the tagger's "held" a past): how the arm is held,
             # "is the arm level with the shoulder?", never "does the arm hold level with the shoulder?"
             return subjects, words, "prep", "", ""
-        if _lemma(anchor) == "have" and words == "on" and dobj is None and tok.i == anchor.i + 1:
-            return subjects, "wearing", "verb", "VBG", ""  # "a man has on a blue jacket": he wears it (not "have on")
         vwords, finite = _verb_words(anchor)
         words = " ".join(w for w in (vwords, _particle(anchor), words) if w)
         return subjects, words, "verb", anchor.tag_, finite
@@ -402,7 +408,12 @@ class _RelationsReader(_ReferentsReader):
         vwords, finite = _verb_words(verb)
         words = " ".join(w for w in (vwords, _particle(verb)) if w)
         tag = verb.tag_
-        if _lemma(verb) == "have" and _particle(verb) == "on":
+        after = self.doc[verb.i + 1] if verb.i + 1 < len(self.doc) else None
+        worn_on = after is not None and after.lower_ == "on" and after.dep_ == "prep" and not any(
+            c.dep_ == "pobj" and c.pos_ == "PRON" for c in after.children)
+        if _lemma(verb) == "have" and (_particle(verb) == "on" or worn_on):
+            # ("the person has on a black coat, a scarf and a bag": the tagger's "on" a preposition of the coat; the
+            # scarf and the bag, its objects, are worn too; "a table has on it a vase" is no wearing)
             words, tag, finite = "wearing", "VBG", ""  # "a man has on a blue jacket": he wears it (not "does the man have on ...?")
         for s in self._acting(subject, verb):
             for o in _conjuncts(tok):
