@@ -228,10 +228,6 @@ class _RelationsReader(_ReferentsReader):
             # "there are buildings, trees and a sky with clouds": what the last of a list has is its own (not "do the
             # buildings have clouds?"), where a place after a list is the place of all of it
             subjects = [anchor]
-        if _lemma(anchor) == "have" and words == "on" and tok.i == anchor.i + 1 and obj.pos_ != "PRON":
-            # "a man has on a blue jacket", "the person has on a black coat, a scarf and a bag": he wears it (not "have
-            # on", nor "is the person on the coat?")
-            return subjects, "wearing", "verb", "VBG", ""
         held = self._held_with(anchor, tok, obj)
         if held is not None:
             subjects = [held]  # "a woman with piercings all over her face": the piercings are over it
