@@ -73,3 +73,13 @@ def test_has_on_wears_every_thing_of_its_list():
 def test_a_pose_word_right_after_a_part_is_that_parts():
     qs = _questions("the left leg is bent with the knee cap pointing up, the right leg straight")
     assert "is the right leg straight?" in qs and "is the left leg straight?" not in qs and "is the left leg bent?" in qs
+
+
+def test_a_tag_that_is_only_a_material_is_what_the_subject_is_made_of():
+    qs = _questions("a venetian mask, porcelain, intricate, 8k")
+    assert "is the mask made of porcelain?" in qs and "is there porcelain?" not in qs
+    qs = _questions("set of four dining chairs, 1960s, leather")
+    assert "are the dining chairs made of leather?" in qs and "is there leather?" not in qs
+    # a list of things is no tag
+    qs = _questions("An instrument used for cutting cloth, paper, and other thin material")
+    assert "is the cloth made of paper?" not in qs and "is there paper?" in qs

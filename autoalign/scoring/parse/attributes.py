@@ -478,6 +478,15 @@ class _AttributesReader(_ReferentsReader):
         fragments = self._fragments()
         for k, fragment in enumerate(fragments[1:], start=1):
             words = [t for t in fragment if not t.is_punct]
+            listed = any(t.dep_ == "cc" for t in words[0].sent)  # ("cutting cloth, paper, and other thin material": a list)
+            if len(words) == 1 and not listed and words[0].i in self.nouns and words[0].pos_ == "NOUN" and words[0].tag_ == "NN" and _lemma(words[0]) in self.lex["attribute_kinds"]["material"] and _lemma(words[0]) not in self.lex["scene_materials"]:
+                # "set of eight side chairs, 1950s, walnut, leather", "a mask, porcelain, intricate": a tag that is only a
+                # material names what the subject is made of ("are the side chairs made of leather?"), no thing of its own
+                thing = self._tag_subject(fragments, 1, fragments[1])  # (the subject of the tags, past any tag between)
+                if thing is not None and thing.i != words[0].i:
+                    self.add_attr(self.nouns[thing.i], words[0].lower_, "material", words[0].i, phrase=f"made of {words[0].lower_}")
+                    self.nouns.pop(words[0].i, None)
+                continue
             if not words or len(words) > 5 or any(t.i in self.nouns or not t.text.replace("-", "").isalpha() for t in words):
                 continue
             content = [t for t in words if t.tag_ not in ("RB", "RBR", "RBS", "CC")]

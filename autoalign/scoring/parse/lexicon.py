@@ -54,6 +54,7 @@ def lexicon() -> dict[str, Any]:
     data["unquoted_not_first"] = frozenset(texts["unquoted_not_first"])
     data["tools"] = set(words["tools"]["words"])
     data["likenesses"] = set(words["likenesses"]["words"])
+    data["scene_materials"] = set(words["scene_materials"]["words"])
     data["too_big"] = set(words["too_big_for_containers"]["words"])
     data["titles"] = {t.lower() for t in words["style_tags"]["titles"]}
     data["writing_verbs"] = set(words["text_nouns"]["writing_verbs"])
