@@ -83,3 +83,16 @@ def test_a_tag_that_is_only_a_material_is_what_the_subject_is_made_of():
     # a list of things is no tag
     qs = _questions("An instrument used for cutting cloth, paper, and other thin material")
     assert "is the cloth made of paper?" not in qs and "is there paper?" in qs
+
+
+def test_an_epithet_after_a_name_says_what_the_named_one_is():
+    qs = _questions("Diana the huntress in the forest, oil painting")
+    assert "is Diana a huntress?" in qs and "is Diana in the forest?" in qs and "is the huntress in the forest?" not in qs
+    # no "the" right after the name: no epithet
+    assert not any(q.startswith("is Paris a") for q in _questions("Paris, the city of love, at night"))
+
+
+def test_a_thing_named_between_dashes_says_what_the_thing_before_is():
+    qs = _questions("A woman - perhaps a nurse - is walking down the hall.")
+    assert "is the woman a nurse?" in qs and "is the woman walking down the hall?" in qs
+    assert not any(" a black" in q for q in _questions("a cat - black - on a mat"))

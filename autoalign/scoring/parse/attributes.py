@@ -132,6 +132,8 @@ class _AttributesReader(_ReferentsReader):
             self._lettering(noun)
             self._shape(noun)
             self._as_kind(noun)
+            self._epithet(noun)
+            self._aside(noun)
         # verbs: a colour as the object ("dressed in green"), "made of X", and actions without objects
         for verb in doc:
             if verb.pos_ not in ("VERB", "AUX") or verb.lemma_ == "be" and verb.dep_ != "acl":
@@ -352,6 +354,43 @@ class _AttributesReader(_ReferentsReader):
             det = next((d.lower_ for d in kind.children if d.dep_ == "det" and d.lower_ in ("a", "an")), "")
             value = _phrase(kind) if kind.pos_ == "PROPN" else _phrase(kind).lower()
             self.add_attr(noun, value, "type", kind.i, phrase=f"{det} {value}".strip())
+
+    def _epithet(self, noun: Noun) -> None:
+        """ "Diana the huntress in the forest", "Alexander the Great": a noun opened by "the" right after a name, with no
+        comma between (an epithet), says what the named one is ("is Diana a huntress?"); what follows it is the named
+        one's ("is Diana in the forest?", not "is the huntress in the forest?"). The epithet is still asked as a thing, as
+        DSG's annotators ask it ("is there a huntress?")."""
+        tok = self.doc[noun.index]
+        if tok.pos_ != "PROPN":
+            return
+        for c in tok.children:
+            if c.dep_ != "appos" or c.i not in self.nouns or c.pos_ != "NOUN":
+                continue
+            det = next((d for d in c.children if d.dep_ == "det"), None)
+            if det is None or det.lower_ != "the" or det.i != tok.i + 1:
+                continue
+            value = self.doc[det.i + 1 : c.i + 1].text
+            self.add_attr(noun, value, "type", c.i, phrase=f"{indefinite_article(value)} {value}")
+            for p in list(c.children):
+                if p.dep_ in ("prep", "acl", "relcl") and p.i > c.i:
+                    p.head = tok  # ("Diana the huntress in the forest": Diana is in the forest)
+
+    def _aside(self, noun: Noun) -> None:
+        """ "A lone person - perhaps a lifeguard - appears on the beach": a thing named between dashes right after another
+        (an aside, maybe opened by a word of doubt) says what that one is ("is the person a lifeguard?")."""
+        doc, i = self.doc, noun.index + 1
+        if i >= len(doc) or doc[i].text not in ("-", "—", "–", "--"):
+            return
+        j = i + 1
+        while j < len(doc) and doc[j].pos_ == "ADV":
+            j += 1  # ("perhaps", "probably", "maybe")
+        end = next((k for k in range(j, min(j + 5, len(doc))) if doc[k].text in ("-", "—", "–", "--")), None)
+        if end is None or end - 1 not in self.nouns or end - 1 == noun.index or any(t.pos_ in ("VERB", "AUX", "ADP") for t in doc[j : end]):
+            return
+        kind = doc[end - 1]
+        det = next((d.lower_ for d in kind.children if d.dep_ == "det" and d.lower_ in ("a", "an")), "")
+        value = _phrase(kind).lower()
+        self.add_attr(noun, value, "type", kind.i, phrase=f"{det or indefinite_article(value)} {value}")
 
     def _state_places(self) -> None:
         """ "In the center of the image, we can see cake", "in the front there is a leaf", "zebras in the wild": where
