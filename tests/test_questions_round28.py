@@ -96,3 +96,8 @@ def test_a_thing_named_between_dashes_says_what_the_thing_before_is():
     qs = _questions("A woman - perhaps a nurse - is walking down the hall.")
     assert "is the woman a nurse?" in qs and "is the woman walking down the hall?" in qs
     assert not any(" a black" in q for q in _questions("a cat - black - on a mat"))
+
+
+def test_a_describing_word_read_as_a_past_verb_describes_its_object():
+    qs = _questions("studio shot multicolored yarn on a white table")
+    assert "is the yarn multicolored?" in qs and "is this a studio shot?" in qs and "is the yarn on the table?" in qs

@@ -6,6 +6,7 @@ from autoalign.inflect import is_plural, singular
 from autoalign.scoring.parse.lexicon import (
     _ing_verb,
     _lemma_index,
+    _no_english_verb,
     _reads_as_adjective,
     _reads_as_noun,
     _reads_as_seen_noun,
@@ -595,6 +596,33 @@ def _mend_adjective_on_verb(doc) -> None:
         _rehang(adj, thing, "amod")
 
 
+def _mend_adjective_read_as_past(doc, model: str) -> None:
+    """ "studio shot multicolored fur in the shape of ...": a word the tagger read as a past verb that WordNet knows as a
+    describing word and never as a verb ("multicolored", "bearded"), or a describing word it gave an object (which no
+    describing word takes), right before that object, describes it; the object takes the word's place in the sentence
+    ("is the fur multicolored?")."""
+    for tok in doc:
+        if tok.tag_ not in ("VBD", "VBN", "JJ") or not tok.is_lower or not tok.is_alpha:
+            continue
+        # (a describing word takes no object: one the tagger gave one is read so too, "multicolored/JJ yarn/dobj")
+        if tok.tag_ != "JJ" and not (_no_english_verb(tok.lower_, model) and _no_english_verb(tok.lemma_.lower(), model) and _reads_as_adjective(tok.lower_, model)):
+            continue
+        obj = next((c for c in tok.children if c.dep_ == "dobj" and c.pos_ in ("NOUN", "PROPN") and c.i > tok.i), None)
+        if obj is None or any(t.head.i != obj.i or t.dep_ not in ("amod", "compound") for t in doc[tok.i + 1 : obj.i]):
+            continue
+        saved = _saved(doc, tags=True)
+        if tok.head.i == tok.i:
+            _rehang(obj, obj, "ROOT")
+        else:
+            _rehang(obj, tok.head, tok.dep_)
+        for c in list(tok.children):
+            if c.i != obj.i:
+                _rehang(c, obj, c.dep_ if c.dep_ not in ("nsubj", "nsubjpass") else "dep")
+        _rehang(tok, obj, "amod")
+        tok.tag_, tok.pos_ = "JJ", "ADJ"
+        _put_back(doc, saved)
+
+
 def _mend_leading_adjective(doc) -> None:
     """ "adorable cute silly happy corgi puppy, enamel pin": a describing word that starts a sentence, read as the
     sentence's head with the thing after it as its object, describes that thing (the thing heads the sentence)."""
@@ -1148,6 +1176,7 @@ def _mend_parse(doc, lex, model: str):
         ("capitalised things read as an order", lambda: _mend_capital_noun_read_as_order(doc, model)),
         ("a body's weight read as one more thing", lambda: _mend_weight_subject(doc, lex)),
         ("what a part does read as a look", lambda: _mend_part_participle(doc, lex)),
+        ("describing words read as a past verb", lambda: _mend_adjective_read_as_past(doc, model)),
         ("describing words hung on a verb", lambda: _mend_adjective_on_verb(doc)),
         ("leading describing words read as the head", lambda: _mend_leading_adjective(doc)),
         ("frames read as verbs", lambda: _mend_frame_verb(doc, lex)),
