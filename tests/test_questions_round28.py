@@ -101,3 +101,9 @@ def test_a_thing_named_between_dashes_says_what_the_thing_before_is():
 def test_a_describing_word_read_as_a_past_verb_describes_its_object():
     qs = _questions("studio shot multicolored yarn on a white table")
     assert "is the yarn multicolored?" in qs and "is this a studio shot?" in qs and "is the yarn on the table?" in qs
+
+
+def test_upside_down_is_one_describing_phrase():
+    qs = _questions("an upside down bucket on the sand")
+    assert "is the bucket upside down?" in qs and "is the bucket upside?" not in qs
+    assert "is the boat upside down?" in _questions("the boat is upside down on the beach")

@@ -76,7 +76,14 @@ class _AttributesReader(_ReferentsReader):
                 self.add_attr(self.nouns[thing.i], colour.lower_, "color", colour.i)
         for noun in list(self.nouns.values()):
             tok = doc[noun.index]
+            upside = tok.i >= 2 and doc[tok.i - 2].lower_ == "upside" and doc[tok.i - 1].lower_ == "down"
+            if upside:
+                # "an upside down umbrella", "upside down castle": one describing phrase ("is the umbrella upside down?"),
+                # whatever the tagger made of its two words (not "is the umbrella upside?")
+                self.add_attr(noun, "upside down", "state", tok.i - 2)
             for c in sorted(tok.children, key=lambda t: t.i):
+                if upside and c.i in (tok.i - 2, tok.i - 1):
+                    continue
                 if c.dep_ == "amod" and c.pos_ in ("ADJ", "VERB", "NOUN", "PROPN") and not c.like_num:
                     if (c.i > tok.i and tok.dep_ == "pobj" or noun.lemma in self.lex["backdrops"]) and any(t.text == "," for t in doc[min(c.i, tok.i) : max(c.i, tok.i)]):
                         # "a lighthouse on a cliff, moody", "..., photorealistic, dark background": a describing word set off
@@ -259,6 +266,8 @@ class _AttributesReader(_ReferentsReader):
         """What a "be" / linking verb says of its subject ``noun``: "the car is big and red", "the cocktails are in black and
         white" (with ``colours_only``, only colours: what "it" stands for is a guess, a colour a safe one)."""
         for c in verb.children:
+            if c.dep_ == "advmod" and c.lower_ == "down" and c.i > 0 and self.doc[c.i - 1].lower_ == "upside" and not colours_only:
+                self.add_attr(noun, "upside down", "state", c.i - 1)  # "the car is upside down"
             if c.dep_ in ("acomp", "attr") and c.pos_ in ("ADJ", "VERB") and not (colours_only and c.lower_ not in self.lex["colors"]):
                 self._describe(noun, c)
             elif c.dep_ == "prep" and c.lower_ == "in":
