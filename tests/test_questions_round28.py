@@ -107,3 +107,8 @@ def test_upside_down_is_one_describing_phrase():
     qs = _questions("an upside down bucket on the sand")
     assert "is the bucket upside down?" in qs and "is the bucket upside?" not in qs
     assert "is the boat upside down?" in _questions("the boat is upside down on the beach")
+
+
+def test_a_quote_that_names_a_shape_is_written_on_nothing():
+    qs = _questions("clouds in the shape of the word 'love' over a beach")
+    assert 'is "love" written in the image?' in qs and 'is "love" written on the clouds?' not in qs

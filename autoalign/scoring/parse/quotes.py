@@ -103,5 +103,9 @@ def read_quotes(text: str, doc: Any, nouns: list[Noun], lex: dict[str, Any]) -> 
             after = [n for n in nouns if doc[n.index].idx >= end and doc[n.index].dep_ == "pobj" and doc[n.index].head.lower_ in ("on", "onto", "across", "over")]
             holder = _holder_with(doc[owner], {n.index for n in nouns})
             owner = holder if holder is not None else after[0].index if after else None
+        if re.search(r"\b(?:shape|form) of (?:the |a )?(?:\w+ )?$", text[:start].lower()):
+            # "fur in the shape of word 'hello'": the quote is the shape the fur takes, written by nothing on a thing
+            # (asked "is 'hello' written in the image?", never "... written on the fur?")
+            owner = None
         quotes.append(Quote(text=qtext, noun=owner, char_start=start, char_end=end, raw=raw))
     return quotes
