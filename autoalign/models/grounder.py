@@ -223,10 +223,16 @@ class SegformerGrounder(TransformersGrounder):
 
     default_model = None
     OPTIONS = {"threshold": (0.3, 0.0, 1.0), "min_area": (0.003, 0.0, 1.0)}  # min_area: a fraction of the image
+    # drop_blobs = 1: an instance the shape head (when the model has one) calls a blob or no object is not read at all
+    INT_OPTIONS = {**TransformersGrounder.INT_OPTIONS, "drop_blobs": (0, 0, 1)}
+    _head: Any = None
 
     def _load_model(self, path: str) -> tuple[Any, Any]:
         from transformers import AutoImageProcessor, SegformerForSemanticSegmentation
 
+        from autoalign.models import shape_head
+
+        self._head = shape_head.load(path)  # None for a folder without one, or a hub id
         return AutoImageProcessor.from_pretrained(path), SegformerForSemanticSegmentation.from_pretrained(path, dtype=self.device.torch_dtype)
 
     def labels(self) -> dict[int, str]:
@@ -250,6 +256,12 @@ class SegformerGrounder(TransformersGrounder):
         return {w for name in self.labels().values() for w in re.findall(r"[a-z]+", name.lower())}
 
     def _ground_batch(self, images: list[Image.Image], phrases: list[str]) -> list[list[Grounding]]:
+        _, model = self.load()
+        return [[self._finish(p, self._match(p, instances, model.config)) for p in phrases]
+                for instances in self.read_instances(images)]
+
+    def read_instances(self, images: list[Image.Image]) -> list[list[dict[str, Any]]]:
+        """Per image, the instances the model reads (:meth:`_instances`: labels, mask, score, box)."""
         import torch
         import torch.nn.functional as F
 
@@ -262,8 +274,7 @@ class SegformerGrounder(TransformersGrounder):
         for i, im in enumerate(images):
             # upsampled where the model ran, read on the host (numpy and scipy post-processing below)
             lg = F.interpolate(logits[i:i + 1], size=(im.height, im.width), mode="bilinear", align_corners=False)[0].cpu()
-            instances = self._instances(lg, model.config)
-            out.append([self._finish(p, self._match(p, instances, model.config)) for p in phrases])
+            out.append(self._instances(lg, model.config))
         return out
 
     def _instances(self, logits, config) -> list[dict[str, Any]]:
@@ -289,7 +300,9 @@ class SegformerGrounder(TransformersGrounder):
                 k = int(np.bincount(color_lab[mask], minlength=len(color_ids)).argmax())
                 score = float(p_shape[s][mask].mean() * p_color[k][mask].mean())
                 found.append({"labels": {config.id2label[shape_ids[s]], config.id2label[color_ids[k]]},
-                              "mask": mask, "score": score})
+                              "mask": mask, "score": score, "p_shape": [float(p[mask].mean()) for p in p_shape[1:]]})
+            if self._head is not None:
+                found = self._head_shapes(found, {config.id2label[i] for i in shape_ids[1:]})
         else:
             probs = logits.softmax(0).numpy()
             lab = probs.argmax(0)
@@ -304,6 +317,23 @@ class SegformerGrounder(TransformersGrounder):
             ys, xs = np.nonzero(f["mask"])
             f["xyxy"] = (float(xs.min()), float(ys.min()), float(xs.max() + 1), float(ys.max() + 1))
         return found
+
+    def _head_shapes(self, found: list[dict[str, Any]], shape_names: set[str]) -> list[dict[str, Any]]:
+        """Each instance's shape as the shape head names it (:mod:`autoalign.models.shape_head`); an instance it calls a
+        blob or no object keeps the majority vote's shape, or is dropped with ``drop_blobs``."""
+        import numpy as np
+
+        from autoalign.models.shape_head import features
+
+        names = self._head.predict(np.stack([features(f["mask"], f["p_shape"]) for f in found])) if found else []
+        kept = []
+        for f, name in zip(found, names):
+            if name in shape_names:
+                f["labels"] = (f["labels"] - shape_names) | {name}
+            elif self.opts["drop_blobs"]:
+                continue
+            kept.append(f)
+        return kept
 
     def _match(self, phrase: str, instances: list[dict[str, Any]], config) -> list[Box]:
         """The instances whose labels are all of the phrase's words the model knows (at least a noun)."""
