@@ -162,6 +162,20 @@ def _rehang(tok, head, dep: str) -> None:
     tok.dep_ = dep
 
 
+def _describe_instead(word, thing, dep_of=lambda c: c.dep_) -> None:
+    """``word``'s object ``thing`` takes ``word``'s place in the tree (its head and relation, or the sentence's root),
+    ``word``'s other children move to ``thing`` (each with ``dep_of(child)``), and ``word`` describes ``thing`` ("left
+    arm", "multicolored fur", "adorable corgi": a describing word the tagger read as the head of its thing)."""
+    if word.head.i == word.i:
+        _rehang(thing, thing, "ROOT")
+    else:
+        _rehang(thing, word.head, word.dep_)
+    for c in list(word.children):
+        if c.i != thing.i:
+            _rehang(c, thing, dep_of(c))
+    _rehang(word, thing, "amod")
+
+
 def _mend_agent_participle(doc) -> None:
     """ "a moss covered rock near a river" read as a sentence (moss covers rock): the rock, covered by moss, as in
     "an ivy covered wall" (a noun on a participle that describes the thing after it; read in ``_agent_participles``)."""
@@ -420,14 +434,7 @@ def _mend_body_side(doc, lex) -> None:
         if side.head.i == part.i:
             side.dep_ = "amod"
         elif part.head.i == side.i:
-            if side.head.i == side.i:
-                _rehang(part, part, "ROOT")
-            else:
-                _rehang(part, side.head, side.dep_)
-            for c in list(side.children):
-                if c.i != part.i:
-                    _rehang(c, part, c.dep_)
-            _rehang(side, part, "amod")
+            _describe_instead(side, part)
         else:
             continue
         side.pos_, side.tag_ = "ADJ", "JJ"
@@ -611,14 +618,7 @@ def _mend_adjective_read_as_past(doc, model: str) -> None:
         if obj is None or any(t.head.i != obj.i or t.dep_ not in ("amod", "compound") for t in doc[tok.i + 1 : obj.i]):
             continue
         saved = _saved(doc, tags=True)
-        if tok.head.i == tok.i:
-            _rehang(obj, obj, "ROOT")
-        else:
-            _rehang(obj, tok.head, tok.dep_)
-        for c in list(tok.children):
-            if c.i != obj.i:
-                _rehang(c, obj, c.dep_ if c.dep_ not in ("nsubj", "nsubjpass") else "dep")
-        _rehang(tok, obj, "amod")
+        _describe_instead(tok, obj, lambda c: c.dep_ if c.dep_ not in ("nsubj", "nsubjpass") else "dep")
         tok.tag_, tok.pos_ = "JJ", "ADJ"
         _put_back(doc, saved)
 
@@ -633,10 +633,7 @@ def _mend_leading_adjective(doc) -> None:
         thing = next((c for c in adj.children if c.dep_ in ("dobj", "attr", "npadvmod") and c.pos_ in ("NOUN", "PROPN")), None)
         if thing is None or any(t.head.i != thing.i or t.dep_ not in ("amod", "compound") for t in doc[adj.i + 1 : thing.i]):
             continue  # ("happy is the dog": a verb between)
-        _rehang(thing, thing, "ROOT")
-        _rehang(adj, thing, "amod")
-        for c in list(adj.children):
-            _rehang(c, thing, c.dep_)  # (what hung on the describing word now hangs on the thing: ", enamel pin")
+        _describe_instead(adj, thing)  # (what hung on the describing word now hangs on the thing: ", enamel pin")
 
 
 def _mend_frame_verb(doc, lex) -> None:
