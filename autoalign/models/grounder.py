@@ -28,6 +28,8 @@ share one code path):
   label 0 is the background, and a ``color`` group), each group is a softmax of its own: an instance is
   a component of non-background pixels with its majority shape and colour, and a phrase names a shape
   and optionally a colour. ``world:grounder`` is such a model (:mod:`autoalign.world.training.train_grounder`).
+  A folder that also holds a shape head (:mod:`autoalign.models.shape_head`, round 28; the committed weights have none)
+  names each instance's shape from its whole mask instead of the pixels' majority vote.
 """
 
 from __future__ import annotations
