@@ -431,7 +431,7 @@ def shape_head_data(grounder_dir: Path, n: int, seed: int = 0, progress: bool = 
 
     from autoalign.config import load_config
     from autoalign.models.cache import Models
-    from autoalign.models.shape_head import EXTRA_LABELS, features
+    from autoalign.models.shape_head import EXTRA_LABELS, FEATURES, features
     from autoalign.world import oracle
 
     shape_names = label_names()[0][1:]
@@ -456,8 +456,8 @@ def shape_head_data(grounder_dir: Path, n: int, seed: int = 0, progress: bool = 
                 rows.append(features(f["mask"], f["p_shape"]))
                 targets.append(labels.index(target if best >= 0.5 else "none"))
                 majority.append(labels.index(next(iter(f["labels"] & set(shape_names)))))
-    width = len(features(np.ones((2, 2), bool), [0.0] * len(shape_names)))
-    return np.array(rows, dtype=np.float32).reshape(-1, width), np.array(targets, dtype=int), labels, np.array(majority, dtype=int)
+    return (np.array(rows, dtype=np.float32).reshape(-1, len(FEATURES)), np.array(targets, dtype=int), labels,
+            np.array(majority, dtype=int))
 
 
 def train_shape_head(grounder_dir: Path, n: int, seed: int = 0, progress: bool = True) -> dict:
