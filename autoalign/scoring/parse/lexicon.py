@@ -52,6 +52,8 @@ def lexicon() -> dict[str, Any]:
     data["unquoted_places"] = frozenset(texts["unquoted_places"])
     data["unquoted_articles"] = frozenset(texts["unquoted_articles"])
     data["unquoted_not_first"] = frozenset(texts["unquoted_not_first"])
+    data["unquoted_bearer_next"] = frozenset(texts["unquoted_bearer_next"])
+    data["where_one_is"] = frozenset(words["where_one_is_prepositions"]["words"])
     data["tools"] = set(words["tools"]["words"])
     data["likenesses"] = set(words["likenesses"]["words"])
     data["scene_materials"] = set(words["scene_materials"]["words"])

@@ -1057,10 +1057,6 @@ def _mend_look_with_object(doc, lex) -> None:
         _put_back(doc, saved)
 
 
-# prepositions of where one is (not where one looks or goes: "looking at a volcano erupting")
-_WHERE_ONE_IS = frozenset({"on", "in", "inside", "under", "beneath", "underneath", "near", "beside", "atop", "upon", "against", "behind"})
-
-
 def _mend_noun_ing_compound(doc, lex, model: str) -> None:
     """ "a tall statue standing to the left in a park", "a rock singing to sailors", "an ice cream cone melting in the
     desert": an "-ing" word of a verb that heads a phrase opened by an article or a describing word, with a noun right
@@ -1089,7 +1085,7 @@ def _mend_noun_ing_compound(doc, lex, model: str) -> None:
                 c.head = prev  # ("a volcano erupting, with the text 'magma'": the picture's text, not how it erupts)
         tok.head, tok.dep_ = prev, "acl"
         doer = prep.head if prep is not None and prep.head.i != prep.i else None
-        if doer is not None and (doer.pos_ in ("NOUN", "PROPN") and prep.lower_ != "of" or doer.pos_ == "VERB" and prep.lower_ in _WHERE_ONE_IS):
+        if doer is not None and (doer.pos_ in ("NOUN", "PROPN") and prep.lower_ != "of" or doer.pos_ == "VERB" and prep.lower_ in lex["where_one_is"]):
             # "a knight in shining armor kneeling before a sword", "sitting on a rock singing to sailors": the one the
             # place belongs to does it, not the place (but "looking at a volcano erupting": the volcano)
             tok.head, tok.dep_ = doer, ("acl" if doer.pos_ in ("NOUN", "PROPN") else "advcl")

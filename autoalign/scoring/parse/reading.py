@@ -193,7 +193,7 @@ def _quote_unquoted_text(text: str, lex) -> str:
         if m.group("verb"):
             before = re.findall(r"[\w-]+", text[max(0, m.start() - 60) : m.start()].lower())
             before = [w for w in before if w not in ("that", "which", "and")]
-            near = before[-4:] if m.group("verb") not in ("reading", "saying", "spelling", "spelling out", "titled", "entitled") else before[-1:]
+            near = before[-4:] if m.group("verb") not in lex["unquoted_bearer_next"] else before[-1:]
             if not any(w in bearers or w.rstrip("s") in bearers for w in near):
                 continue
         words, end = [], m.end()
