@@ -291,7 +291,13 @@ def _region_edit(
         return None, None
     planner = ctx.config.region_editor.options.get("planner", "triplets")
     if planner == "triplets":
-        plan = ops_for_mismatches(state["prompt"], routed, image.size, policy.region_aspects(ctx.config))
+        occupied = None
+        if ctx.config.region_editor.options.get("clear_of", "evidence") == "objects":  # additions keep clear of them
+            from autoalign.detection.layout import LayoutDetector
+
+            with meter.call("grounder"):
+                occupied = LayoutDetector(ctx.models, ctx.config).detected_objects(image, state["prompt"])
+        plan = ops_for_mismatches(state["prompt"], routed, image.size, policy.region_aspects(ctx.config), occupied)
     else:  # the rules or the LLM (SLD's controller) plan from every object the grounder finds
         from autoalign.detection.layout import LayoutDetector
         from autoalign.editing.layout_plan import make_planner

@@ -216,6 +216,27 @@ def test_triplets_become_region_operations():
     assert [(op.kind, op.phrase) for op in with_attr.ops] == [("recolor", "red circle")]
 
 
+def _overlaps(a, b) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def test_an_addition_keeps_clear_of_the_objects_nobody_complains_of():
+    """Round 29 (shapes-val-colour_binding-0003): the triplets name only wrong objects, so an addition planned from
+    their evidence alone was painted over a right green circle in the middle. With ``occupied`` (every object the
+    grounder finds) it goes elsewhere; an object the same plan removes does not block its place."""
+    green = Box((22, 22, 42, 42), 0.95, "green circle")  # right, in the middle: no triplet names it
+    add = Mismatch("entity", "a blue triangle", "", 0.9, "layout", {"action": "add", "expected": 1, "found": 0, "boxes": []})
+    blind = ops_for_mismatches("a green circle and a blue triangle", [add], SIZE)
+    assert _overlaps(blind.ops[0].target.xyxy, green.xyxy)  # the defect: nearest the centre, on the circle
+    seen = ops_for_mismatches("a green circle and a blue triangle", [add], SIZE, occupied=[green])
+    target = seen.ops[0].target.xyxy
+    assert inside(target) and not _overlaps(target, green.xyxy)
+    extra = Box((22, 22, 42, 42), 0.9, "circle")  # the same place, now an extra object the plan removes
+    remove = Mismatch("entity", "no circles", "an extra circle", 0.9, "layout", {"action": "remove", "found": 1, "boxes": _ev(extra)})
+    freed = ops_for_mismatches("a blue triangle", [remove, add], SIZE, occupied=[Box(extra.xyxy, 0.9, "circle")])
+    assert [op.kind for op in freed.ops] == ["remove", "add"] and _overlaps(freed.ops[1].target.xyxy, extra.xyxy)
+
+
 def test_a_relation_triplet_becomes_a_move():
     circle, square = Box((40, 20, 50, 30), 0.9, "red circle"), Box((10, 20, 20, 30), 0.9, "blue square")
     m = Mismatch("relation", "to the left of", "to the right of", 0.8, "layout",

@@ -111,6 +111,8 @@ def test_bad_options_are_one_clear_error():
         editor("tiny:sd-inpaint", remove="erase")
     with pytest.raises(ConfigError, match="add_prompt"):
         editor("tiny:sd-inpaint", add_prompt="draw it")
+    with pytest.raises(ConfigError, match="clear_of must be one of"):
+        editor("tiny:sd-inpaint", clear_of="everything")
 
 
 def _noisy(size=(32, 32)) -> Image.Image:

@@ -95,6 +95,26 @@ def test_detected_objects_are_each_found_once_with_their_most_specific_phrase():
     assert sorted(b.label for b in found) == ["blue square", "red circle"]
 
 
+def test_an_addition_is_drawn_clear_of_a_right_object_in_the_middle(world):
+    """``clear_of = "objects"`` (round 29): a right green circle in the middle is named by no triplet; planned from the
+    triplets' evidence alone the missing triangle lands on it, planned clear of every object found it does not."""
+    detector, editor = world
+    prompt = "a green circle and two blue triangles"
+    image = draw(Scene([Obj("circle", "green", "small", 32, 32), Obj("triangle", "blue", "big", 52, 12)]))
+    found = detector.detect(image, prompt, None)
+    blind = ops_for_mismatches(prompt, found, image.size)
+    seen = ops_for_mismatches(prompt, found, image.size, occupied=detector.detected_objects(image, prompt))
+    circle = next(b.xyxy for b in detector.detected_objects(image, prompt) if "circle" in b.label)
+
+    def overlaps(a, b):
+        return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+    assert [op.kind for op in blind.ops] == ["add"] and overlaps(blind.ops[0].target.xyxy, circle)
+    assert [op.kind for op in seen.ops] == ["add"] and not overlaps(seen.ops[0].target.xyxy, circle)
+    reading = oracle.read(editor.edit(image, seen.ops, n=1, seed=0, prompt=prompt)[0])
+    assert reading.readable and oracle.check(parse_caption(prompt), reading.scene).aligned
+
+
 def test_the_llm_planner_switch_falls_back_to_the_rules_without_a_server(tmp_path, monkeypatch):
     """``[region_editor] planner = "llm"`` in the loop: with no LLM server (tests are offline) the plan
     comes from the rules, and plan.json says why; the run still ends, with the region edit tried."""

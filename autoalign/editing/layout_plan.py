@@ -499,11 +499,13 @@ def fixed_in_place(m: Any) -> bool:
 
 
 def ops_for_mismatches(prompt: str, mismatches: list[Any], size: tuple[int, int],
-                       aspects: tuple[str, ...] = REGION_ASPECTS) -> LayoutPlan:
+                       aspects: tuple[str, ...] = REGION_ASPECTS, occupied: list[Box] | None = None) -> LayoutPlan:
     """The operations that answer the ``layout`` detector's triplets (their ``evidence["boxes"]``):
 
     * ``entity`` with ``action = "remove"``: its boxes are removed; with ``action = "add"``: the phrase is
-      added in a free region (clear of every evidence box) where the prompt's relations hold;
+      added in a free region where the prompt's relations hold: clear of every evidence box, or, given ``occupied``
+      (every object the grounder finds: region editor option ``clear_of = "objects"``), clear of every evidence box
+      and object that no removal of the plan takes away;
     * ``number``: ``found`` above ``expected`` removes the weakest boxes, below adds the missing ones;
     * ``attribute`` (when asked for): the boxes are recoloured to the expected colour; a size triplet
       (``evidence["size"]``) removes each box and adds the object at the prompt's size where it stood;
@@ -523,8 +525,12 @@ def ops_for_mismatches(prompt: str, mismatches: list[Any], size: tuple[int, int]
     def add(phrase: str, reason: str) -> None:
         want = next((w for w in layout.objects if w.matches(phrase)), Wanted(phrase.split()[-1] if phrase else "object"))
         side = wanted_side(want, size, taken)
-        gone = {id(op.source) for op in ops if op.source is not None}
-        boxes = [b.xyxy for b in taken if id(b) not in gone] + [op.target.xyxy for op in ops if op.target is not None]
+        if occupied is None:  # every evidence box blocks, a removed one too (the shipped rule of rounds 17-28)
+            blocking = taken
+        else:  # every object found blocks, unless the plan removes (or moves) it
+            gone = [op.source for op in ops if op.source is not None]
+            blocking = [b for b in [*taken, *occupied] if not any(box_iou(b, g) >= 0.5 for g in gone)]
+        boxes = [b.xyxy for b in blocking] + [op.target.xyxy for op in ops if op.target is not None]
         box = free_box(size, side, boxes)
         if box is not None:
             ops.append(LayoutOp("add", phrase, target=Box(box, 1.0, label=phrase), reason=reason))

@@ -81,6 +81,9 @@ Preset options::
     planner = "triplets"                # the loop's plan: "triplets" (from the layout detector's mismatches),
                                         # "rules" or "llm" (SLD's LLM controller, the preset's [llm]; falls back
                                         # to the rules) from every object the grounder finds
+    clear_of = "evidence"               # where the "triplets" plan may add an object: clear of the mismatches'
+                                        # evidence boxes ("evidence"), or of every object the grounder finds in the
+                                        # image ("objects": a right object nobody complains of is not painted over)
 """
 
 from __future__ import annotations
@@ -111,7 +114,7 @@ logger = logging.getLogger(__name__)
 OWN_OPTIONS: frozenset[str] = frozenset(
     {"resolution", "grow", "remove_grow", "remove_reach", "remove", "remove_prompt", "fill_strength", "add_prompt", "add", "move", "paste_strength",
      "paste_threshold", "paste_tries", "paste_choose", "paste_check", "change", "change_strength", "recolour", "attributes",
-     "planner", "compose"}
+     "planner", "compose", "clear_of"}
 )
 RESERVED: frozenset[str] = RESERVED_CALL_ARGS | {"mask_image", "strength"}
 REMOVE_MODES = ("inpaint", "fill")
@@ -124,6 +127,7 @@ MIN_DRAWN_PIXELS = 9
 CHOOSE_MODES = ("largest", "clip")
 CHECK_MODES = ("none", "grounder")
 PLANNERS = ("triplets", "rules", "llm")
+CLEAR_MODES = ("evidence", "objects")
 
 
 def box_mask(xyxy, size: tuple[int, int], grow: float = 0.0) -> Image.Image:
@@ -327,6 +331,7 @@ class InpaintRegionEditor:
         self.change = self._choice("change", "inpaint", CHANGE_MODES)
         self.paste_strength = self._fraction("paste_strength", 0.5)
         self.planner = self._choice("planner", "triplets", PLANNERS)
+        self.clear_of = self._choice("clear_of", "evidence", CLEAR_MODES)
         self.paste_choose = self._choice("paste_choose", "largest", CHOOSE_MODES)
         self.paste_check = self._choice("paste_check", "none", CHECK_MODES)
         #: ``check(images, phrase) -> [shows it?]`` for ``paste_check = "grounder"`` and ``rank(images, text) -> scores``
