@@ -90,14 +90,25 @@ def test_the_loop_sends_an_unsure_object_to_the_region_editor(world):
 
 def test_the_shapes_grounded_pass_is_not_sure_of_a_red_oval(world):
     """A rendered red square, a flat red oval and a yellow circle for "a red square, a red circle and a yellow
-    circle": the world's grounder reads the oval as the red circle, counts and colours agree, but its box scores
-    well below the rendered shapes' (about 0.65 against 0.99), so with ``sure`` the pass names it."""
+    circle". The shipped preset's shape head calls the oval a blob and ``drop_blobs`` leaves it unread (round 29), so
+    the pass refuses the image whatever ``sure`` says. Without ``drop_blobs`` the world's grounder reads the oval as
+    the red circle, counts and colours agree, but its box scores well below the rendered shapes' (about 0.65
+    against 0.99), so with ``sure`` the pass names it."""
     from autoalign.detection import grounded_pass
+    from autoalign.models.cache import Models
 
-    config, models = world
+    shipped, shipped_models = world
     image = draw(Scene([Obj("square", "red", "big", 16, 14), Obj("circle", "yellow", "small", 52, 10)]))
     ImageDraw.Draw(image).ellipse((12, 36, 44, 58), fill=image.getpixel((16, 14)))
     prompt = "a red square and a red circle and a yellow circle"
+    assert shipped.grounder.options.get("drop_blobs") == 1
+    unsure_off = replace(shipped, detection=replace(shipped.detection, options={
+        **shipped.detection.options, "layout": {**shipped.detection.options.get("layout", {}), "sure": 0.0}}))
+    refused = grounded_pass(image, prompt, shipped_models, unsure_off)
+    assert refused and not any(m.evidence.get("unsure") for m in refused)  # refused for what is missing, not unsure
+
+    config = load_config("shapes", overrides={"grounder": {"options": {"drop_blobs": 0}}})
+    models = Models(config)
 
     def with_sure(value):
         options = {**config.detection.options, "layout": {**config.detection.options.get("layout", {}), "sure": value}}

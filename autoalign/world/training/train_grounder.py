@@ -47,14 +47,16 @@ its whole mask (fill of its box, centroid drop, aspect, size) and the SegFormer'
 (:mod:`autoalign.models.shape_head`), trained on ``SHAPE_HEAD`` generated images of ``train`` captions, each instance
 labelled by the world's reading of the blob under it (:func:`shape_head_data`); it is saved beside the SegFormer and
 the ``segformer`` backend uses it when the folder has one. On 400 generated images of validation captions (an
-experiment's head on the committed SegFormer) the count per phrase agreed with the oracle's 0.892 -> 0.930; the whole
-loop's measure on validation is in the lab notes (round 28). Off until it is run held-out.
+experiment's head on the committed SegFormer) the count per phrase agreed with the oracle's 0.892 -> 0.930. Shipped
+in round 29 with the preset's ``drop_blobs`` and the region editor's ``clear_of = "objects"``, chosen on validation and
+run once held-out (docs/lab-notes/round-29-issue-36-37.md).
 """
 
 from __future__ import annotations
 
 import logging
 import random
+import time
 from pathlib import Path
 
 from autoalign.world.render import draw, object_map, scene_for
@@ -89,9 +91,10 @@ WIDTH = 1
 #: The first stage's stride: 2 gives a 32x32 logit map for a 64x64 image (upsampled to the image, so an object's
 #: edge is read at half resolution); 1 keeps the image's own resolution (3.6 times the training compute per step).
 FIRST_STRIDE = 2
-#: The shape head (round 28; off: 0): after the SegFormer, a small MLP that names each instance's shape from its whole
-#: mask (:mod:`autoalign.models.shape_head`), trained on this many generated images (:func:`train_shape_head`).
-SHAPE_HEAD = 0
+#: The shape head (round 28; on since round 29, 0 turns it off): after the SegFormer, a small MLP that names each
+#: instance's shape from its whole mask (:mod:`autoalign.models.shape_head`), trained on this many generated images
+#: (:func:`train_shape_head`).
+SHAPE_HEAD = 1500
 #: Weight of the colour group's loss against the shape group's.
 COLOR_WEIGHT = 1.0
 
@@ -468,6 +471,7 @@ def train_shape_head(grounder_dir: Path, n: int, seed: int = 0, progress: bool =
 
     from autoalign.models.shape_head import fit
 
+    start = time.monotonic()
     rows, targets, labels, majority = shape_head_data(grounder_dir, n, seed, progress)
     if len(rows) < 2 * len(labels):  # a smoke run's SegFormer of a few steps reads (almost) nothing
         logger.warning("shape head: only %d instances in %d images, no head trained", len(rows), n)
@@ -482,4 +486,5 @@ def train_shape_head(grounder_dir: Path, n: int, seed: int = 0, progress: bool =
     return {"images": n, "instances": int(len(rows)), "trained": True, "labels": {k: int((targets == i).sum()) for i, k in enumerate(labels)},
             "held_out_shape_accuracy": {"head": float((said == targets[shaped]).mean()) if len(shaped) else None,
                                         "segformer_vote": float((majority[shaped] == targets[shaped]).mean()) if len(shaped) else None,
-                                        "n": int(len(shaped))}}
+                                        "n": int(len(shaped))},
+            "seconds": round(time.monotonic() - start, 1)}
