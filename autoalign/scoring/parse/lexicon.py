@@ -87,6 +87,12 @@ def lexicon() -> dict[str, Any]:
     data["wearer_verbs"] = set(words["wearer_verbs"]["words"])
     data["acts"] = {k: set(v) for k, v in words["acts"].items() if not k.startswith("_")}
     data["relation_verbs"] = set(words["relation_verbs"]["words"])
+    data["title_nouns"] = set(words["title_nouns"]["words"])
+    headings = sorted(words["shop_headings"]["words"], key=len, reverse=True)
+    # a heading that opens the prompt, before its colon ("favorites: ..."); the colon must be followed by more words
+    data["heading_re"] = re.compile(r"^\s*(?:" + "|".join(re.escape(h) for h in headings) + r")\s*:\s*(?=\S)", re.I)
+    sales = sorted(words["sale_phrases"]["words"], key=len, reverse=True)
+    data["sale_re"] = re.compile(r"(?<![\w'\"])(?:" + "|".join(re.escape(w) for w in sales) + r")(?![\w'\"])\s*:?", re.I)
     data["containers"] = {k: set(v) for k, v in words["containers"].items() if not k.startswith("_")}
     data["film_still_nouns"] = set(words["film_still_nouns"]["words"])
     data["pose_prepositions"] = {k: set(v) for k, v in words["pose_prepositions"].items() if not k.startswith("_")}

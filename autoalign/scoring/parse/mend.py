@@ -709,12 +709,18 @@ def _mend_made_of_participle(doc, lex) -> None:
 def _mend_listed_verb(doc, lex) -> None:
     """ "person ride boat. bear walk past grass": in a list of short sentences written without articles (a relation
     list), a verb of ``relation_verbs`` between two things that the tagger read as a noun compound ("person ride boat",
-    "bear walk") is the verb ("does the person ride the boat?"), not one long name ("is there a person ride boat?")."""
-    if any(t.lower_ in ("a", "an", "the") for t in doc) or len(list(doc.sents)) < 2:
+    "bear walk") is the verb ("does the person ride the boat?"), not one long name ("is there a person ride boat?").
+    One such sentence alone is a relation too when it is written all in lower case and places the thing with a
+    preposition ("bus park behind bus": a bus parked behind another, not "is there a bus park?"); a title is
+    capitalised ("Car park near the beach")."""
+    if any(t.lower_ in ("a", "an", "the") for t in doc):
+        return
+    alone = len(list(doc.sents)) < 2
+    if alone and doc.text != doc.text.lower():
         return
     for sent in doc.sents:
         words = [t for t in sent if not t.is_punct]
-        if len(words) not in (3, 4):
+        if len(words) not in (3, 4) or (alone and len(words) != 4):
             continue
         subject, verb, last = words[0], words[1], words[-1]
         if verb.lower_ not in lex["relation_verbs"] or verb.pos_ not in ("NOUN", "PROPN") or verb.i != subject.i + 1:
@@ -730,6 +736,82 @@ def _mend_listed_verb(doc, lex) -> None:
             _rehang(last, verb, "dobj")
         else:
             _rehang(words[2], verb, "prep")
+
+
+def _mend_ing_thing_after_preposition(doc, lex) -> None:
+    """ "roof on building", "truck near building": an "-ing" word that names a thing (``ing_things``: a building, a
+    ceiling, a painting) taken by a preposition, with nothing of a verb's after it (no object, place or adverb), is that
+    thing, where the other thing is ("is the roof on the building?"), not what the thing does ("is the roof building?")."""
+    for tok in doc:
+        if tok.tag_ != "VBG" or tok.lower_ not in lex["ing_things"] or tok.dep_ not in ("pcomp", "pobj", "dep"):
+            continue
+        if tok.head.pos_ != "ADP" or tok.head.i != tok.i - 1 or list(tok.children):
+            continue
+        tok.tag_, tok.pos_, tok.lemma_, tok.dep_ = "NN", "NOUN", tok.lower_, "pobj"
+
+
+def _mend_title_noun(doc, lex) -> None:
+    """ "gift set three candles", "books set anthony horowitz collection", "USB icon sign nine buttons": in a title
+    written without articles, a noun of a shop's title that is also a verb (``title_nouns``: set, sign, pack, kit) right
+    after a noun is that noun's name (a gift set, a books set), not its verb ("does the gift set the candles?"); what
+    follows is a thing of its own. Not a verb of a relation list (``relation_verbs``: "person hold box")."""
+    if any(t.lower_ in ("a", "an", "the") for t in doc):
+        return
+    for tok in doc:
+        if tok.lower_ not in lex["title_nouns"] or tok.lower_ in lex["relation_verbs"] or tok.i == 0:
+            continue
+        before = doc[tok.i - 1]
+        if before.pos_ not in ("NOUN", "PROPN") or before.head.i != tok.i or before.dep_ not in ("nsubj", "compound"):
+            continue
+        if tok.pos_ != "VERB" and not (tok.dep_ == "ROOT" and before.dep_ == "nsubj"):
+            continue
+        if not any(c.dep_ in ("dobj", "appos") for c in tok.children) or any(c.dep_ in ("aux", "neg", "prt") for c in tok.children):
+            continue
+        tok.tag_, tok.pos_, tok.lemma_ = "NN", "NOUN", tok.lower_
+        before.dep_ = "compound"
+
+
+def _mend_colour_before_look(doc, lex) -> None:
+    """ "cream spotted leggings", "a red colored sofa", "olive striped shirt": a colour word right before a describing
+    word made of a past participle (spotted, striped, colored) that stands before its thing is that thing's colour, not
+    a thing ("is there cream?") nor a look of the participle; a participle of ``coloured_words`` adds nothing to it."""
+    for tok in doc:
+        if tok.lower_ not in lex["colors"] or tok.i + 2 >= len(doc):
+            continue
+        look, thing = doc[tok.i + 1], doc[tok.i + 2]
+        if look.tag_ not in ("VBN", "VBD", "JJ") or not look.lower_.endswith("ed") or thing.tag_ not in ("NN", "NNS"):
+            continue
+        if tok.head.i not in (look.i, thing.i) or (tok.head.i == thing.i and tok.dep_ == "amod" and tok.pos_ == "ADJ"):
+            continue
+        saved = _saved(doc, tags=True)
+        if look.dep_ == "ROOT" or (look.head.i != thing.i and thing.head.i == look.i):
+            _describe_instead(look, thing, lambda c: c.dep_ if c.dep_ not in ("nsubj", "dobj") else "amod")
+        look.tag_, look.pos_ = "VBN", "ADJ"
+        tok.tag_, tok.pos_, tok.lemma_ = "JJ", "ADJ", tok.lower_
+        _rehang(tok, thing, "amod")
+        _put_back(doc, saved)
+
+
+def _mend_split_look(doc, lex) -> None:
+    """ "two elephants are small and one is large", "four apples are green and two are red": when a clause joined to a
+    look of counted things says a look of "one", "the other" or a number of them, the things are split and the first
+    look is said of some of them only: it is not asked of them all ("are the elephants small?")."""
+    for verb in doc:
+        if verb.lemma_ != "be" or verb.dep_ not in ("ROOT", "conj"):
+            continue
+        subject = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+        looks = [c for c in verb.children if c.dep_ == "acomp"]
+        if subject is None or not looks or subject.pos_ not in ("NOUN", "PROPN"):
+            continue
+        split = [
+            c for c in verb.children if c.dep_ == "conj" and c.lemma_ == "be"
+            and any(s.dep_ == "nsubj" and (s.lower_ in ("one", "other", "others", "rest") or s.like_num) and not s.head.i == subject.i
+                    for s in c.children)
+        ]
+        if not split:
+            continue
+        for look in looks + [a for c in split for a in c.children if a.dep_ == "acomp"]:
+            look.dep_ = "dep"
 
 
 def _mend_frame_participle(doc, lex) -> None:
@@ -1177,6 +1259,10 @@ def _mend_parse(doc, lex, model: str):
         ("frames read as participles", lambda: _mend_frame_participle(doc, lex)),
         ("film stills read as adverbs", lambda: _mend_film_still(doc, lex)),
         ("participles after made of", lambda: _mend_made_of_participle(doc, lex)),
+        ("things in -ing after a preposition", lambda: _mend_ing_thing_after_preposition(doc, lex)),
+        ("a title's nouns read as verbs", lambda: _mend_title_noun(doc, lex)),
+        ("colours before a describing participle", lambda: _mend_colour_before_look(doc, lex)),
+        ("looks of things split by a count", lambda: _mend_split_look(doc, lex)),
         ("verbs of relation lists read as names", lambda: _mend_listed_verb(doc, lex)),
         ("listed places", lambda: _mend_listed_place(doc, lex)),
         ("split names", lambda: _mend_split_name(doc, lex, model)),

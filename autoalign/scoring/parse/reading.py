@@ -266,6 +266,10 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
         text = _CREDIT.sub("", text)
     if "stock" in text.lower():
         text = _STOCK_ID.sub("", _STOCK.sub(". ", text).replace(".. ", ". "))
+    if ":" in text[:40]:  # a shop's heading before a colon ("favorites: set of four buttons"): it labels the page, no thing
+        text = lex["heading_re"].sub("", text)
+    if "sale" in text.lower():  # "for sale croquet game": that a thing is sold no picture shows ("is there a sale?")
+        text = lex["sale_re"].sub(" ", text).strip()
     if "::" in text:  # a user prompt's weighted parts ("zodiac tarot::2 moon"): the weight is no word, each part its own sentence
         text = _WEIGHT.sub(". ", text)
     if "ns " in text or "ds " in text or "les " in text:

@@ -1,0 +1,66 @@
+"""Issue 39, round 29: questions no picture answers, each cut by a rule of English and checked on prompts written for
+these tests (none taken from a DSG file): a relation triple's verb, an "-ing" thing after a preposition, a title's nouns
+that are also verbs, a colour before a describing participle, looks of things split by a count, a shop's heading and
+"for sale"."""
+
+from __future__ import annotations
+
+from question_facts import questions as _questions
+
+
+def test_an_ing_thing_after_a_preposition_is_a_thing():
+    qs = _questions("window on building")
+    assert "is the window on the building?" in qs and "is there a building?" in qs
+    assert "is the window building?" not in qs
+    # an "-ing" word that is no thing, or has a verb's words after it, is left as read
+    assert "is the dog running?" in _questions("a dog tired after running")
+    assert "is the woman painting on the canvas?" in _questions("a woman painting on canvas")
+
+
+def test_one_lower_case_relation_triple_reads_its_verb():
+    qs = _questions("truck park near building")
+    assert "does the truck park near the building?" in qs and "is there a truck park?" not in qs
+    assert "is there a bus park?" not in _questions("bus park behind bus")
+    # a capitalised title keeps its name
+    assert "is there a car park?" in _questions("Car park near beach")
+
+
+def test_a_title_noun_after_a_noun_is_no_verb():
+    qs = _questions("gift set three candles")
+    assert "is there a gift set?" in qs and "are there three candles?" in qs
+    assert not any(q.startswith("does the gift") for q in qs)
+    qs = _questions("books set harry potter collection")
+    assert not any(q.startswith("do the books set") for q in qs)
+    assert not any(q.startswith("does the") for q in _questions("Phone icon sign four buttons"))
+    # a verb of a relation list, or a sentence with articles, is left as read
+    assert "does the person hold the box?" in _questions("person hold box")
+    assert "is the man setting the table?" in _questions("a man is setting the table")
+
+
+def test_a_colour_before_a_describing_participle_is_the_things_colour():
+    qs = _questions("cream spotted leggings")
+    assert "is there cream?" not in qs and "are the leggings cream?" in qs and "are the leggings spotted?" in qs
+    qs = _questions("a cream colored sofa")
+    assert "is there cream?" not in qs and "is the sofa cream?" in qs
+    qs = _questions("olive striped shirt")
+    assert "is there an olive?" not in qs and "is the shirt olive?" in qs
+    assert "is the car red?" in _questions("A red colored car.")
+
+
+def test_a_look_of_things_split_by_a_count_is_not_asked_of_all():
+    qs = _questions("two elephants are small and one is large")
+    assert "are the elephants small?" not in qs and "are there two elephants?" in qs
+    assert "are the apples green?" not in _questions("four apples are green and two are red")
+    # two things, each with its own look
+    qs = _questions("the cat is black and the dog is white")
+    assert "is the cat black?" in qs and "is the dog white?" in qs
+
+
+def test_a_shop_heading_and_for_sale_are_no_things():
+    qs = _questions("favorites: set of three red mugs")
+    assert "are there favorites?" not in qs and "are there three mugs?" in qs and "are the mugs red?" in qs
+    assert "are there arrivals?" not in _questions("new arrivals: a pair of blue shoes")
+    qs = _questions("for sale vintage lamp with glass shade")
+    assert not any("sale" in q for q in qs)
+    # "for sale" written in the picture is text
+    assert 'is "for sale" written on the sign?' in _questions('a sign that says "for sale"')
