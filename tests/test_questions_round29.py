@@ -64,3 +64,15 @@ def test_a_shop_heading_and_for_sale_are_no_things():
     assert not any("sale" in q for q in qs)
     # "for sale" written in the picture is text
     assert 'is "for sale" written on the sign?' in _questions('a sign that says "for sale"')
+
+
+def test_a_leading_thing_read_as_an_order_keeps_what_it_does():
+    qs = _questions("train at station opening its doors")
+    assert "is there a train?" in qs and "is the train at the station?" in qs and "is the train opening the doors?" in qs
+
+
+def test_a_pose_word_after_a_part_named_as_a_place_is_not_the_places():
+    qs = _questions("arms are raised above the head bent straight up at elbows")
+    assert not any(q.startswith("is the head") for q in qs)
+    assert "are the arms raised above the head?" in qs
+    assert "is the left leg bent?" in _questions("the left leg is bent, the right leg straight")

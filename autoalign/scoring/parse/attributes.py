@@ -722,6 +722,9 @@ class _AttributesReader(_ReferentsReader):
                 nxt is None or not _in(nxt, self.lex["body_parts"]))
             if (tok.lower_ not in states and not side) or j in self.nouns or any(c.dep_ == "pobj" for c in tok.children):
                 return  # ("arms behind the back": a place, read as a relation)
+            part = doc[noun.index]
+            if part.dep_ == "pobj" and part.head.head.i == tok.head.i and tok.head.i != part.i and tok.dep_ in ("advcl", "conj", "dep"):
+                return  # "arms raised above the head bent at the elbows": said of what the place's verb does, the arms
             way, end = self._direction_end(tok)  # "head turned left": "is the head turned left?" (not also "... left?")
             if side:
                 self.add_attr(noun, tok.lower_, "state", j, phrase=f"to the {tok.lower_}")  # "is the head to the left?"

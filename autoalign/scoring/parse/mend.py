@@ -444,20 +444,24 @@ def _mend_leading_noun(doc, model: str) -> None:
     """ "monitor on table. bench on table.": a sentence read as an order ("monitor!") whose verb is its first word (or
     comes right after the nouns of its name: "Grape vines in the shape of ...", read as "grape" and a verb "vines"), with
     nothing but a place phrase after it (no subject, object or auxiliary) and a word that reads as a noun on its own, is
-    a thing and its place."""
+    a thing and its place; an "-ing" word after the place phrase is what the thing does ("train at station opening its
+    doors": the train opens its doors)."""
     for sent in doc.sents:
         tok = sent.root
         names = [c for c in tok.children if c.dep_ == "compound" and c.pos_ == "NOUN"]  # "Grape vines in the shape of ..."
         first = min([tok.i] + [c.i for c in names])
         if tok.tag_ not in ("VB", "VBZ") or first != sent.start or tok.i - first != len(names) or tok.i + 1 >= sent.end:
             continue
-        if doc[tok.i + 1].dep_ != "prep" or any(c.dep_ not in ("prep", "punct", "compound") for c in tok.children):
+        doing = [c for c in tok.children if c.dep_ == "advcl" and c.tag_ == "VBG" and c.i > tok.i + 2]
+        if doc[tok.i + 1].dep_ != "prep" or any(c.dep_ not in ("prep", "punct", "compound") and c not in doing for c in tok.children):
             continue
         plural = tok.tag_ == "VBZ"
         if not _reads_as_noun(singular(tok.lower_) if plural else tok.lower_, model):
             continue
         tok.pos_, tok.tag_ = "NOUN", "NNS" if plural else "NN"
         tok.lemma_ = singular(tok.lower_) if plural else tok.lower_
+        for c in doing:
+            c.dep_ = "acl"
 
 
 def _mend_part_read_as_verb(doc, lex) -> None:
