@@ -76,3 +76,32 @@ def test_a_pose_word_after_a_part_named_as_a_place_is_not_the_places():
     assert not any(q.startswith("is the head") for q in qs)
     assert "are the arms raised above the head?" in qs
     assert "is the left leg bent?" in _questions("the left leg is bent, the right leg straight")
+
+
+def test_close_up_in_two_words_is_the_frame():
+    assert "is this a close-up?" in _questions("a close up of a cat")
+    assert "is this an extreme close-up?" in _questions("an extreme close up of an eye")
+    assert not any("close-up" in q for q in _questions("the dog came close up to the camera"))
+
+
+def test_a_glued_resolution_is_a_tag_of_the_picture():
+    qs = _questions("a dragon over a lake 4k")
+    assert "is the image in 4k resolution?" in qs and "is the dragon over the lake?" in qs
+    qs = _questions("underground fantasy village dark 8k cinematic")
+    assert "is there a fantasy village?" in qs and "is the fantasy village dark?" in qs and "is the image in 8k resolution?" in qs
+    # after a preposition it says how a thing is; inside a resolution's own name it stays one
+    assert "is the image in hd resolution?" not in _questions("a tv showing a film in hd")
+    assert "is the image in hd resolution?" not in _questions("a photo of a city, 8k ultra hd")
+
+
+def test_a_picture_placed_on_a_thing_is_a_thing():
+    qs = _questions("a painting on the wall")
+    assert "is there a painting?" in qs and "is the painting on the wall?" in qs and "is this a painting?" not in qs
+    qs = _questions("In this image we can see paper art on the table.")
+    assert "is there paper art?" in qs and "is the paper art on the table?" in qs
+    # a picture of something, or on the ground it is made on, is the picture
+    assert "is this digital art?" in _questions("digital art of a cat on a sofa")
+    assert "is this a painting?" in _questions("an oil painting on canvas of a dog")
+    # a picture word listed after a place is a tag, not the place
+    qs = _questions("a castle on a hill, 8k, photo")
+    assert "is the castle on the hill?" in qs and "is the castle on the photo?" not in qs

@@ -818,6 +818,23 @@ def _mend_split_look(doc, lex) -> None:
             look.dep_ = "dep"
 
 
+def _mend_place_read_as_frame_modifier(doc, lex) -> None:
+    """ "a castle on a hill, 8k, photo": a picture word (``frame_nouns``) read as the object of a preposition, with the
+    place written before it hung on it across commas (a list "hill, 8k, photo"), is a tag of the picture; the place is
+    the preposition's object ("is the castle on the hill?", not "is the castle on the photo?")."""
+    for frame in doc:
+        if frame.dep_ != "pobj" or frame.lower_ not in lex["frame_nouns"] or frame.head.pos_ != "ADP":
+            continue
+        place = next((c for c in frame.children if c.dep_ in ("nmod", "compound") and c.i < frame.i and c.pos_ in ("NOUN", "PROPN")), None)
+        if place is None or not any(t.text == "," for t in doc[place.i + 1 : frame.i]):
+            continue
+        saved = _saved(doc)
+        prep = frame.head
+        _rehang(place, prep, "pobj")
+        _rehang(frame, place, "appos")
+        _put_back(doc, saved)
+
+
 def _mend_frame_participle(doc, lex) -> None:
     """ "a matte painting by marc simonetti": a frame word in "-ing" ("painting", "drawing") read as a verb on a describing
     word before it (a texture, material or colour: "matte", "oil", "pastel") and followed by "by" / "of" or nothing is the
@@ -1263,6 +1280,7 @@ def _mend_parse(doc, lex, model: str):
         ("frames read as participles", lambda: _mend_frame_participle(doc, lex)),
         ("film stills read as adverbs", lambda: _mend_film_still(doc, lex)),
         ("participles after made of", lambda: _mend_made_of_participle(doc, lex)),
+        ("places read as a picture word's modifier", lambda: _mend_place_read_as_frame_modifier(doc, lex)),
         ("things in -ing after a preposition", lambda: _mend_ing_thing_after_preposition(doc, lex)),
         ("a title's nouns read as verbs", lambda: _mend_title_noun(doc, lex)),
         ("colours before a describing participle", lambda: _mend_colour_before_look(doc, lex)),

@@ -12,6 +12,7 @@ from autoalign.scoring.parse.lexicon import (
     _english_form,
     _english_word,
     _lemma_index,
+    _reads_as_adjective,
     lexicon,
     load_spacy,
 )
@@ -54,6 +55,39 @@ _WEIGHT = re.compile(r"::\s*-?\d*(?:\.\d+)?")
 # picture's frame), the credit after "©" no thing
 _STOCK = re.compile(r"(?<=[\w.])[\s\-–|]+(?=stock\s+(?:photo|photograph|photography|vector|image|illustration|footage)s?\b)", re.I)
 _STOCK_ID = re.compile(r"(?<=\w)\s*[-–]\s*\d{5,}\b")  # "Stock Vector - 3976107": the picture's number in the stock
+# "close up" written as two words before "of" or a frame noun: one word, the picture's frame
+_CLOSE_UP = re.compile(r"\b(close)[ ](up)(?=\s+(?:of|shot|photo|photograph|picture|image|view|portrait|shots|photos)\b)", re.I)
+# a resolution ("8k", "4 k", "1080p", "uhd") right after a word of a name, ending the phrase or the prompt
+_GLUED_RESOLUTION = re.compile(r"(?<=[a-z])(\s+)(\d{1,2}\s?k|\d{3,4}p|u?hd)(?=\s*(?:[,.;|]|$)|\s+[a-z]+\s*(?:[,.;|]|$))", re.I)
+
+
+def _set_off_resolution(m: re.Match) -> str:
+    """Commas around a glued resolution (:data:`_GLUED_RESOLUTION`); none after a preposition ("a tv in hd": how it is).
+    In "underground fantasy village dark 8k cinematic", a describing word right before the resolution, after its noun,
+    is a tag too (:func:`_set_off_look_before`)."""
+    text = m.string
+    before = text[: m.start()].split()
+    if before and before[-1].lower() in ("in", "at", "on", "with", "of", "by", "and", "or", "a", "an", "the", "ultra", "full", "quad", "super"):
+        return m.group(0)  # (nor inside a resolution's own name: "8k ultra hd", "full hd")
+    after = "," if text[m.end() :].strip()[:1].isalpha() else ""
+    return "," + m.group(1) + m.group(2) + after
+
+
+def _set_off_look_before(text: str, model: str) -> str:
+    """ "underground fantasy village dark 8k cinematic": a lower-case describing word (:func:`_reads_as_adjective`) after
+    a noun, right before a resolution set off by :func:`_set_off_resolution`, is a tag too (English puts a thing's look
+    before its name): "village, dark, 8k, cinematic"."""
+    def one(m: re.Match) -> str:
+        word, noun = m.group(2), m.group(1)
+        if not _reads_as_adjective(word.lower(), model) or _reads_as_adjective(noun.lower(), model):
+            return m.group(0)
+        return f"{noun}, {word},"
+    return _LOOK_BEFORE_RESOLUTION.sub(one, text)
+
+
+_LOOK_BEFORE_RESOLUTION = re.compile(r"\b([a-z]{3,}) ([a-z]{3,}),(?=\s+(?:\d{1,2}\s?k|\d{3,4}p|u?hd)\b)")
+
+
 _CREDIT = re.compile(r"\s*(?:©|\(c\)|copyright\b)[^,.;:|]*", re.I)
 
 
@@ -266,6 +300,13 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
         text = _CREDIT.sub("", text)
     if "stock" in text.lower():
         text = _STOCK_ID.sub("", _STOCK.sub(". ", text).replace(".. ", ". "))
+    if "lose up" in text.lower():  # "a close up of a cat", "close up photo": the one word "close-up", the picture's frame
+        text = _CLOSE_UP.sub(lambda m: m.group(1) + "-" + m.group(2), text)
+    if _GLUED_RESOLUTION.search(text):
+        # "a castle on a hill 8k", "a cyberpunk city 4 k, photo": a resolution after a thing's name, with no comma, is a
+        # tag of the picture set off like any other ("is the image in 8k resolution?"), not a word of the name
+        text = _GLUED_RESOLUTION.sub(_set_off_resolution, text)
+        text = _set_off_look_before(text, model)
     if ":" in text[:40]:  # a shop's heading before a colon ("favorites: set of four buttons"): it labels the page, no thing
         text = lex["heading_re"].sub("", text)
     if "sale" in text.lower():  # "for sale croquet game": that a thing is sold no picture shows ("is there a sale?")

@@ -86,7 +86,7 @@ class _ThingsReader(_FramesReader):
             if on_thing and lem in lex["frame_nouns"] and has_of and lem not in nt["meta"]:
                 # "a vase with a painting of pangolins": a picture on a thing is a thing, what it shows is in it
                 self.depictions.add(tok.i)
-            elif lem in lex["frame_nouns"] and (has_of or self._sentence_first_noun(tok) or self._fragment(tok) or self._by_artist(tok)) and not tok.ent_type_:
+            elif lem in lex["frame_nouns"] and (has_of or self._sentence_first_noun(tok) or self._fragment(tok) or self._by_artist(tok)) and not tok.ent_type_ and not self._placed_picture(tok):
                 self._frame(tok)
                 continue
             if (
@@ -113,6 +113,8 @@ class _ThingsReader(_FramesReader):
                 or c.dep_ == "acl" and _lemma(c) in lex["making_verbs"]
                 for c in tok.children
             )
+            # "we can see paper art on the table": a work of art placed on a thing is a thing too
+            named_place = named_place or lem in ("art", "artwork") and self._placed_picture(tok)
             if lem == "style" or (lem in nt["meta"] or tok.lower_ in nt["meta"]) and not named_place or lem in nt["duration"]:
                 continue  # ("a street corner", "a picture frame" are things)
             if self._quote_lettering(tok):
@@ -267,6 +269,30 @@ class _ThingsReader(_FramesReader):
         if tok.dep_ != "pobj" or tok.head.lower_ != "of" or tok.tag_ != "NN" or not tok.is_lower or not self._ABSTRACT.fullmatch(tok.lower_):
             return False
         return _is_noun(tok.head.head) and not any(c.dep_ in ("det", "amod", "compound", "poss", "nummod") for c in tok.children)
+
+    _PLACES = ("on", "above", "over", "under", "below", "beside", "against", "near", "behind")
+
+    def _placed_picture(self, tok) -> bool:
+        """ "a painting on the wall", "we can see paper art on the table", "a painting hangs above a sofa": a picture
+        word placed on or by a named thing (a place with an article, not the ground it is made on: "oil on canvas") is a
+        thing in the picture, not the picture's frame; a picture has no place of its own. Not a picture "of" something."""
+        if tok.pos_ not in ("NOUN", "PROPN") or tok.tag_ not in ("NN", "NNS") or tok.ent_type_:
+            return False
+        if any(c.dep_ == "prep" and c.lower_ == "of" for c in tok.children):
+            return False  # "digital art of a cat on a sofa": what it shows is on the sofa, wherever the tagger hung it
+        verb = tok.head if tok.dep_ == "nsubj" and tok.head.pos_ in ("VERB", "AUX") and tok.head.i > tok.i else None
+        if tok.dep_ == "dobj" and _lemma(tok.head) in self.lex["seeing_verbs"]:
+            verb = tok.head  # "we can see paper art on the table": the place of what is seen
+        preps = [c for c in tok.children if c.dep_ == "prep"] + ([c for c in verb.children if c.dep_ == "prep"] if verb is not None else [])
+        for prep in preps:
+            if prep.lower_ not in self._PLACES:
+                continue
+            for place in prep.children:
+                if place.dep_ != "pobj" or not _is_noun(place) or _lemma(place) in self.lex["media_grounds"] or _in(place, self.not_things["meta"]):
+                    continue
+                if any(c.dep_ in ("det", "poss") for c in place.children):
+                    return True
+        return False
 
     def _by_artist(self, tok) -> bool:
         """ "a knight in a field, a woodcut by albrecht durer": a frame noun whose "by" names its artist (read as one) is
