@@ -105,3 +105,11 @@ def test_a_picture_placed_on_a_thing_is_a_thing():
     # a picture word listed after a place is a tag, not the place
     qs = _questions("a castle on a hill, 8k, photo")
     assert "is the castle on the hill?" in qs and "is the castle on the photo?" not in qs
+
+
+def test_a_picture_read_as_the_doer_of_an_ing_verb_is_the_picture():
+    qs = _questions("a close up of a baseball player catching a ball")
+    assert "is this a close-up?" in qs and "is the baseball player catching the ball?" in qs
+    assert "is the cow jumping over the moon?" in _questions("a cartoon of a cow jumping over the moon")
+    # a picture made on a wall is the picture, no doer ("does the street art paint on the wall?")
+    assert not any(q.startswith("does the street art") for q in _questions("Street art painted on the wall in an old town."))

@@ -835,6 +835,29 @@ def _mend_place_read_as_frame_modifier(doc, lex) -> None:
         _put_back(doc, saved)
 
 
+def _mend_frame_read_as_doer(doc, lex) -> None:
+    """ "a close-up of a baseball player catching a ball": a picture word (``frame_nouns``) with an "of" read as the
+    subject of an "-ing" verb is the picture; the thing after "of" is the one doing it ("is the baseball player catching
+    the ball?"), as in "a photo of a baseball player catching a ball"."""
+    for frame in doc:
+        verb = frame.head
+        if frame.dep_ != "nsubj" or not _in(frame, lex["frame_nouns"]) or verb.tag_ != "VBG" or verb.dep_ != "ROOT" or verb.i < frame.i:
+            continue
+        if any(c.dep_ in ("aux", "auxpass") for c in verb.children):
+            continue  # ("a photo of a cat is hanging on the wall": said of the photo)
+        of = next((c for c in frame.children if c.dep_ == "prep" and c.lower_ == "of"), None)
+        doer = next((c for c in of.children if c.dep_ == "pobj" and c.pos_ in ("NOUN", "PROPN")), None) if of is not None else None
+        if doer is None or doer.i > verb.i:
+            continue
+        saved = _saved(doc)
+        _rehang(frame, frame, "ROOT")
+        for c in list(verb.children):
+            if c.dep_ == "punct" and c.i > verb.i:
+                _rehang(c, frame, "punct")
+        _rehang(verb, doer, "acl")
+        _put_back(doc, saved)
+
+
 def _mend_frame_participle(doc, lex) -> None:
     """ "a matte painting by marc simonetti": a frame word in "-ing" ("painting", "drawing") read as a verb on a describing
     word before it (a texture, material or colour: "matte", "oil", "pastel") and followed by "by" / "of" or nothing is the
@@ -1280,6 +1303,7 @@ def _mend_parse(doc, lex, model: str):
         ("frames read as participles", lambda: _mend_frame_participle(doc, lex)),
         ("film stills read as adverbs", lambda: _mend_film_still(doc, lex)),
         ("participles after made of", lambda: _mend_made_of_participle(doc, lex)),
+        ("pictures read as the doer of an -ing verb", lambda: _mend_frame_read_as_doer(doc, lex)),
         ("places read as a picture word's modifier", lambda: _mend_place_read_as_frame_modifier(doc, lex)),
         ("things in -ing after a preposition", lambda: _mend_ing_thing_after_preposition(doc, lex)),
         ("a title's nouns read as verbs", lambda: _mend_title_noun(doc, lex)),

@@ -271,6 +271,7 @@ class _ThingsReader(_FramesReader):
         return _is_noun(tok.head.head) and not any(c.dep_ in ("det", "amod", "compound", "poss", "nummod") for c in tok.children)
 
     _PLACES = ("on", "above", "over", "under", "below", "beside", "against", "near", "behind")
+    _PLACED_VERBS = ("be", "hang", "sit", "lean", "rest", "lie", "stand")  # (not "street art painted on the wall": made there)
 
     def _placed_picture(self, tok) -> bool:
         """ "a painting on the wall", "we can see paper art on the table", "a painting hangs above a sofa": a picture
@@ -280,7 +281,7 @@ class _ThingsReader(_FramesReader):
             return False
         if any(c.dep_ == "prep" and c.lower_ == "of" for c in tok.children):
             return False  # "digital art of a cat on a sofa": what it shows is on the sofa, wherever the tagger hung it
-        verb = tok.head if tok.dep_ == "nsubj" and tok.head.pos_ in ("VERB", "AUX") and tok.head.i > tok.i else None
+        verb = tok.head if tok.dep_ == "nsubj" and _lemma(tok.head) in self._PLACED_VERBS and tok.head.i > tok.i else None
         if tok.dep_ == "dobj" and _lemma(tok.head) in self.lex["seeing_verbs"]:
             verb = tok.head  # "we can see paper art on the table": the place of what is seen
         preps = [c for c in tok.children if c.dep_ == "prep"] + ([c for c in verb.children if c.dep_ == "prep"] if verb is not None else [])
