@@ -113,3 +113,21 @@ def test_a_picture_read_as_the_doer_of_an_ing_verb_is_the_picture():
     assert "is the cow jumping over the moon?" in _questions("a cartoon of a cow jumping over the moon")
     # a picture made on a wall is the picture, no doer ("does the street art paint on the wall?")
     assert not any(q.startswith("does the street art") for q in _questions("Street art painted on the wall in an old town."))
+
+
+def test_an_unknown_capitalised_name_after_in_is_a_site():
+    qs = _questions("a street in Évora at night")
+    assert "is the street in Évora?" in qs and "is there Évora?" not in qs
+    assert "is the man in Paris?" in _questions("a man in Paris")  # a place the tagger knows, as before
+
+
+def test_upside_down_places_nothing_down():
+    qs = _questions("the boat is upside down on the beach")
+    assert "is the boat upside down?" in qs and "is the boat on the beach?" in qs and "is the boat down on the beach?" not in qs
+    assert "is the man walking down the street?" in _questions("a man walking down the street")
+
+
+def test_a_page_heading_names_the_page_by_its_last_word():
+    qs = _questions("Home Design Ideas: a modern kitchen with white cabinets")
+    assert not any("Ideas" in q or "ideas" in q for q in qs) and "is the kitchen modern?" in qs
+    assert "are there roses?" in _questions("Wedding inspiration: a bride holding roses")

@@ -90,7 +90,9 @@ def lexicon() -> dict[str, Any]:
     data["title_nouns"] = set(words["title_nouns"]["words"])
     headings = sorted(words["shop_headings"]["words"], key=len, reverse=True)
     # a heading that opens the prompt, before its colon ("favorites: ..."); the colon must be followed by more words
-    data["heading_re"] = re.compile(r"^\s*(?:" + "|".join(re.escape(h) for h in headings) + r")\s*:\s*(?=\S)", re.I)
+    last = "|".join(re.escape(h) for h in sorted(words["shop_headings"]["last_words"], key=len, reverse=True))
+    data["heading_re"] = re.compile(
+        r"^\s*(?:" + "|".join(re.escape(h) for h in headings) + r"|(?:[\w'&-]+\s+){0,3}(?:" + last + r"))\s*:\s*(?=\S)", re.I)
     sales = sorted(words["sale_phrases"]["words"], key=len, reverse=True)
     data["sale_re"] = re.compile(r"(?<![\w'\"])(?:" + "|".join(re.escape(w) for w in sales) + r")(?![\w'\"])\s*:?", re.I)
     data["containers"] = {k: set(v) for k, v in words["containers"].items() if not k.startswith("_")}

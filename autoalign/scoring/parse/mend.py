@@ -858,6 +858,17 @@ def _mend_frame_read_as_doer(doc, lex) -> None:
         _put_back(doc, saved)
 
 
+def _mend_upside_down_place(doc) -> None:
+    """ "the boat is upside down on the beach": "down" of "upside down" says how the thing is turned, not where it is; the
+    place after it is the thing's ("is the boat on the beach?", not "is the boat down on the beach?")."""
+    for down in doc:
+        if down.lower_ != "down" or down.i < 1 or doc[down.i - 1].lower_ != "upside" or down.head.i == down.i:
+            continue
+        for c in list(down.children):
+            if c.dep_ == "prep" and c.i > down.i:
+                _rehang(c, down.head, "prep")
+
+
 def _mend_frame_participle(doc, lex) -> None:
     """ "a matte painting by marc simonetti": a frame word in "-ing" ("painting", "drawing") read as a verb on a describing
     word before it (a texture, material or colour: "matte", "oil", "pastel") and followed by "by" / "of" or nothing is the
@@ -1303,6 +1314,7 @@ def _mend_parse(doc, lex, model: str):
         ("frames read as participles", lambda: _mend_frame_participle(doc, lex)),
         ("film stills read as adverbs", lambda: _mend_film_still(doc, lex)),
         ("participles after made of", lambda: _mend_made_of_participle(doc, lex)),
+        ("places after upside down", lambda: _mend_upside_down_place(doc)),
         ("pictures read as the doer of an -ing verb", lambda: _mend_frame_read_as_doer(doc, lex)),
         ("places read as a picture word's modifier", lambda: _mend_place_read_as_frame_modifier(doc, lex)),
         ("things in -ing after a preposition", lambda: _mend_ing_thing_after_preposition(doc, lex)),

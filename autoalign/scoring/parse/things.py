@@ -7,7 +7,7 @@ import re
 from autoalign.inflect import is_plural, singular
 from autoalign.inflect import plural as plural_of
 from autoalign.scoring.parse.frames import _FramesReader
-from autoalign.scoring.parse.lexicon import _verb_of_ing, abstract_word, number_value
+from autoalign.scoring.parse.lexicon import _english_form, _verb_of_ing, abstract_word, number_value
 from autoalign.scoring.parse.records import Noun
 from autoalign.scoring.parse.tokens import (
     _compounds,
@@ -197,8 +197,13 @@ class _ThingsReader(_FramesReader):
         """Whether ``tok`` is the name of a city, a country or a region (the tagger's entity type GPE, written with a
         capital) after "in", "at" or "from": the place where the picture is, no thing in it ("a street in Paris", "a man
         from Texas"); recorded in ``sites`` for the things there (``_site_states``). After "of" a name is what a frame
-        shows ("an aerial view of downtown Manhattan") and stays a thing."""
-        if tok.ent_type_ != "GPE" or tok.pos_ != "PROPN" or not tok.text[:1].isupper() or tok.dep_ != "pobj" or tok.head.lower_ not in ("in", "at", "from"):
+        shows ("an aerial view of downtown Manhattan") and stays a thing. A name the tagger does not mark as a place
+        ("Évora", read as a person's), one capitalised word of no English with nothing hung on it, is read as one."""
+        if tok.pos_ != "PROPN" or not tok.text[:1].isupper() or tok.dep_ != "pobj" or tok.head.lower_ not in ("in", "at", "from"):
+            return False
+        # a name the tagger does not know as a place, one capitalised word of no English ("a street in Évora"), is one too
+        unknown = not list(tok.children) and tok.text.isalpha() and not _english_form(tok.lower_, self.model)
+        if tok.ent_type_ != "GPE" and not unknown:
             return False
         self.sites.append(tok)
         return True
