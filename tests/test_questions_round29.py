@@ -131,3 +131,11 @@ def test_a_page_heading_names_the_page_by_its_last_word():
     qs = _questions("Home Design Ideas: a modern kitchen with white cabinets")
     assert not any("Ideas" in q or "ideas" in q for q in qs) and "is the kitchen modern?" in qs
     assert "are there roses?" in _questions("Wedding inspiration: a bride holding roses")
+
+
+def test_a_tag_naming_a_thing_again_is_its_look():
+    qs = _questions("a portrait of a young knight in a forest, artstation, extremely detailed knight, 4k")
+    assert "is the knight extremely detailed?" in qs
+    assert not any(q.startswith("does the image have") and "knight" in q for q in qs)
+    # a tag naming a new thing is left as read
+    assert "does the image have intricate detailed armor?" in _questions("a knight on a horse, intricate detailed armor, 8k")

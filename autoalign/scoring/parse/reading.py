@@ -18,7 +18,7 @@ from autoalign.scoring.parse.lexicon import (
 )
 from autoalign.scoring.parse.mend import _join_hyphens, _join_participle_looks, _join_widths, _mend_parse
 from autoalign.scoring.parse.quotes import read_quotes
-from autoalign.scoring.parse.records import GlobalTag, Parse
+from autoalign.scoring.parse.records import Attribute, GlobalTag, Noun, Parse
 from autoalign.scoring.parse.relations import _RelationsReader
 from autoalign.scoring.parse.salvage import salvage
 from autoalign.scoring.parse.stand_ins import parse_with_stand_ins
@@ -283,6 +283,29 @@ class _Reader(_ThingsReader, _AttributesReader, _RelationsReader):
     """One reading of one parse: things first, then their attributes, then the relations between them."""
 
 
+def _tags_naming_a_thing(doc, globals_: list[GlobalTag], nouns: list[Noun]) -> list[GlobalTag]:
+    """ "a futuristic woman wrapped with leaves, artstation, extremely detailed woman, 4k": a tag that names a thing of
+    the prompt again, after describing words only, says how that thing looks ("is the woman extremely detailed?"), not
+    what the picture has ("does the image have extremely detailed woman?")."""
+    kept = []
+    for g in globals_:
+        head = doc[g.index] if g.tag and g.kind == "style" and 0 <= g.index < len(doc) else None
+        words = g.value.split()
+        if head is None or head.tag_ not in ("NN", "NNS") or len(words) < 2 or words[-1] != head.lower_:
+            kept.append(g)
+            continue
+        thing = next((n for n in nouns if n.lemma == head.lemma_.lower() and n.index != head.i), None)
+        looks = doc[head.i - len(words) + 1 : head.i]
+        if thing is None or not all(t.tag_ in ("JJ", "JJR", "JJS", "RB", "RBR", "RBS", "VBN") for t in looks):
+            kept.append(g)
+            continue
+        value = " ".join(words[:-1])
+        if not any(a.value == value for a in thing.attrs):
+            thing.attrs.append(Attribute(value=value, kind="state", index=looks[0].i, phrase=value))
+            thing.attributes.append(value)
+    return kept
+
+
 def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
     """Read things, modifiers, relations, global tags and quotes out of ``prompt``.
 
@@ -368,6 +391,8 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
     # telescope's ("does the telescope have text?")
     relations = [r for r in relations if not (r.kind == "part" and _set_off_text(doc, r.obj, lex))]
     globals_ = reader.globals
+    with salvage("tags that name a thing again", text):
+        globals_ = _tags_naming_a_thing(doc, globals_, nouns)
     if flagged and len(doc):  # (recorded at the last word: a flag is no word of the text read)
         globals_ = [*globals_, *(GlobalTag(value=v, kind="style", index=len(doc) - 1, tag=True) for v in flagged)]
     return Parse(doc=doc, nouns=nouns, relations=relations, quotes=quotes, globals=globals_, model=model)
