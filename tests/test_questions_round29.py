@@ -139,3 +139,10 @@ def test_a_tag_naming_a_thing_again_is_its_look():
     assert not any(q.startswith("does the image have") and "knight" in q for q in qs)
     # a tag naming a new thing is left as read
     assert "does the image have intricate detailed armor?" in _questions("a knight on a horse, intricate detailed armor, 8k")
+
+
+def test_a_decade_is_no_count():
+    qs = _questions("Set of six dining chairs, 1960s walnut, leather")
+    assert not any("1960s" in q for q in qs) and "are there six dining chairs?" in qs
+    assert "are there two cars?" in _questions("two 1960s cars")
+    assert "are the dining chairs made of vinyl?" in _questions("set of six dining chairs, vinyl")

@@ -27,6 +27,9 @@ from autoalign.scoring.parse.tokens import (
     ing_form,
 )
 
+# a decade ("1960s", "70s", "'60s"): when a thing is from, never a count of it
+_DECADE = re.compile(r"'?(?:1[5-9]|20)?\d0'?s")
+
 
 class _ThingsReader(_FramesReader):
     """Reads ``self.nouns`` (with the verb repairs found on the way)."""
@@ -528,6 +531,8 @@ class _ThingsReader(_FramesReader):
                 continue  # "a 24" side table": inches, the table's size, no count
             if c.i > tok.i and not noun.plural and c.text.isdigit():
                 continue  # "an iphone 14", "the witcher 3": a model's number written after its name, no count
+            if _DECADE.fullmatch(c.lower_):
+                continue  # "1960s walnut", "a 70s car": a decade is when a thing is from, no count
             if c.dep_ in ("nummod",) or (c.like_num and c.dep_ in ("amod", "quantmod", "det")):
                 noun.numbers.append(c.lower_)
                 noun.modifier_start[c.lower_] = c.i
