@@ -146,3 +146,11 @@ def test_a_decade_is_no_count():
     assert not any("1960s" in q for q in qs) and "are there six dining chairs?" in qs
     assert "are there two cars?" in _questions("two 1960s cars")
     assert "are the dining chairs made of vinyl?" in _questions("set of six dining chairs, vinyl")
+
+
+def test_a_text_a_bearer_is_with_is_written_on_it():
+    assert 'is "hello" written on the blackboard?' in _questions("A blackboard with the word 'hello' written in chalk.")
+    assert 'is "coffee" written on the mug?' in _questions("a mug with the text 'coffee' in bold letters")
+    # set off by a comma, or with a thing that bears no text, it is the picture's
+    assert 'is "we are here" written in the image?' in _questions("the moon and the stars, with the text 'we are here'")
+    assert 'is "feed us" written in the image?' in _questions("a painting of a wheat field with the words 'feed us'")

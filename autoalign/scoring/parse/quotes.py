@@ -49,13 +49,18 @@ def _unquoted(text: str, lex: dict[str, Any]) -> list[tuple[str, int, int, str]]
     return out
 
 
-def _holder_with(text_noun, things: set[int]) -> int | None:
+def _holder_with(text_noun, things: set[int], bearers: frozenset[str] | set[str] = frozenset()) -> int | None:
     """ "a wooden sign carved with the word 'welcome' hanging on a cabin door": the thing a participle after it says
-    the text was put on with ("carved with", "engraved with") bears the text; None otherwise (", with the text ...": the
-    picture's)."""
+    the text was put on with ("carved with", "engraved with") bears the text, as does a thing the text is "with" right
+    after it when it is a thing that bears text (``bearers``: "a blackboard with the word 'hello'"); None otherwise
+    (", with the text ...": the picture's; "a painting of a cornfield with the words ...": over the field, in the image)."""
     if text_noun.dep_ != "pobj" or text_noun.head.lower_ != "with":
         return None
     verb = text_noun.head.head
+    if verb.i in things and _lemma(verb) in bearers and not any(t.text == "," for t in text_noun.doc[verb.i : text_noun.head.i]):
+        # "a blackboard with the word 'multiplication'": the thing that has the text bears it (not ", with the text ...",
+        # set off by a comma: the picture's)
+        return verb.i
     if verb.pos_ != "VERB" or verb.tag_ != "VBN" or verb.dep_ != "acl":
         return None
     return verb.head.i if verb.head.i in things else None
@@ -101,7 +106,7 @@ def read_quotes(text: str, doc: Any, nouns: list[Noun], lex: dict[str, Any]) -> 
             # "the word 'START' written on a sidewalk", "text that says 'no parking' painted on a brick wall": the word
             # is the text; it is written on what follows
             after = [n for n in nouns if doc[n.index].idx >= end and doc[n.index].dep_ == "pobj" and doc[n.index].head.lower_ in ("on", "onto", "across", "over")]
-            holder = _holder_with(doc[owner], {n.index for n in nouns})
+            holder = _holder_with(doc[owner], {n.index for n in nouns}, lex["text_bearers"])
             owner = holder if holder is not None else after[0].index if after else None
         if re.search(r"\b(?:shape|form) of (?:the |a )?(?:\w+ )?$", text[:start].lower()):
             # "fur in the shape of word 'hello'": the quote is the shape the fur takes, written by nothing on a thing
