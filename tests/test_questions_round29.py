@@ -154,3 +154,10 @@ def test_a_text_a_bearer_is_with_is_written_on_it():
     # set off by a comma, or with a thing that bears no text, it is the picture's
     assert 'is "we are here" written in the image?' in _questions("the moon and the stars, with the text 'we are here'")
     assert 'is "feed us" written in the image?' in _questions("a painting of a wheat field with the words 'feed us'")
+
+
+def test_a_backdrop_or_a_thing_in_it_is_no_part():
+    qs = _questions("a red fire hydrant with a building in the background")
+    assert "does the fire hydrant have a building?" not in qs and "is the building in the background?" in qs
+    assert not any(q.startswith("do the fruits have") for q in _questions("a photo of fruits with a white background"))
+    assert "does the cat have a hat?" in _questions("a cat with a hat")

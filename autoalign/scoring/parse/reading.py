@@ -387,6 +387,15 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
         if r.subject == r.obj or not (r.kind == "part" or r.word in ("with", "having", "has", "have"))
         or phrase[r.subject] != phrase[r.obj] and not (lemma[r.subject] == lemma[r.obj] and lemma[r.subject] in parts)
     ]
+    # "fruits with a white background", "a giraffe with a zebra in the background": a backdrop, or a thing placed in one,
+    # is no part a thing has ("do the fruits have a background?")
+    backdrops = lex["backdrops"]
+    in_backdrop = {r.subject for r in relations if lemma[r.obj] in backdrops and r.kind == "prep" and r.word in ("in", "against")}
+    relations = [
+        r for r in relations
+        if not (r.kind == "part" or r.word in ("with", "having")) or r.subject == r.obj
+        or not (lemma[r.obj] in backdrops or r.obj in in_backdrop)
+    ]
     # "the hubble telescope and the milky way, with the text '...'": a text set off by a comma is the picture's, not the
     # telescope's ("does the telescope have text?")
     relations = [r for r in relations if not (r.kind == "part" and _set_off_text(doc, r.obj, lex))]

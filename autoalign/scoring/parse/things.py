@@ -117,7 +117,8 @@ class _ThingsReader(_FramesReader):
                 for c in tok.children
             )
             # "we can see paper art on the table": a work of art placed on a thing is a thing too
-            named_place = named_place or lem in ("art", "artwork") and self._placed_picture(tok)
+            # (art named by its kind, "paper art", "wall art"; an artwork)
+            named_place = named_place or (lem == "artwork" or lem == "art" and any(c.dep_ == "compound" for c in tok.children)) and self._placed_picture(tok)
             if lem == "style" or (lem in nt["meta"] or tok.lower_ in nt["meta"]) and not named_place or lem in nt["duration"]:
                 continue  # ("a street corner", "a picture frame" are things)
             if self._quote_lettering(tok):
