@@ -161,3 +161,21 @@ def test_a_backdrop_or_a_thing_in_it_is_no_part():
     assert "does the fire hydrant have a building?" not in qs and "is the building in the background?" in qs
     assert not any(q.startswith("do the fruits have") for q in _questions("a photo of fruits with a white background"))
     assert "does the cat have a hat?" in _questions("a cat with a hat")
+
+
+def test_a_name_of_a_describing_word_and_a_noun_is_one_thing():
+    qs = _questions("two hot dogs on a paper plate")
+    assert "are there two hot dogs?" in qs and "are the dogs hot?" not in qs and "are the hot dogs on the paper plate?" in qs
+    qs = _questions("the milky way over a lake")
+    assert "is there a milky way?" in qs and "is there a way?" not in qs
+    assert "is the sweet potato oblong?" in _questions("an oblong sweet potato")
+    # a look that is a look stays one
+    assert "is the potato sweet?" in _questions("a potato that is sweet") or "is the potato sweet?" in _questions("a sweet, ripe potato")
+
+
+def test_a_noun_after_an_article_and_a_look_is_no_past_verb():
+    qs = _questions("a single rose in a vase")
+    assert "is there a rose?" in qs and "is the rose in the vase?" in qs
+    qs = _questions("a white rose and a red carnation")
+    assert "is the rose white?" in qs and "is there a white?" not in qs
+    assert "does the sun rise over the hills?" in _questions("The sun rose over the hills")
