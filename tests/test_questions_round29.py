@@ -179,3 +179,10 @@ def test_a_noun_after_an_article_and_a_look_is_no_past_verb():
     qs = _questions("a white rose and a red carnation")
     assert "is the rose white?" in qs and "is there a white?" not in qs
     assert "does the sun rise over the hills?" in _questions("The sun rose over the hills")
+
+
+def test_a_name_opening_with_a_colour_is_no_colour():
+    qs = _questions("a red panda in a tree")
+    assert "is there a red panda?" in qs and "is the panda red?" not in qs
+    assert "is the car red?" in _questions("a red car")
+    assert "is the carpet red?" in _questions("a red carpet in a living room")

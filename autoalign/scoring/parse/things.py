@@ -491,7 +491,9 @@ class _ThingsReader(_FramesReader):
         if first_word is not None:  # "a teddy bear" read as "teddy" with a clause "bear": one name
             phrase = f"{_phrase(first_word)} {phrase}"
             start = min([start, first_word.i] + [c.i for c in first_word.children if c.i < first_word.i])
-        colour_parts = [c for c in parts if c.lower_ in self.lex["colors"] or _shading(c, self.lex)]
+        # ("a red panda", "a black hole": a colour that names a kind with the noun, ``adjective_names``, is no colour)
+        named_kind = {c.i for c in parts if f"{c.lower_} {singular(tok.lower_)}" in self.lex["adjective_names"] or f"{c.lower_} {tok.lower_}" in self.lex["adjective_names"]}
+        colour_parts = [c for c in parts if (c.lower_ in self.lex["colors"] or _shading(c, self.lex)) and c.i not in named_kind]
         if colour_parts and tok.lower_ not in self.lex["colors"]:
             # "bright orange boots" with "orange" read as a compound: the boots, coloured orange (asked below)
             phrase = " ".join(_word(c) for c in sorted(parts, key=lambda t: t.i) if c not in colour_parts)
@@ -566,7 +568,7 @@ class _ThingsReader(_FramesReader):
         if lemma == "person" and tok.lower_ != "person":
             noun.bare = False  # "someone": "is there a person?"
         for c in parts:  # "wood table", "denim jacket": a material written as a compound (not "ice cream": ``material_names``)
-            if f"{c.lower_} {tok.lower_}" in self.lex["material_names"]:
+            if f"{c.lower_} {tok.lower_}" in self.lex["material_names"] or c.i in named_kind:
                 continue
             # ("death metal logo": "metal" is a word of a name, "death metal", no material)
             named = any(a.dep_ == "compound" and a.pos_ == "NOUN" and a.i < c.i for a in c.children) and c.lower_ not in self.lex["colors"]
