@@ -85,14 +85,18 @@ def test_the_segformer_grounder_reads_shapes_through_its_head(grounder_copy):
     from autoalign.models.grounder import SegformerGrounder
 
     scene = draw(Scene([Obj("circle", "red", "big", 16, 16), Obj("square", "blue", "big", 46, 46)]))
-    plain = SegformerGrounder(RoleSpec("segformer", str(grounder_copy)), CPU)
-    before = {g.phrase: len(g.boxes) for g in plain.ground([scene], ["red circle", "red square", "blue square"])[0]}
-    assert before == {"red circle": 1, "red square": 0, "blue square": 1}
+    vote = SegformerGrounder(RoleSpec("segformer", str(grounder_copy), options={"shape_head": 0}), CPU)  # the pixels' vote
+    shipped = SegformerGrounder(RoleSpec("segformer", str(grounder_copy)), CPU)  # the committed head (round 29)
+    for grounder in (vote, shipped):
+        before = {g.phrase: len(g.boxes) for g in grounder.ground([scene], ["red circle", "red square", "blue square"])[0]}
+        assert before == {"red circle": 1, "red square": 0, "blue square": 1}
 
     _always("square", grounder_copy).save(grounder_copy)
     headed = SegformerGrounder(RoleSpec("segformer", str(grounder_copy)), CPU)
     after = {g.phrase: len(g.boxes) for g in headed.ground([scene], ["red circle", "red square", "blue square"])[0]}
     assert after == {"red circle": 0, "red square": 1, "blue square": 1}  # the head's word, not the pixels' vote
+    vote = SegformerGrounder(RoleSpec("segformer", str(grounder_copy), options={"shape_head": 0}), CPU)
+    assert {g.phrase: len(g.boxes) for g in vote.ground([scene], list(before))[0]} == before  # the test double unused
 
     _always("blob", grounder_copy).save(grounder_copy)
     keep = SegformerGrounder(RoleSpec("segformer", str(grounder_copy)), CPU)

@@ -28,8 +28,9 @@ share one code path):
   label 0 is the background, and a ``color`` group), each group is a softmax of its own: an instance is
   a component of non-background pixels with its majority shape and colour, and a phrase names a shape
   and optionally a colour. ``world:grounder`` is such a model (:mod:`autoalign.world.training.train_grounder`).
-  A folder that also holds a shape head (:mod:`autoalign.models.shape_head`, round 28; the committed weights have none)
-  names each instance's shape from its whole mask instead of the pixels' majority vote.
+  A folder that also holds a shape head (:mod:`autoalign.models.shape_head`, round 28; the committed weights have one
+  since round 29) names each instance's shape from its whole mask instead of the pixels' majority vote (option
+  ``shape_head = 0``: the majority vote, whatever the folder holds).
 """
 
 from __future__ import annotations
@@ -225,8 +226,9 @@ class SegformerGrounder(TransformersGrounder):
 
     default_model = None
     OPTIONS = {"threshold": (0.3, 0.0, 1.0), "min_area": (0.003, 0.0, 1.0)}  # min_area: a fraction of the image
-    # drop_blobs = 1: an instance the shape head (when the model has one) calls a blob or no object is not read at all
-    INT_OPTIONS = {**TransformersGrounder.INT_OPTIONS, "drop_blobs": (0, 0, 1)}
+    # drop_blobs = 1: an instance the shape head (when the model has one) calls a blob or no object is not read at all;
+    # shape_head = 0: the folder's shape head is not used (each instance keeps the pixels' majority shape)
+    INT_OPTIONS = {**TransformersGrounder.INT_OPTIONS, "drop_blobs": (0, 0, 1), "shape_head": (1, 0, 1)}
     _head: Any = None
 
     def _load_model(self, path: str) -> tuple[Any, Any]:
@@ -234,7 +236,7 @@ class SegformerGrounder(TransformersGrounder):
 
         from autoalign.models import shape_head
 
-        self._head = shape_head.load(path)  # None for a folder without one, or a hub id
+        self._head = shape_head.load(path) if self.opts["shape_head"] else None  # None for a folder without one, or a hub id
         return AutoImageProcessor.from_pretrained(path), SegformerForSemanticSegmentation.from_pretrained(path, dtype=self.device.torch_dtype)
 
     def labels(self) -> dict[int, str]:

@@ -441,9 +441,9 @@ def shape_head_data(grounder_dir: Path, n: int, seed: int = 0, progress: bool = 
     labels = [*shape_names, *EXTRA_LABELS]
     bank = generated_bank(Path(grounder_dir), n, 1, seed, progress)
     config = load_config("shapes")
-    grounder = Models(replace(config, grounder=replace(config.grounder, model=str(grounder_dir), options={}))).grounder
+    # the SegFormer's own instances, whatever the folder holds
+    grounder = Models(replace(config, grounder=replace(config.grounder, model=str(grounder_dir), options={"shape_head": 0}))).grounder
     grounder.load()
-    grounder._head = None  # the SegFormer's own instances, whatever the folder holds
     rows, targets, majority = [], [], []
     for start in range(0, len(bank), 32):
         chunk = [item[0] for item in bank[start:start + 32]]
