@@ -64,16 +64,14 @@ class ShapeHead:
 
     def save(self, folder: Path) -> None:
         import torch
-        from safetensors.torch import save_file
+        from safetensors.torch import save
 
         from autoalign.files import atomic_write_bytes
 
         folder = Path(folder)
         tensors = {f"net.{k}": v.detach().to(torch.float32).contiguous() for k, v in self.net.state_dict().items()}
         tensors["mean"], tensors["std"] = torch.from_numpy(self.mean), torch.from_numpy(self.std)
-        tmp = folder / (WEIGHTS + ".tmp")
-        save_file(tensors, str(tmp))
-        tmp.replace(folder / WEIGHTS)
+        atomic_write_bytes(folder / WEIGHTS, save(tensors))
         width = int(self.net[0].out_features)
         atomic_write_bytes(folder / CONFIG, json.dumps({"labels": self.labels, "width": width, "features": list(FEATURES)},
                                                        indent=2).encode("utf-8"))
