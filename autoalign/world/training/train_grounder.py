@@ -443,7 +443,6 @@ def shape_head_data(grounder_dir: Path, n: int, seed: int = 0, progress: bool = 
     config = load_config("shapes")
     # the SegFormer's own instances, whatever the folder holds
     grounder = Models(replace(config, grounder=replace(config.grounder, model=str(grounder_dir), options={"shape_head": 0}))).grounder
-    grounder.load()
     rows, targets, majority = [], [], []
     for start in range(0, len(bank), 32):
         chunk = [item[0] for item in bank[start:start + 32]]
