@@ -710,6 +710,11 @@ def _mend_made_of_participle(doc, lex) -> None:
         ing.pos_ = "ADJ"
 
 
+def _without_articles(doc) -> bool:
+    """No "a", "an" or "the" anywhere: a relation list or a shop's title, not a sentence."""
+    return not any(t.lower_ in ("a", "an", "the") for t in doc)
+
+
 def _mend_listed_verb(doc, lex) -> None:
     """ "person ride boat. bear walk past grass": in a list of short sentences written without articles (a relation
     list), a verb of ``relation_verbs`` between two things that the tagger read as a noun compound ("person ride boat",
@@ -717,7 +722,7 @@ def _mend_listed_verb(doc, lex) -> None:
     One such sentence alone is a relation too when it is written all in lower case and places the thing with a
     preposition ("bus park behind bus": a bus parked behind another, not "is there a bus park?"); a title is
     capitalised ("Car park near the beach")."""
-    if any(t.lower_ in ("a", "an", "the") for t in doc):
+    if not _without_articles(doc):
         return
     alone = len(list(doc.sents)) < 2
     if alone and doc.text != doc.text.lower():
@@ -759,7 +764,7 @@ def _mend_title_noun(doc, lex) -> None:
     written without articles, a noun of a shop's title that is also a verb (``title_nouns``: set, sign, pack, kit) right
     after a noun is that noun's name (a gift set, a books set), not its verb ("does the gift set the candles?"); what
     follows is a thing of its own. Not a verb of a relation list (``relation_verbs``: "person hold box")."""
-    if any(t.lower_ in ("a", "an", "the") for t in doc):
+    if not _without_articles(doc):
         return
     for tok in doc:
         if tok.lower_ not in lex["title_nouns"] or tok.lower_ in lex["relation_verbs"] or tok.i == 0:
