@@ -10,7 +10,7 @@ from typing import Any
 
 from autoalign import prompts
 from autoalign.errors import AutoAlignError
-from autoalign.inflect import indefinite_article
+from autoalign.inflect import indefinite_article, singular
 
 logger = logging.getLogger(__name__)
 
@@ -135,6 +135,13 @@ ADJECTIVE_ENDING = re.compile(r"[a-z-]{6,}ic|[a-z-]{3,}(?:ical|ous|esque|istic)"
 
 # endings of a noun of a quality, an act or a school ("kindness", "surrealism", "attribution", "movement", "freedom")
 ABSTRACT_ENDINGS = ("ness", "ism", "tion", "sion", "ment", "ship", "hood", "dom")
+
+
+def adjective_name(adjective: str, noun: str, lex: dict[str, Any]) -> bool:
+    """Whether a describing word and a noun name one kind of thing together (``adjective_names``: "hot dog", "red
+    panda"), the noun in either number."""
+    adjective, noun = adjective.lower(), noun.lower()
+    return f"{adjective} {singular(noun)}" in lex["adjective_names"] or f"{adjective} {noun}" in lex["adjective_names"]
 
 
 def abstract_word(stem: int) -> re.Pattern[str]:

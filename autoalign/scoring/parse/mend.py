@@ -11,6 +11,7 @@ from autoalign.scoring.parse.lexicon import (
     _reads_as_noun,
     _reads_as_seen_noun,
     _verb_of_ing,
+    adjective_name,
     load_spacy,
 )
 from autoalign.scoring.parse.salvage import salvage
@@ -881,7 +882,7 @@ def _mend_adjective_name(doc, lex) -> None:
         if adj.dep_ != "amod" or adj.head.i != adj.i + 1 or adj.head.pos_ not in ("NOUN", "PROPN"):
             continue
         noun = adj.head
-        if f"{adj.lower_} {singular(noun.lower_)}" not in lex["adjective_names"] and f"{adj.lower_} {noun.lower_}" not in lex["adjective_names"]:
+        if not adjective_name(adj.lower_, noun.lower_, lex):
             continue
         adj.dep_, adj.pos_, adj.tag_ = "compound", "NOUN", "NN"
 

@@ -7,7 +7,7 @@ import re
 from autoalign.inflect import is_plural, singular
 from autoalign.inflect import plural as plural_of
 from autoalign.scoring.parse.frames import _FramesReader
-from autoalign.scoring.parse.lexicon import _english_form, _verb_of_ing, abstract_word, number_value
+from autoalign.scoring.parse.lexicon import _english_form, _verb_of_ing, abstract_word, adjective_name, number_value
 from autoalign.scoring.parse.records import Noun
 from autoalign.scoring.parse.tokens import (
     _compounds,
@@ -492,7 +492,7 @@ class _ThingsReader(_FramesReader):
             phrase = f"{_phrase(first_word)} {phrase}"
             start = min([start, first_word.i] + [c.i for c in first_word.children if c.i < first_word.i])
         # ("a red panda", "a black hole": a colour that names a kind with the noun, ``adjective_names``, is no colour)
-        named_kind = {c.i for c in parts if f"{c.lower_} {singular(tok.lower_)}" in self.lex["adjective_names"] or f"{c.lower_} {tok.lower_}" in self.lex["adjective_names"]}
+        named_kind = {c.i for c in parts if adjective_name(c.lower_, tok.lower_, self.lex)}
         colour_parts = [c for c in parts if (c.lower_ in self.lex["colors"] or _shading(c, self.lex)) and c.i not in named_kind]
         if colour_parts and tok.lower_ not in self.lex["colors"]:
             # "bright orange boots" with "orange" read as a compound: the boots, coloured orange (asked below)
