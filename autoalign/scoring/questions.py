@@ -51,7 +51,7 @@ from autoalign.files import atomic_write_json
 from autoalign.inflect import indefinite_article, is_plural, is_uncountable, plural
 from autoalign.scoring.f1 import ANSWER_F1_THRESHOLD, token_f1
 from autoalign.scoring.parse import DEFAULT_SPACY_MODEL, Noun, Parse, lexicon, number_value, parse_prompt, salvage
-from autoalign.scoring.parse.lexicon import ABSTRACT_ENDINGS, ADJECTIVE_ENDING, _english_form
+from autoalign.scoring.parse.lexicon import ABSTRACT_ENDINGS, ADJECTIVE_ENDING, _english_form, _only_adjective
 from autoalign.scoring.text_qa import LLMTextAnswerer, RuleTextAnswerer
 from autoalign.types import ASPECTS, Question
 
@@ -63,7 +63,7 @@ _RESOLUTION = re.compile(r"\d+\s?k|\d{3,4}\s?p|u?hd|full hd")
 _FILM = re.compile(r"\d+\s?mm (?:film|lens)")
 
 LLMProvider = Callable[[], Any]  # returns an object with complete_json(messages, schema, name)
-CACHE_VERSION = "41"  # bump when generated questions change for the same settings (history: git log -S CACHE_VERSION)
+CACHE_VERSION = "42"  # bump when generated questions change for the same settings (history: git log -S CACHE_VERSION)
 
 
 # ---- the VQ2 answer-consistency filter -------------------------------------------------------------
@@ -458,9 +458,10 @@ def facts_from_parse(parse: Parse, closed_counts: bool = False) -> list[Fact]:
                     kind = "attribute_material"  # "is the table made of wood?", also for "a wooden table" (but "is the rug woolly?", "is the hat knitted?")
                     described = _without(described, attr.value)  # "the jacket made of leather", not "the leather jacket ..."
                     value = word = material
-                elif attr.kind == "owner" or attr.kind == "type" and simple and not repeated and _name_part(parse.doc[attr.index]) and parse.reads_as_noun(attr.value):
+                elif attr.kind == "owner" or attr.kind == "type" and simple and not repeated and _name_part(parse.doc[attr.index]) and parse.reads_as_noun(attr.value) and not _only_adjective(attr.value.lower(), parse.model):
                     # a noun read as an adjective before the name ("an owl family", "a lily pad"): asked as
-                    # DSG asks a type, "is the pad a lily pad?" (not "is the pad lily?")
+                    # DSG asks a type, "is the pad a lily pad?" (not "is the pad lily?"); a word that is only ever a
+                    # describing word is a look ("a bare tree": "is the tree bare?", not "is the tree a bare tree?")
                     kind = "attribute_type_plural" if noun.plural else "attribute_type_singular"
                     described = _without(described, attr.value)
                 if attr.kind == "had":

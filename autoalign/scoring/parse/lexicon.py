@@ -250,6 +250,15 @@ def _reads_as_adjective(word: str, model: str) -> bool:
 
 
 @functools.lru_cache(maxsize=4096)
+def _only_adjective(word: str, model: str) -> bool:
+    """Whether ``word`` is a describing word of WordNet's and never a noun there ("bare", "sturdy", "pyramidal"; not "dark",
+    "front", "grand", "human", which also name things and make names: "a front yard", "a grand piano"). False when the
+    pipeline has no lemma index."""
+    index = _lemma_index(model)
+    return bool(index) and word in index["adj"] and word not in index["noun"]
+
+
+@functools.lru_cache(maxsize=4096)
 def _reads_as_listed_noun(word: str, model: str) -> bool:
     """Whether ``word`` reads as a noun alone ("the owl") and in a list of things ("an owl and a dog"): "the cute", "the
     blurry" read as nouns alone, but "a cute and a dog" does not."""
