@@ -16,3 +16,21 @@ def test_a_word_only_ever_describing_is_a_look_not_a_kind():
     assert "is the piano a grand piano?" in _questions("a grand piano in a hall")
     assert "is the pad a lily pad?" in _questions("a frog on a lily pad")
     assert "is the yard a front yard?" in _questions("a dog sleeping in the front yard")
+
+
+def test_a_genre_set_off_as_a_tag_describes_the_subject():
+    # before: only "is the image in steampunk style?"
+    qs = _questions("an old tram on a bridge, steampunk, 8k")
+    assert "is the tram steampunk?" in qs and "is the image in steampunk style?" in qs
+    qs = _questions("a lighthouse on a cliff, sci fi, artstation")
+    assert "is the lighthouse sci fi?" in qs
+    # a resolution or a site's name stays the picture's
+    assert not any(q.startswith("is the tram 8k") for q in _questions("an old tram on a bridge, steampunk, 8k"))
+
+
+def test_what_a_participle_covers_a_thing_with_is_no_subject_of_a_tag():
+    # before: "is the snow detailed?"
+    qs = _questions("a wooden cabin covered in snow, cozy, detailed")
+    assert "is the cabin detailed?" in qs and "is the snow detailed?" not in qs
+    qs = _questions("a fox wrapped in fog, twisted, eerie")
+    assert "is the fox twisted?" in qs and "is the fog twisted?" not in qs

@@ -560,6 +560,9 @@ class _AttributesReader(_ReferentsReader):
                     self.add_attr(self.nouns[thing.i], part, "had", words[0].i)
                 continue
             lone = len(words) == 1 and words[0].is_lower and ADJECTIVE_ENDING.fullmatch(words[0].lower_) is not None
+            # "a fox in the snow, occult", "..., sci fi, artstation": a genre's name set off as a tag describes as a
+            # describing word does ("is the fox occult?"), though the tagger reads it as a noun or a name
+            lone = lone or " ".join(t.lower_ for t in words) in self.lex["genre_tags"]
             if not content or not (lone or all(t.tag_ in describing or t.lower_ in colours for t in words)):
                 continue
             if len(content) == 1 and _in(content[0], self.lex["style_had"]):
@@ -594,8 +597,16 @@ class _AttributesReader(_ReferentsReader):
                 thing = owner
         # "a cabin in the woods, cozy", "a knight in shining armor, hyper-realistic": a place hung on a thing is no subject
         # of a tag; the thing it is the place of is ("is the cabin cozy?", not "are the woods cozy?")
-        while thing.dep_ == "pobj" and thing.head.dep_ == "prep" and thing.head.lower_ not in ("of", "with") and thing.head.head.i in self.nouns:
-            thing = thing.head.head
+        while thing.dep_ == "pobj" and thing.head.dep_ == "prep" and thing.head.lower_ not in ("of", "with"):
+            held = thing.head.head
+            if held.i in self.nouns:
+                thing = held
+            elif held.tag_ == "VBN" and held.dep_ == "acl" and held.head.i in self.nouns:
+                # "a cat shrouded in smoke whisps, ..., twisted", "a girl covered in flowers, ethereal": what a past
+                # participle covers or surrounds a thing with is no subject of a tag; the thing it describes is
+                thing = held.head
+            else:
+                break
         if thing.pos_ == "PROPN" and (thing.text[:1].isupper() or thing.ent_type_) or thing.ent_type_ in ("PERSON", "GPE", "ORG", "WORK_OF_ART"):
             return None  # a name has no look of a tag ("a view of Évora, hyperealistic": the picture is, not "is Évora ...?")
         acts = self.lex["acts"].get(_lemma(thing.head), ())
