@@ -34,3 +34,10 @@ def test_what_a_participle_covers_a_thing_with_is_no_subject_of_a_tag():
     assert "is the cabin detailed?" in qs and "is the snow detailed?" not in qs
     qs = _questions("a fox wrapped in fog, twisted, eerie")
     assert "is the fox twisted?" in qs and "is the fog twisted?" not in qs
+
+
+def test_a_describing_word_and_noun_naming_one_kind_stay_one_name():
+    # only-describing words that with their noun name one kind of thing (adjective_names): one thing, no look
+    qs = _questions("a tidal wave approaching a coastal road")
+    assert "is there a tidal wave?" in qs and "is the wave tidal?" not in qs
+    assert "is there outer space?" in _questions("a rocket in outer space")
