@@ -41,3 +41,14 @@ def test_a_describing_word_and_noun_naming_one_kind_stay_one_name():
     qs = _questions("a tidal wave approaching a coastal road")
     assert "is there a tidal wave?" in qs and "is the wave tidal?" not in qs
     assert "is there outer space?" in _questions("a rocket in outer space")
+
+
+def test_a_style_written_before_a_name_is_one_describing_word():
+    # before: "is there a style living room?" (the "Victorian" lost)
+    qs = _questions("a Victorian style living room with a fireplace")
+    assert "is there a Victorian-style living room?" in qs and not any("style living room" in q for q in qs)
+    qs = _questions("A row of Gothic style churches by a river.")
+    assert "are there Gothic-style churches?" in qs and "are there style churches?" not in qs
+    # the picture's style, and "style" as a verb, are read as before
+    assert "is this a van gogh style painting?" in _questions("a van gogh style painting of a cat")
+    assert "is the image in the victorian style?" in _questions("a house in the Victorian style")

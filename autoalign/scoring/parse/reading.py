@@ -58,6 +58,9 @@ _STOCK_ID = re.compile(r"(?<=\w)\s*[-–]\s*\d{5,}\b")  # "Stock Vector - 397610
 # "close up" written as two words before "of" or a frame noun: one word, the picture's frame
 _CLOSE_UP = re.compile(r"\b(close)[ ](up)(?=\s+(?:of|shot|photo|photograph|picture|image|view|portrait|shots|photos)\b)", re.I)
 # a resolution ("8k", "4 k", "1080p", "uhd") right after a word of a name, ending the phrase or the prompt
+# "a Victorian style living room", "disney style character": a style written apart before a thing's name (a word, "style",
+# a word that is no stop word), joined as if hyphenated (_join_style)
+_STYLE_BEFORE = re.compile(r"\b([A-Za-z][\w-]*) style (?=([A-Za-z]+)\b)", re.I)
 _GLUED_RESOLUTION = re.compile(r"(?<=[a-z])(\s+)(\d{1,2}\s?k|\d{3,4}p|u?hd)(?=\s*(?:[,.;|]|$)|\s+[a-z]+\s*(?:[,.;|]|$))", re.I)
 
 
@@ -272,6 +275,26 @@ def _join_prefixed_looks(text: str, lex, model: str) -> str:
     return prefixed.sub(join, text)
 
 
+def _join_style(text: str, lex, model: str) -> str:
+    """ "a Victorian style living room", "Gothic style buildings", "disney style character": a style written apart before a
+    thing's name is one describing word of that thing, as if hyphenated ("is there a Victorian-style living room?"), not a
+    "style living room" whose "Victorian" is lost; not after a stop word ("in style", "the style") nor before one ("the
+    style of ...", "pixar style, 3d"), nor before a picture's name ("a van gogh style painting": the picture's style)."""
+    stop = load_spacy(model).Defaults.stop_words
+
+    def join(m: re.Match) -> str:
+        before, after = m.group(1).lower(), m.group(2).lower()
+        if before in stop or after in stop or after in lex["frame_nouns"] or singular(after) in lex["frame_nouns"]:
+            return m.group(0)
+        words = text[: m.start()].split()
+        previous = words[-1:] if len(words) > 1 and not words[-2].endswith((".", "!", "?")) else []  # (not a sentence's first)
+        if previous and previous[0][:1].isupper() and m.group(1)[:1].isupper() and previous[0].lower() not in stop:
+            return m.group(0)  # ("a Van Gogh style field": a name of two words, left as read)
+        return f"{m.group(1)}-style "
+
+    return _STYLE_BEFORE.sub(join, text)
+
+
 def _set_off_text(doc, index: int, lex) -> bool:
     """Whether the thing at ``index`` is a text (``text_nouns``) after a "with" set off by a comma."""
     tok = doc[index]
@@ -348,6 +371,9 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
         text = _quote_unquoted_text(text, lex)
     with salvage("joining prefixed looks", text):
         text = _join_prefixed_looks(text, lex, model)
+    if " style " in text.lower():
+        with salvage("joining a style before a name", text):
+            text = _join_style(text, lex, model)
     try:
         doc = parse_with_stand_ins(nlp, text)
     except Exception as exc:  # e.g. a text over spaCy's max_length: nothing to read
