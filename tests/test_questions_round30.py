@@ -52,3 +52,15 @@ def test_a_style_written_before_a_name_is_one_describing_word():
     # the picture's style, and "style" as a verb, are read as before
     assert "is this a van gogh style painting?" in _questions("a van gogh style painting of a cat")
     assert "is the image in the victorian style?" in _questions("a house in the Victorian style")
+
+
+def test_a_day_of_the_week_or_the_month_of_an_act_is_not_asked():
+    # before: "is it september?", "is it a sunday morning?"
+    qs = _questions("smartphones launched in September")
+    assert "is it september?" not in qs and "are there smartphones?" in qs
+    assert not any("september" in q.lower() for q in qs)
+    qs = _questions("a farmers market on Sunday morning")
+    assert "is it morning?" in qs and not any("sunday" in q.lower() for q in qs)
+    # a time the picture shows, and the scene's month, are asked as before
+    assert "is it a cold winter night?" in _questions("a cabin on a cold winter night")
+    assert "is it december?" in _questions("a dog running in the snow in december")

@@ -111,7 +111,8 @@ class _FramesReader(_ReaderState):
         return False
 
     def _time(self, tok) -> None:
-        mods = [c for c in tok.children if c.dep_ in ("amod", "compound") and c.i < tok.i]
+        # ("Sunday morning": the morning shows, the day of the week does not; calendar_words)
+        mods = [c for c in tok.children if c.dep_ in ("amod", "compound") and c.i < tok.i and not (c.lower_ in self.lex["calendar_words"] and c.lower_.endswith("day"))]
         start = min([tok.i] + [t.i for m in mods for t in m.subtree])
         self._add_global(self.doc[start : tok.i + 1].text.lower(), "time", tok.i, countable=bool(mods))
 

@@ -90,6 +90,7 @@ def lexicon() -> dict[str, Any]:
     data["title_nouns"] = set(words["title_nouns"]["words"])
     data["adjective_names"] = set(words["adjective_names"]["words"])
     data["genre_tags"] = set(words["genre_tags"]["words"])
+    data["calendar_words"] = set(words["calendar_words"]["words"])
     headings = sorted(words["shop_headings"]["words"], key=len, reverse=True)
     # a heading that opens the prompt, before its colon ("favorites: ..."); the colon must be followed by more words
     last = "|".join(re.escape(h) for h in sorted(words["shop_headings"]["last_words"], key=len, reverse=True))

@@ -107,7 +107,8 @@ class _ThingsReader(_FramesReader):
                 continue
             lone = [tok] in self._fragments()  # "..., realistic, vibrant, twilight, octane": a fragment of its own
             if lem in lex["time_words"] and (tok.dep_ in ("pobj", "npadvmod", "ROOT") or lone) and (tok.dep_ != "pobj" or tok.head.lower_ in ("at", "during", "in", "on", "by")):
-                self._time(tok)
+                if not self._date_of_an_act(tok):
+                    self._time(tok)
                 continue
             named_place = lem in nt["position"] and any(c.pos_ == "NOUN" and not _in(c, nt["meta"]) for c in _compounds(tok))
             # "a red frame made of wood", "a golden frame": a frame or edge with a look or a material of its own is a thing
@@ -196,6 +197,18 @@ class _ThingsReader(_FramesReader):
         if colour.lemma_.lower() not in ("color", "colour") or colour.dep_ != "pobj" or colour.head.lower_ not in ("in", "by"):
             return None
         return colour.head
+
+    def _date_of_an_act(self, tok) -> bool:
+        """ "smartphones launched in September", "a market on Sunday": a day of the week, or a month that says when a thing
+        was done (hung on a past verb), is when it happened, which no picture shows; "a dog in the snow in december" is
+        the scene's month, asked ("is it december?")."""
+        lem = _lemma(tok)
+        if lem not in self.lex["calendar_words"]:
+            return False
+        if lem.endswith("day"):
+            return True
+        verb = tok.head.head if tok.dep_ == "pobj" else tok.head
+        return verb.tag_ in ("VBN", "VBD")
 
     def _named_site(self, tok) -> bool:
         """Whether ``tok`` is the name of a city, a country or a region (the tagger's entity type GPE, written with a
