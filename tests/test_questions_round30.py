@@ -64,3 +64,14 @@ def test_a_day_of_the_week_or_the_month_of_an_act_is_not_asked():
     # a time the picture shows, and the scene's month, are asked as before
     assert "is it a cold winter night?" in _questions("a cabin on a cold winter night")
     assert "is it december?" in _questions("a dog running in the snow in december")
+
+
+def test_a_quoted_text_a_doer_is_with_is_written_in_the_picture():
+    # before: "is the robot standing with the words?", "is the robot standing in the speech bubble?"
+    qs = _questions("a robot standing with the words 'hello world' in a speech bubble")
+    assert "is the robot standing with the words?" not in qs and "is the robot standing in the speech bubble?" not in qs
+    assert "are the words in the speech bubble?" in qs and 'is "hello world" written in the image?' in qs
+    qs = _questions("a green lizard sitting on a rock with the words 'stay calm' in a speech bubble")
+    assert "is the lizard sitting with the words?" not in qs and "is the lizard sitting on the rock?" in qs
+    # a sign with words keeps them
+    assert 'is "stop" written on the sign?' in _questions("a man holding a sign with the words 'stop'")

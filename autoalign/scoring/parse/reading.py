@@ -18,7 +18,7 @@ from autoalign.scoring.parse.lexicon import (
 )
 from autoalign.scoring.parse.mend import _join_hyphens, _join_participle_looks, _join_widths, _mend_parse
 from autoalign.scoring.parse.quotes import read_quotes
-from autoalign.scoring.parse.records import Attribute, GlobalTag, Noun, Parse
+from autoalign.scoring.parse.records import Attribute, GlobalTag, Noun, Parse, Quote, Relation
 from autoalign.scoring.parse.relations import _RelationsReader
 from autoalign.scoring.parse.salvage import salvage
 from autoalign.scoring.parse.stand_ins import parse_with_stand_ins
@@ -302,6 +302,33 @@ def _set_off_text(doc, index: int, lex) -> bool:
     return _in(tok, lex["text_nouns"]) and with_.lower_ == "with" and with_.i > 0 and doc[with_.i - 1].text == ","
 
 
+def _texts_with_a_doer(doc, relations: list[Relation], quotes: list[Quote], lex) -> list[Relation]:
+    """ "a robot standing with the words 'hello world' in a speech bubble": a quoted text (``text_nouns``) that a thing
+    doing something is "with" is written in the picture, nothing the thing does with it ("is the robot standing with the
+    words?"); a place right after the quote is the text's ("are the words in the speech bubble?", not "is the robot
+    standing in the speech bubble?")."""
+    out = list(relations)
+    for r in relations:
+        if r.kind != "verb" or not r.word.endswith(" with") or not _in(doc[r.obj], lex["text_nouns"]):
+            continue
+        end = doc[r.obj].idx + len(doc[r.obj].text)
+        quote = next((q for q in quotes if 0 <= q.char_start - end <= 1), None)
+        if quote is None:
+            continue
+        out.remove(r)
+        verb = r.word.split()[0]
+        for other in relations:
+            prep = doc[other.obj].head if other.obj < len(doc) else None
+            if other in out and other.subject == r.subject and other.kind == "verb" and other.word.split()[0] == verb and prep is not None \
+                    and prep.dep_ == "prep" and 0 <= prep.idx - quote.char_end <= 1:
+                placed = Relation(subject=r.obj, word=prep.lower_, obj=other.obj, kind="prep", start=r.obj, end=other.obj + 1)
+                if any(x.subject == placed.subject and x.obj == placed.obj and x.word == placed.word for x in out):
+                    out.remove(other)
+                else:
+                    out[out.index(other)] = placed
+    return out
+
+
 class _Reader(_ThingsReader, _AttributesReader, _RelationsReader):
     """One reading of one parse: things first, then their attributes, then the relations between them."""
 
@@ -425,6 +452,8 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
     # "the hubble telescope and the milky way, with the text '...'": a text set off by a comma is the picture's, not the
     # telescope's ("does the telescope have text?")
     relations = [r for r in relations if not (r.kind == "part" and _set_off_text(doc, r.obj, lex))]
+    with salvage("texts a doer is with", text):
+        relations = _texts_with_a_doer(doc, relations, quotes, lex)
     globals_ = reader.globals
     with salvage("tags that name a thing again", text):
         globals_ = _tags_naming_a_thing(doc, globals_, nouns)
