@@ -75,3 +75,13 @@ def test_a_quoted_text_a_doer_is_with_is_written_in_the_picture():
     assert "is the lizard sitting with the words?" not in qs and "is the lizard sitting on the rock?" in qs
     # a sign with words keeps them
     assert 'is "stop" written on the sign?' in _questions("a man holding a sign with the words 'stop'")
+
+
+def test_a_pronoun_after_a_sentence_about_a_body_part_is_the_posing_person():
+    # before: "They are leaning to the right" was asked of nobody
+    qs = _questions("Someone is in a wide stance. Left leg is far in front. They are leaning to the right.")
+    assert "is the person leaning to the right?" in qs and "is the leg leaning to the right?" not in qs
+    qs = _questions("The person is squatting. The left arm is raised. He is looking down.")
+    assert "is the person looking down?" in qs
+    # parts that are what "they" stands for stay the parts'
+    assert "are the arms close to the body?" in _questions("The arms are bent. They are close to the body.")

@@ -201,9 +201,19 @@ class _ReferentsReader(_ReaderState):
             about = self._previous_subject(root, (pron.lower_,))  # "... two birds. They are laying down. They are brown."
         elif about is None:
             about = root if root.i in self.nouns else next((t for t in before if t.i in self.nouns), None)
-        if about is None or self._part_for_owner(about, pron, own):
+        if about is None:
             return None
+        parts = self.lex["body_parts"]
+        part = _lemma(about) in parts or about.lower_ in parts
         one_person = pron.lower_ == "they" and self.nouns[about.i].lemma == "person"  # "Someone is ... They are leaning ...": singular "they"
-        if self.nouns[about.i].plural != (pron.lower_ == "they") and not one_person:
-            return None
+        if self._part_for_owner(about, pron, own) or self.nouns[about.i].plural != (pron.lower_ == "they") and not one_person:
+            # "Someone is in a wide stance. The left leg is far in front. They are leaning to the right.": after a sentence
+            # about a body part that cannot be "they" / "he" / "she", the pronoun is the person the pose is of, named
+            # before
+            return self._posing_person(own) if part else None
         return about
+
+    def _posing_person(self, verb):
+        """The one person named before ``verb``'s sentence (a thing of lemma "person": "someone", "the person"), or None."""
+        people = [i for i in self.nouns if i < verb.sent.start and self.nouns[i].lemma == "person" and not self.nouns[i].plural]
+        return self.doc[max(people)] if people else None
