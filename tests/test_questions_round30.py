@@ -85,3 +85,11 @@ def test_a_pronoun_after_a_sentence_about_a_body_part_is_the_posing_person():
     assert "is the person looking down?" in qs
     # parts that are what "they" stands for stay the parts'
     assert "are the arms close to the body?" in _questions("The arms are bent. They are close to the body.")
+
+
+def test_a_style_hung_on_a_thing_is_that_things_style_too():
+    # before: only "is the image in the style of moebius?"
+    qs = _questions("a futuristic white laboratory in the style of moebius")
+    assert "is the laboratory in the style of moebius?" in qs and "is the image in the style of moebius?" in qs
+    # not of a place the tagger hung it on
+    assert "is the hill in the style of monet?" not in _questions("a castle on a hill in the style of monet")

@@ -94,6 +94,8 @@ class _AttributesReader(_ReferentsReader):
                 elif c.dep_ == "poss" and c.pos_ in ("NOUN", "PROPN") and any(a.dep_ == "det" and a.lower_ in ("a", "an") for a in c.children):
                     # "a kid's bedroom": what kind of bedroom (asked "is the bedroom a kid's bedroom?"); the kid is asked too
                     self.add_attr(noun, f"{_phrase(c).lower()}'s", "owner", c.i)
+                elif c.dep_ == "prep" and c.lower_ == "in" and self._style_of_thing(noun, c):
+                    pass
                 elif c.dep_ == "prep" and c.lower_ == "in":
                     self._in_colours(noun, c)
                 elif c.dep_ == "prep" and c.lower_ == "with" and any(_lemma(p) in ("color", "colour") for p in c.children if p.dep_ == "pobj"):
@@ -490,6 +492,23 @@ class _AttributesReader(_ReferentsReader):
         for t in first:
             out += [c for c in t.conjuncts if c.i in self.nouns and c not in out]
         return out
+
+    def _style_of_thing(self, noun: Noun, prep) -> bool:
+        """ "a futuristic laboratory in the style of moebius": a style hung on a thing (not on a picture word) is that
+        thing's style too ("is the laboratory in the style of moebius?"), as "painted by" names a thing's artist; it stays
+        the picture's style ("is the image in the style of moebius?")."""
+        pobj = next((c for c in prep.children if c.dep_ == "pobj"), None)
+        if pobj is None or _lemma(pobj) != "style":
+            return False
+        tok = self.doc[noun.index]
+        if tok.dep_ == "pobj" and tok.head.lower_ != "of":
+            return False  # ("a castle on a hill in the style of monet": a place the tagger hung it on, not the subject)
+        tag = next((g for g in self.globals if g.kind == "style" and g.index == pobj.i and g.value.startswith("style of ")), None)
+        if tag is None:
+            return False
+        name = tag.value[len("style of "):]
+        self.add_attr(noun, name, "style", pobj.i, phrase=f"in the style of {name}")
+        return True
 
     def _made_by(self, noun: Noun, verb) -> bool:
         """ "clown girl, gothic, painted by francis bacon, adrian ghenie and james jean": the artists of a participle of
