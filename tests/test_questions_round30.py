@@ -93,3 +93,14 @@ def test_a_style_hung_on_a_thing_is_that_things_style_too():
     assert "is the laboratory in the style of moebius?" in qs and "is the image in the style of moebius?" in qs
     # not of a place the tagger hung it on
     assert "is the hill in the style of monet?" not in _questions("a castle on a hill in the style of monet")
+
+
+def test_a_describing_past_form_between_two_bare_nouns_is_a_look():
+    # before: "does the kitchen tile the backsplash?"
+    qs = _questions("kitchen tiled backsplash with white cabinets")
+    assert "is the kitchen backsplash tiled?" in qs and not any(q.startswith("does the kitchen tile") for q in qs)
+    qs = _questions("brick lined path through a garden")
+    assert "is the brick path lined?" in qs and "is the brick path through the garden?" in qs
+    # a verb things do to things, or one of making, is read as before
+    assert "does the dog chase the cat?" in _questions("dog chased cat")
+    assert "does the man paint the fence?" in _questions("Man painted fence.")

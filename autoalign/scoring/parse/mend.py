@@ -595,6 +595,34 @@ def _mend_noun_read_as_final_past(doc, model: str) -> None:
         _put_back(doc, saved)
 
 
+def _mend_look_between_nouns(doc, lex, model: str) -> None:
+    """ "kitchen tiled backsplash", "brick lined path through a garden": a sentence that opens with a bare noun, then a
+    past form that WordNet also lists as a describing word ("tiled", "lined", "paneled"), then a bare noun, is a title of
+    one thing with its look ("is the kitchen backsplash tiled?"), not the first thing doing something to the second
+    ("does the kitchen tile the backsplash?"); a verb things do to things (``relation_verbs``: "dog chased cat"), a verb of
+    making ("Artist painted mural") and a past form that is no describing word are left as read."""
+    for sent in doc.sents:
+        verb = sent.root
+        if verb.tag_ not in ("VBD", "VBN") or not verb.lower_.endswith("ed") or verb.i == sent.start or verb.i + 1 >= sent.end:
+            continue
+        first, obj = doc[verb.i - 1], doc[verb.i + 1]
+        if first.i != sent.start or first.pos_ != "NOUN" or first.head.i != verb.i or obj.pos_ != "NOUN" or obj.dep_ != "dobj" or obj.head.i != verb.i:
+            continue
+        makes = lex["making_verbs"] | {"paint", "draw", "write", "sketch", "print"}  # ("Artist painted mural": a doer's act)
+        if any(c.dep_ == "det" for c in (*first.children, *obj.children)) or verb.lemma_.lower() in lex["relation_verbs"] | makes:
+            continue
+        if verb.lower_ not in _lemma_index(model).get("adj", ()):
+            continue
+        saved = _saved(doc, tags=True)
+        for c in list(verb.children):
+            if c.i not in (first.i, obj.i):
+                c.head = obj
+        obj.head, obj.dep_ = obj, "ROOT"
+        verb.head, verb.dep_, verb.tag_, verb.pos_ = obj, "amod", "VBN", "ADJ"
+        first.head, first.dep_ = obj, "compound"
+        _put_back(doc, saved)
+
+
 def _mend_adjective_on_verb(doc) -> None:
     """ "cute girl smiling while crying": a describing word hung on the verb after the thing it stands before (the thing
     the verb's subject) describes the thing."""
@@ -1361,6 +1389,7 @@ def _mend_parse(doc, lex, model: str):
         ("colours before a describing participle", lambda: _mend_colour_before_look(doc, lex)),
         ("looks of things split by a count", lambda: _mend_split_look(doc, lex)),
         ("verbs of relation lists read as names", lambda: _mend_listed_verb(doc, lex)),
+        ("looks between two nouns read as a verb", lambda: _mend_look_between_nouns(doc, lex, model)),
         ("listed places", lambda: _mend_listed_place(doc, lex)),
         ("split names", lambda: _mend_split_name(doc, lex, model)),
         ("pronoun nouns", lambda: _mend_pronoun_noun(doc, lex)),
