@@ -104,3 +104,15 @@ def test_a_describing_past_form_between_two_bare_nouns_is_a_look():
     # a verb things do to things, or one of making, is read as before
     assert "does the dog chase the cat?" in _questions("dog chased cat")
     assert "does the man paint the fence?" in _questions("Man painted fence.")
+
+
+def test_a_part_after_a_place_with_a_pose_of_its_own_does_that_pose():
+    # before: "are the legs bent at the arms?", "are the legs raised?"; "is the knee hunched?"
+    qs = _questions("legs bent at the knees and arms raised")
+    assert "are the arms raised?" in qs and "are the legs bent at the knees?" in qs
+    assert "are the legs bent at the arms?" not in qs and "are the legs raised?" not in qs
+    qs = _questions("person bent at knee and body hunched over")
+    assert "is the body hunched?" in qs and "is the knee hunched?" not in qs
+    # parts listed before one pose share it
+    qs = _questions("arms and legs crossed")
+    assert "are the arms crossed?" in qs and "are the legs crossed?" in qs

@@ -623,6 +623,34 @@ def _mend_look_between_nouns(doc, lex, model: str) -> None:
         _put_back(doc, saved)
 
 
+def _mend_part_after_place_with_own_pose(doc, lex) -> None:
+    """ "legs bent at the knees and arms raised", "bent at knee and body hunched over": a body part read as a second
+    object of a place ("at the knees and arms") that has a pose word of its own right after it begins a clause of its own:
+    the part does the pose ("are the arms raised?", "is the body hunched?"), not "are the legs bent at the arms?", "is the
+    knee hunched?"."""
+    parts = lex["body_parts"]
+    for part in doc:
+        place = part.head
+        if part.dep_ != "conj" or not (_lemma(part) in parts or part.lower_ in parts) or place.dep_ != "pobj":
+            continue
+        if not (_lemma(place) in parts or place.lower_ in parts) or place.head.dep_ != "prep" or part.i + 1 >= len(doc):
+            continue
+        pose = doc[part.i + 1]
+        if pose.tag_ not in ("VBN", "VBD") or pose.head.i not in (place.i, part.i, place.head.head.i):
+            continue
+        verb = place.head.head
+        if verb.pos_ not in ("VERB", "ADJ", "AUX") or verb.i > part.i:
+            continue
+        saved = _saved(doc)
+        if pose.head.i != verb.i:
+            pose.head, pose.dep_ = verb, "conj"
+        part.head, part.dep_ = pose, "nsubj"
+        for c in list(part.children):
+            if c.dep_ == "cc":
+                c.head = verb
+        _put_back(doc, saved)
+
+
 def _mend_adjective_on_verb(doc) -> None:
     """ "cute girl smiling while crying": a describing word hung on the verb after the thing it stands before (the thing
     the verb's subject) describes the thing."""
@@ -1390,6 +1418,7 @@ def _mend_parse(doc, lex, model: str):
         ("looks of things split by a count", lambda: _mend_split_look(doc, lex)),
         ("verbs of relation lists read as names", lambda: _mend_listed_verb(doc, lex)),
         ("looks between two nouns read as a verb", lambda: _mend_look_between_nouns(doc, lex, model)),
+        ("parts after a place with a pose of their own", lambda: _mend_part_after_place_with_own_pose(doc, lex)),
         ("listed places", lambda: _mend_listed_place(doc, lex)),
         ("split names", lambda: _mend_split_name(doc, lex, model)),
         ("pronoun nouns", lambda: _mend_pronoun_noun(doc, lex)),
