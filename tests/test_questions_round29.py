@@ -174,8 +174,8 @@ def test_a_name_of_a_describing_word_and_a_noun_is_one_thing():
 
 
 def test_a_noun_after_an_article_and_a_look_is_no_past_verb():
-    qs = _questions("a single rose in a vase")
-    assert "is there a rose?" in qs and "is the rose in the vase?" in qs
+    qs = _questions("a single rose in a vase")  # (round 30: "single" stays in the name)
+    assert "is there a single rose?" in qs and "is the single rose in the vase?" in qs
     qs = _questions("a white rose and a red carnation")
     assert "is the rose white?" in qs and "is there a white?" not in qs
     assert "does the sun rise over the hills?" in _questions("The sun rose over the hills")

@@ -116,3 +116,14 @@ def test_a_part_after_a_place_with_a_pose_of_its_own_does_that_pose():
     # parts listed before one pose share it
     qs = _questions("arms and legs crossed")
     assert "are the arms crossed?" in qs and "are the legs crossed?" in qs
+
+
+def test_single_stays_in_the_name_and_is_no_look():
+    # before: "is the cloud single?"; "a single red rose" asked nothing of a rose ("is there a single red?")
+    qs = _questions("a single cloud in a blue sky")
+    assert "is there a single cloud?" in qs and "is the cloud single?" not in qs
+    qs = _questions("a single red rose in a vase")
+    assert "is there a single rose?" in qs and "is the single rose red?" in qs and "is the single rose in the vase?" in qs
+    assert not any("single red" in q for q in qs)
+    # a verb "rose" is read as before
+    assert "does the sun rise over the hills?" in _questions("The sun rose over the hills")

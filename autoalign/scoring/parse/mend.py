@@ -935,30 +935,41 @@ def _mend_adjective_name(doc, lex) -> None:
     """ "a hot dog on a plate", "the milky way over a lake": a describing word and a noun that together name one kind of
     thing (``adjective_names``) are one name ("is there a hot dog?"), the describing word no look ("is the dog hot?")."""
     for adj in doc:
+        noun = adj.head
+        # "a single cloud in the sky", "a single red rose": "single" says how many, no look ("is the cloud single?"); it
+        # stays in the name ("is there a single cloud?"), as DSG's annotators keep it
+        single = adj.lower_ == "single" and adj.dep_ == "amod" and noun.tag_ in ("NN", "NNP") and noun.i > adj.i and all(
+            t.head.i == noun.i and t.dep_ in ("amod", "compound") for t in doc[adj.i + 1 : noun.i])
+        if single:
+            adj.dep_, adj.pos_, adj.tag_ = "compound", "NOUN", "NN"
+            continue
         if adj.dep_ != "amod" or adj.head.i != adj.i + 1 or adj.head.pos_ not in ("NOUN", "PROPN"):
             continue
-        noun = adj.head
         if not adjective_name(adj.lower_, noun.lower_, lex):
             continue
         adj.dep_, adj.pos_, adj.tag_ = "compound", "NOUN", "NN"
 
 
-def _mend_noun_after_look_read_as_past(doc, model: str) -> None:
-    """ "a single rose in a vase": a past verb whose subject is a describing word opened by an article ("a single",
-    "the red") is a noun of that phrase (the rose), when it reads as a noun alone: an article and a describing word
-    open a noun phrase, never a sentence."""
+def _mend_noun_after_look_read_as_past(doc, lex, model: str) -> None:
+    """ "a single rose in a vase", "a single red rose": a past verb whose subject is a describing word opened by an
+    article ("a single", "the red", "a single red") is a noun of that phrase (the rose), when it reads as a noun alone: an
+    article and describing words open a noun phrase, never a sentence."""
     for tok in doc:
         if tok.tag_ != "VBD" or tok.dep_ != "ROOT" or tok.i < 2:
             continue
         look = doc[tok.i - 1]
-        if look.tag_ != "JJ" or look.dep_ != "nsubj" or look.head.i != tok.i or doc[tok.i - 2].lower_ not in ("a", "an", "the"):
+        first = tok.i - 1  # ("a single red rose": every describing word after the article)
+        while first - 1 > 0 and doc[first - 1].tag_ == "JJ":
+            first -= 1
+        if not (look.tag_ == "JJ" or look.lower_ in lex["colors"] and first < tok.i - 1) or look.dep_ != "nsubj" or look.head.i != tok.i or doc[first - 1].lower_ not in ("a", "an", "the"):
             continue
         if any(c.dep_ in ("dobj", "attr", "aux", "auxpass", "acomp", "xcomp", "ccomp") for c in tok.children) or not _reads_as_noun(tok.lower_, model):
             continue
         saved = _saved(doc, tags=True)
         tok.pos_, tok.tag_, tok.lemma_ = "NOUN", "NN", tok.lower_
-        _rehang(look, tok, "amod")
-        _rehang(doc[tok.i - 2], tok, "det")
+        for word in doc[first : tok.i]:
+            _rehang(word, tok, "amod")
+        _rehang(doc[first - 1], tok, "det")
         _put_back(doc, saved)
 
 
@@ -1407,8 +1418,8 @@ def _mend_parse(doc, lex, model: str):
         ("frames read as participles", lambda: _mend_frame_participle(doc, lex)),
         ("film stills read as adverbs", lambda: _mend_film_still(doc, lex)),
         ("participles after made of", lambda: _mend_made_of_participle(doc, lex)),
+        ("nouns after an article and a look read as past verbs", lambda: _mend_noun_after_look_read_as_past(doc, lex, model)),
         ("names of a describing word and a noun", lambda: _mend_adjective_name(doc, lex)),
-        ("nouns after an article and a look read as past verbs", lambda: _mend_noun_after_look_read_as_past(doc, model)),
         ("places after upside down", lambda: _mend_upside_down_place(doc)),
         ("pictures read as the doer of an -ing verb", lambda: _mend_frame_read_as_doer(doc, lex)),
         ("places read as a picture word's modifier", lambda: _mend_place_read_as_frame_modifier(doc, lex)),
