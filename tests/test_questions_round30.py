@@ -1,5 +1,10 @@
 """Issue 39, round 30: rules of English for whole classes of prompts, each checked on prompts written for these tests
-(none taken from a DSG file): a word that is only ever a describing word is a look, never part of a name."""
+(none taken from a DSG file): a word that is only ever a describing word is a look, never part of a name; a genre set
+off as a tag, and a style hung on a thing, describe that thing; what a participle covers a thing with is no subject of a
+tag; a style written apart before a name is one describing word; days of the week and months of an act are asked
+nowhere; a quoted text a doer is "with" is the picture's; "they" after a sentence about a body part is the posing person;
+a describing past form between two bare nouns is a look; a part after a place with a pose of its own does that pose;
+"single" stays in the name. All fail at the start of the round (80f5a63)."""
 
 from __future__ import annotations
 
