@@ -132,3 +132,13 @@ def test_single_stays_in_the_name_and_is_no_look():
     assert not any("single red" in q for q in qs)
     # a verb "rose" is read as before
     assert "does the sun rise over the hills?" in _questions("The sun rose over the hills")
+
+
+def test_a_pose_word_with_its_place_is_one_relation():
+    # before: "are the arms parallel?" (the floor lost)
+    qs = _questions("the arms are parallel to the floor")
+    assert "are the arms parallel to the floor?" in qs and "are the arms parallel?" not in qs
+    qs = _questions("left arm parallel to the ground, right arm bent")
+    assert "is the left arm parallel to the ground?" in qs and "is the right arm bent?" in qs
+    # a pose word said with no place is asked as before
+    assert "are the knees parallel?" in _questions("The poser has both knees parallel with the floor.")

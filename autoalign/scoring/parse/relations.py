@@ -70,6 +70,11 @@ class _RelationsReader(_ReferentsReader):
             words = f"{lead.lower_} {words}"  # "held level with the shoulder", "parallel to the floor": the place is said by both
             if anchor.i == lead.i:  # "with the hand level with the head": the hand is level with it
                 anchor = next((c for c in lead.children if c.dep_ == "compound" and c.i in self.nouns), anchor)
+            if anchor.i == lead.i and (lead.dep_ in ("acomp", "oprd") and lead.head.pos_ in ("VERB", "AUX") or lead.dep_ in ("amod", "oprd") and lead.head.i in self.nouns):
+                # "the arms are parallel to the floor", "arms parallel to the floor": said of the verb's subject, or of the
+                # thing the word describes, as "close to" is ("are the arms parallel to the floor?", not "are the arms
+                # parallel?")
+                anchor = lead.head
         if obj.i in self.misread_verbs:
             obj = self.doc[self.misread_verbs[obj.i]]  # "with an umbrella walks": with the umbrella
         if tok.lower_ == "with" and anchor.dep_ == "dobj" and anchor.head.pos_ == "VERB" and _lemma(obj) in lex["tools"]:
