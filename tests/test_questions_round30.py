@@ -4,7 +4,7 @@ off as a tag, and a style hung on a thing, describe that thing; what a participl
 tag; a style written apart before a name is one describing word; days of the week and months of an act are asked
 nowhere; a quoted text a doer is "with" is the picture's; "they" after a sentence about a body part is the posing person;
 a describing past form between two bare nouns is a look; a part after a place with a pose of its own does that pose;
-"single" stays in the name. All fail at the start of the round (80f5a63)."""
+"single" stays in the name; a pose word with its place is one relation. All fail at the start of the round (80f5a63)."""
 
 from __future__ import annotations
 

@@ -456,10 +456,11 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
         relations = _texts_with_a_doer(doc, relations, quotes, lex)
     # "arms parallel to the floor": a pose word said with its place in a relation ("are the arms parallel to the floor?")
     # is not asked again alone ("are the arms parallel?")
-    poses = lex["pose_prepositions"]
-    for n in nouns:
-        said = {r.word.split()[0] for r in relations if r.subject == n.index and len(r.word.split()) > 1}
-        n.attrs = [a for a in n.attrs if not (a.value in poses and a.value in said)]
+    with salvage("pose words said with their place", text):
+        poses = lex["pose_prepositions"]
+        for n in nouns:
+            said = {r.word.split()[0] for r in relations if r.subject == n.index and len(r.word.split()) > 1}
+            n.attrs = [a for a in n.attrs if not (a.value in poses and a.value in said)]
     globals_ = reader.globals
     with salvage("tags that name a thing again", text):
         globals_ = _tags_naming_a_thing(doc, globals_, nouns)
