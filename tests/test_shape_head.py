@@ -105,6 +105,28 @@ def test_the_segformer_grounder_reads_shapes_through_its_head(grounder_copy):
     assert [len(g.boxes) for g in drop.ground([scene], ["red circle", "blue square"])[0]] == [0, 0]
 
 
+def test_head_score_scores_a_shape_the_head_names_by_the_head(grounder_copy):
+    """``head_score = 1``: an instance whose shape the head names is scored by the head's probability of that shape
+    times the colour's mean probability; by default it keeps the pixels' score, which belongs to their own shape."""
+    from autoalign.models.grounder import SegformerGrounder
+
+    scene = draw(Scene([Obj("circle", "red", "big", 16, 16)]))
+    pixels = SegformerGrounder(RoleSpec("segformer", str(grounder_copy), options={"shape_head": 0}), CPU)
+    (inst,) = pixels.read_instances([scene])[0]
+    assert inst["labels"] == {"circle", "red"} and inst["score"] > 0.9  # the pixels are sure of a red circle
+
+    head = _always("square", grounder_copy)
+    head.save(grounder_copy)
+    p_square = float(head.predict_proba(shape_head.features(inst["mask"], inst["p_shape"])[None])[0, LABELS.index("square")])
+    by_pixels = SegformerGrounder(RoleSpec("segformer", str(grounder_copy)), CPU)
+    by_head = SegformerGrounder(RoleSpec("segformer", str(grounder_copy), options={"head_score": 1}), CPU)
+    (old,) = by_pixels.ground([scene], ["red square"])[0][0].boxes
+    (new,) = by_head.ground([scene], ["red square"])[0][0].boxes
+    assert old.score == pytest.approx(inst["score"])  # the circle's probability, reported for a square
+    assert new.score == pytest.approx(p_square * inst["p_color"], rel=1e-5)
+    assert new.score != pytest.approx(old.score)
+
+
 def test_the_recipe_labels_generated_instances_by_the_world_s_reading(grounder_copy, tmp_path, monkeypatch):
     from autoalign.world.training import train_grounder
 

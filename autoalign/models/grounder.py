@@ -30,7 +30,9 @@ share one code path):
   and optionally a colour. ``world:grounder`` is such a model (:mod:`autoalign.world.training.train_grounder`).
   A folder that also holds a shape head (:mod:`autoalign.models.shape_head`, round 28; the committed weights have one
   since round 29) names each instance's shape from its whole mask instead of the pixels' majority vote (option
-  ``shape_head = 0``: the majority vote, whatever the folder holds).
+  ``shape_head = 0``: the majority vote, whatever the folder holds). With ``head_score = 1`` such an instance's score
+  is the head's probability of the shape it names times the colour's mean probability, the confidence of the
+  reading it reports (0: the majority shape's mean probability times the colour's, whichever shape the head names).
 """
 
 from __future__ import annotations
@@ -227,8 +229,10 @@ class SegformerGrounder(TransformersGrounder):
     default_model = None
     OPTIONS = {"threshold": (0.3, 0.0, 1.0), "min_area": (0.003, 0.0, 1.0)}  # min_area: a fraction of the image
     # drop_blobs = 1: an instance the shape head (when the model has one) calls a blob or no object is not read at all;
-    # shape_head = 0: the folder's shape head is not used (each instance keeps the pixels' majority shape)
-    INT_OPTIONS = {**TransformersGrounder.INT_OPTIONS, "drop_blobs": (0, 0, 1), "shape_head": (1, 0, 1)}
+    # shape_head = 0: the folder's shape head is not used (each instance keeps the pixels' majority shape);
+    # head_score = 1: a shape the head names is scored by the head (module docstring)
+    INT_OPTIONS = {**TransformersGrounder.INT_OPTIONS, "drop_blobs": (0, 0, 1), "shape_head": (1, 0, 1),
+                   "head_score": (0, 0, 1)}
     _head: Any = None
 
     def _load_model(self, path: str) -> tuple[Any, Any]:
@@ -302,9 +306,10 @@ class SegformerGrounder(TransformersGrounder):
                     continue
                 s = int(np.bincount(shape_lab[mask], minlength=len(shape_ids))[1:].argmax()) + 1
                 k = int(np.bincount(color_lab[mask], minlength=len(color_ids)).argmax())
-                score = float(p_shape[s][mask].mean() * p_color[k][mask].mean())
-                found.append({"labels": {config.id2label[shape_ids[s]], config.id2label[color_ids[k]]},
-                              "mask": mask, "score": score, "p_shape": [float(p[mask].mean()) for p in p_shape[1:]]})
+                color = float(p_color[k][mask].mean())
+                found.append({"labels": {config.id2label[shape_ids[s]], config.id2label[color_ids[k]]}, "mask": mask,
+                              "score": float(p_shape[s][mask].mean()) * color, "p_color": color,
+                              "p_shape": [float(p[mask].mean()) for p in p_shape[1:]]})
             if self._head is not None:
                 found = self._head_shapes(found, {config.id2label[i] for i in shape_ids[1:]})
         else:
@@ -329,11 +334,16 @@ class SegformerGrounder(TransformersGrounder):
 
         from autoalign.models.shape_head import features
 
-        names = self._head.predict(np.stack([features(f["mask"], f["p_shape"]) for f in found])) if found else []
+        if not found:
+            return []
+        probs = self._head.predict_proba(np.stack([features(f["mask"], f["p_shape"]) for f in found]))
         kept = []
-        for f, name in zip(found, names):
+        for f, p in zip(found, probs):
+            name = self._head.labels[int(p.argmax())]
             if name in shape_names:
                 f["labels"] = (f["labels"] - shape_names) | {name}
+                if self.opts["head_score"]:
+                    f["score"] = float(p.max()) * f["p_color"]
             elif self.opts["drop_blobs"]:
                 continue
             kept.append(f)

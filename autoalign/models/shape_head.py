@@ -48,19 +48,23 @@ def build(n_features: int, n_labels: int, width: int):
 
 
 class ShapeHead:
-    """A trained head: :meth:`predict` names each instance's label."""
+    """A trained head: :meth:`predict` names each instance's label, :meth:`predict_proba` gives its softmax."""
 
     def __init__(self, net: Any, mean: np.ndarray, std: np.ndarray, labels: Sequence[str]):
         self.net, self.mean, self.std, self.labels = net.eval(), mean.astype(np.float32), std.astype(np.float32), list(labels)
 
-    def predict(self, rows: np.ndarray) -> list[str]:
+    def predict_proba(self, rows: np.ndarray) -> np.ndarray:
+        """One row per instance: the probability of each of :attr:`labels`."""
         import torch
 
         if len(rows) == 0:
-            return []
+            return np.zeros((0, len(self.labels)), dtype=np.float32)
         x = torch.from_numpy(((np.asarray(rows, dtype=np.float32) - self.mean) / self.std).astype(np.float32))
         with torch.inference_mode():
-            return [self.labels[int(k)] for k in self.net(x).argmax(1)]
+            return self.net(x).softmax(1).numpy()
+
+    def predict(self, rows: np.ndarray) -> list[str]:
+        return [self.labels[int(k)] for k in self.predict_proba(rows).argmax(1)]
 
     def save(self, folder: Path) -> None:
         import torch
