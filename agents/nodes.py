@@ -183,7 +183,8 @@ def detect(state: LoopState, runtime: Any) -> dict[str, Any]:
     else:
         mismatches = _observe(ctx, _load(ctx, best.path), state["prompt"], best.card, meter)
     stop = policy.should_stop(
-        int(state.get("round", 0)), int(state.get("rounds_without_gain", 0)), best.card, mismatches, ctx.config.loop
+        int(state.get("round", 0)), int(state.get("rounds_without_gain", 0)), best.card, mismatches, ctx.config.loop,
+        threshold=policy.threshold_for(ctx.config, state["prompt"]),
     )
     return {"mismatches": [m.to_dict() for m in mismatches], "mismatches_for": best.path, "stop_reason": stop,
             **meter.update()}

@@ -124,6 +124,9 @@ class LoopSettings:
     # which edits are kept: "strict" (policy.judge_edit: something fixed, nothing new) or "fewer_errors" (with the
     # grounded pass deciding, also an edit whose grounded layout has fewer object errors, new triplets or not)
     accept: str = "strict"
+    # false: a prompt naming a pair the preset's vocabulary marks unseen (autoalign.vocabulary.unseen_phrases) has no
+    # score threshold; its judge's models never saw the pair, so the detectors alone decide (policy.threshold_for)
+    unseen_gate: bool = True
 
     def validate(self) -> None:
         # the numeric fields' bounds are declared with the settings (autoalign.settings.check_config)

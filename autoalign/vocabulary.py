@@ -7,7 +7,10 @@ the shapes world's): ``shapes`` (the things), ``colors``, ``sizes``, ``counts`` 
   (read with the question generator's parse), and :func:`warn_outside` logs them once per run: "a red car
   on a bench" on the shapes preset draws a red circle, and should not pass silently;
 * detectors keep their corrections inside it (:func:`allowed_words`): ``clip-probe`` swaps in only the
-  preset's colours, and the ``layout`` detector speaks its grounder's labels.
+  preset's colours, and the ``layout`` detector speaks its grounder's labels;
+* its ``held_out`` pairs (colour-thing and count-thing pairs its models never saw together, though they know each
+  word) are the prompt's :func:`unseen_phrases`: a score from a model that never saw the pair says nothing about it
+  (``[loop] unseen_gate``).
 
 No vocabulary file: every word is allowed, nothing is warned about (the hub presets' models are open-vocabulary).
 """
@@ -41,6 +44,8 @@ def load(name: str) -> dict[str, Any]:
         "sizes": [str(w).lower() for w in data.get("sizes", {})],
         "counts": [str(w).lower() for w in data.get("counts", [])],
         "relations": [" ".join(str(w).lower().split()) for w in data.get("relations", [])],
+        "unseen_colors": [(str(c).lower(), str(t).lower()) for c, t in data.get("held_out", {}).get("color_shape", [])],
+        "unseen_counts": [(int(n), str(t).lower()) for n, t in data.get("held_out", {}).get("count_shape", [])],
     }
 
 
@@ -101,3 +106,19 @@ def warn_outside(prompt: str, config: "Config") -> list[str]:
             "words outside the %s preset's vocabulary: %s. Its models never saw them: the image will not show "
             "them and no score or detector can check them", config.name, ", ".join(repr(w) for w in words))
     return words
+
+
+def unseen_phrases(prompt: str, config: "Config") -> list[str]:
+    """The prompt's object phrases that pair a colour or a count with a thing as the vocabulary's ``held_out`` says
+    its models never saw ("a red triangle" in the shapes world), in prompt order; empty without a vocabulary."""
+    from autoalign.grounding import read_layout
+
+    vocab = of(config)
+    if vocab is None or not (vocab["unseen_colors"] or vocab["unseen_counts"]):
+        return []
+    out = []
+    for obj in read_layout(prompt).objects:
+        if any((c.lower(), obj.noun) in vocab["unseen_colors"] for c in obj.colors) or \
+                (obj.count, obj.noun) in vocab["unseen_counts"]:
+            out.append(obj.chunk)
+    return out

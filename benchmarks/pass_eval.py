@@ -79,7 +79,8 @@ def verdict(image: Any, prompt: str, card: ScoreCard, models: Any, config: Any) 
     from autoalign.editing import policy
 
     mismatches = policy.mismatches_to_fix(detect(image, prompt, card, models, config), card, config, prompt)
-    return policy.should_stop(0, 0, card, mismatches, config.loop) == policy.ALIGNED, mismatches
+    stop = policy.should_stop(0, 0, card, mismatches, config.loop, threshold=policy.threshold_for(config, prompt))
+    return stop == policy.ALIGNED, mismatches
 
 
 def signals(image: Any, prompt: str, card: ScoreCard, models: Any, config: Any) -> dict[str, Any]:
@@ -90,6 +91,7 @@ def signals(image: Any, prompt: str, card: ScoreCard, models: Any, config: Any) 
     from autoalign.detection import grounded_aspects, grounded_pass
     from autoalign.detection.layout import LayoutDetector
     from autoalign.grounding import read_layout
+    from autoalign.vocabulary import unseen_phrases
 
     layout = read_layout(prompt)
     detector = LayoutDetector(models, config)
@@ -113,6 +115,7 @@ def signals(image: Any, prompt: str, card: ScoreCard, models: Any, config: Any) 
         "max_count": max((o.count or 1 for o in layout.objects), default=0),
         "relations": len(layout.relations),
         "sizes": sum(1 for o in layout.objects if o.size),
+        "unseen": bool(unseen_phrases(prompt, config)),
     }
 
 
@@ -218,7 +221,8 @@ class Rule:
     grounded triplet (an unsure object aside), no ``clip-probe`` colour, the weakest object box >= ``sure``, CLIP
     >= ``gate``. ``low_gate`` < ``gate`` passes a clean image whose CLIP lies in [low_gate, gate) when its weakest
     box is >= ``low_sure`` (the CLIP-just-under-the-gate case); ``probe = False`` ignores clip-probe;
-    ``relation_gate`` (when set) is the gate for prompts with a relation."""
+    ``relation_gate`` (when set) is the gate for prompts with a relation; ``unseen_gate = False`` asks no gate of a
+    prompt that names a pair the vocabulary marks unseen (``[loop] unseen_gate``)."""
 
     gate: float = 2.1
     sure: float = 0.8
@@ -226,6 +230,7 @@ class Rule:
     low_sure: float = 1.0
     probe: bool = True
     relation_gate: float | None = None
+    unseen_gate: bool = True
 
     def name(self) -> str:
         parts = [f"gate {self.gate:g}", f"sure {self.sure:g}"]
@@ -235,6 +240,8 @@ class Rule:
             parts.append("no clip-probe")
         if self.relation_gate is not None:
             parts.append(f"relations gate {self.relation_gate:g}")
+        if not self.unseen_gate:
+            parts.append("no gate for unseen pairs")
         return ", ".join(parts)
 
     def passes(self, r: dict[str, Any]) -> bool:
@@ -244,6 +251,8 @@ class Rule:
             return False
         weakest = r["min_box"] if r["min_box"] is not None else 1.0
         gate = self.relation_gate if self.relation_gate is not None and r["relations"] else self.gate
+        if not self.unseen_gate and r.get("unseen"):
+            gate = float("-inf")
         if r["clip"] >= gate and weakest >= self.sure:
             return True
         return self.low_gate is not None and self.low_gate <= r["clip"] < gate and weakest >= max(self.low_sure, self.sure)
@@ -252,7 +261,8 @@ class Rule:
 def preset_rule(config: Any) -> Rule:
     from autoalign.detection.layout import LayoutDetector
 
-    return Rule(gate=float(config.loop.threshold), sure=LayoutDetector(None, config).sure)
+    return Rule(gate=float(config.loop.threshold), sure=LayoutDetector(None, config).sure,
+                unseen_gate=bool(config.loop.unseen_gate))
 
 
 def share(flags: Sequence[bool], ids: Sequence[str]) -> dict[str, Any]:
@@ -312,12 +322,13 @@ def paired(records: Sequence[dict[str, Any]], base: Sequence[bool], new: Sequenc
 
 def grid(gate: float, sure: float) -> list[Rule]:
     """The rules searched: the gate and ``sure`` moved, an under-the-gate band with a surer box, clip-probe off,
-    a separate gate for relations."""
+    a separate gate for relations, no gate for prompts with an unseen pair (either way of the preset's)."""
     rules = [Rule(g, s) for g, s in itertools.product((1.8, 1.9, 2.0, 2.1, 2.2, 2.3, 2.4), (0.0, 0.7, 0.8, 0.85, 0.9, 0.95))]
     rules += [Rule(gate, sure, low_gate=lo, low_sure=ls) for lo, ls in
               itertools.product((1.6, 1.7, 1.8, 1.9, 2.0), (0.85, 0.9, 0.93, 0.95, 0.97))]
     rules += [Rule(g, s, probe=False) for g, s in itertools.product((2.0, 2.1, 2.2), (0.8, 0.9))]
     rules += [Rule(gate, sure, relation_gate=rg) for rg in (1.8, 1.9, 2.0, 2.2, 2.3, 2.4)]
+    rules += [Rule(g, s, unseen_gate=u) for g, s, u in itertools.product((2.0, 2.1, 2.2), (0.7, 0.75, 0.8, 0.85), (True, False))]
     return rules
 
 

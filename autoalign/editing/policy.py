@@ -188,7 +188,7 @@ def mismatches_to_fix(mismatches: list[Mismatch], card: ScoreCard, config: Any, 
     """
     if mismatches:
         return by_confidence(list(mismatches))
-    if card.overall >= config.loop.threshold:
+    if card.overall >= threshold_for(config, prompt):
         return []
     low = low_score_mismatches(card, below=config.detection.threshold, limit=config.detection.max_mismatches, prompt=prompt)
     if not low:
@@ -199,6 +199,18 @@ def mismatches_to_fix(mismatches: list[Mismatch], card: ScoreCard, config: Any, 
     else:
         logger.info("no detector named a mismatch; editing the %d lowest-scoring question(s)", len(low))
     return by_confidence(low)
+
+
+def threshold_for(config: Any, prompt: str) -> float:
+    """The score an image of ``prompt`` must reach to pass: ``loop.threshold``; none at all (minus infinity) with
+    ``loop.unseen_gate = false`` when the prompt names a pair the preset's vocabulary marks unseen
+    (:func:`autoalign.vocabulary.unseen_phrases`)."""
+    from autoalign.vocabulary import unseen_phrases
+
+    loop = config.loop
+    if prompt and not getattr(loop, "unseen_gate", True) and unseen_phrases(prompt, config):
+        return float("-inf")
+    return float(loop.threshold)
 
 
 def is_aligned(card: ScoreCard, mismatches: list[Mismatch], threshold: float) -> bool:
@@ -212,15 +224,17 @@ def should_stop(
     card: ScoreCard,
     mismatches: list[Mismatch],
     loop_settings: Any,
+    threshold: float | None = None,
 ) -> StopReason | None:
     """The :data:`StopReason` to stop for, or None to run another edit round.
 
-    Checked in order: "aligned", then "max_rounds" (``rounds_done >= loop.max_rounds``), then
+    Checked in order: "aligned" (the score reaches ``threshold``, by default ``loop.threshold``; the loop passes
+    :func:`threshold_for` its prompt), then "max_rounds" (``rounds_done >= loop.max_rounds``), then
     "no_improvement" (``rounds_without_gain >= loop.patience``). ``loop_settings`` is a
     :class:`~autoalign.config.LoopSettings` (a whole Config works too).
     """
     loop = getattr(loop_settings, "loop", loop_settings)
-    if is_aligned(card, mismatches, loop.threshold):
+    if is_aligned(card, mismatches, loop.threshold if threshold is None else threshold):
         return ALIGNED
     if rounds_done >= loop.max_rounds:
         return MAX_ROUNDS
