@@ -10,9 +10,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from autoalign.benchmarks.pass_eval import Rule, paired, prompts, rates, search  # noqa: E402
 
 
-def _rec(clip=2.3, grounded=(), probe=(), min_box=0.95, relations=0, aligned=True, readable=True, part="choose", id="p"):
+def _rec(clip=2.3, grounded=(), probe=(), min_box=0.95, relations=0, aligned=True, readable=True, part="choose", id="p",
+         unseen=False):
     return {"id": id, "clip": clip, "grounded": [{"aspect": a, "unsure": a == "unsure"} for a in grounded], "probe": list(probe),
-            "min_box": min_box, "relations": relations, "part": part, "source": "generated",
+            "min_box": min_box, "relations": relations, "part": part, "source": "generated", "unseen": unseen,
             "oracle": {"aligned": aligned, "readable": readable}}
 
 
@@ -49,6 +50,16 @@ def test_the_band_under_the_gate_needs_a_surer_box():
     assert not rule.passes(_rec(clip=2.0, min_box=0.99, grounded=["relation"]))
     rel = Rule(gate=2.1, sure=0.8, relation_gate=2.3)
     assert not rel.passes(_rec(clip=2.2, relations=1)) and rel.passes(_rec(clip=2.2))
+
+
+def test_without_the_unseen_gate_a_prompt_with_an_unseen_pair_is_judged_by_the_detectors_alone():
+    rule = Rule(gate=2.1, sure=0.8, unseen_gate=False)
+    assert rule.passes(_rec(clip=1.2, unseen=True))  # no gate: CLIP never saw the pair
+    assert not rule.passes(_rec(clip=1.2))  # a prompt of seen pairs keeps the gate
+    assert not rule.passes(_rec(clip=1.2, unseen=True, grounded=["number"]))  # the grounded pass still refuses
+    assert not rule.passes(_rec(clip=2.3, unseen=True, min_box=0.7, grounded=["unsure"]))
+    assert not Rule(gate=2.1, sure=0.8).passes(_rec(clip=1.2, unseen=True))  # the default asks the gate of every prompt
+    assert "no gate for unseen pairs" in rule.name()
 
 
 def test_rates_and_pairs_count_images():

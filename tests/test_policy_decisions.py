@@ -312,3 +312,39 @@ def test_when_the_grounded_pass_decides_a_grounded_fix_needs_no_score_gain():
     assert (recoloured.accepted, recoloured.reason) == (False, NO_GAIN)
     broke = judge_edit(card(2.1), [count], card(2.0), [colour], min_gain=0.0, grounded_aspects=grounded)
     assert (broke.accepted, broke.reason) == (False, NEW_MISMATCH)
+
+
+# ---- the threshold of a prompt with a pair the preset's models never saw (loop.unseen_gate) -----------------------
+UNSEEN = "a red triangle and two blue squares"  # red triangles are held out of the shapes world's training splits
+
+
+def test_unseen_phrases_name_the_held_out_pairs_of_the_prompt():
+    from autoalign.vocabulary import unseen_phrases
+
+    shapes = load_config("shapes")
+    assert unseen_phrases(UNSEEN, shapes) == ["a red triangle"]
+    assert unseen_phrases("four green triangles and a blue circle", shapes) == ["four green triangles", "a blue circle"]
+    assert unseen_phrases("two red circles and a blue square", shapes) == []
+    assert unseen_phrases(UNSEEN, load_config("tiny")) == []  # no vocabulary: every pair counts as seen
+
+
+def test_without_the_unseen_gate_the_detectors_alone_decide_an_unseen_prompt():
+    shapes = load_config("shapes")
+    shapes.loop.unseen_gate = False
+    low = card(1.2, [q("q1", "entity", "a red triangle", 0.02)])  # the world's CLIP and VLM never saw a red triangle
+    assert policy.threshold_for(shapes, UNSEEN) == float("-inf")
+    assert policy.threshold_for(shapes, "two red circles") == shapes.loop.threshold
+    assert mismatches_to_fix([], low, shapes, UNSEEN) == []  # nothing to fix: no low-score stand-ins
+    assert should_stop(1, 0, low, [], shapes.loop, threshold=policy.threshold_for(shapes, UNSEEN)) == "aligned"
+    assert should_stop(1, 0, low, [DOG], shapes.loop, threshold=float("-inf")) is None  # a detector's mismatch still stops it
+    assert [m.source for m in mismatches_to_fix([], low, shapes, "two red circles")] == ["low_score"]
+    shapes.loop.unseen_gate = True  # the default: one gate for every prompt
+    assert policy.threshold_for(shapes, UNSEEN) == shapes.loop.threshold
+    assert should_stop(1, 0, low, [], shapes.loop) is None
+
+
+def test_unseen_gate_must_be_true_or_false():
+    from autoalign.config import ConfigError
+
+    with pytest.raises(ConfigError, match="unseen_gate"):
+        load_config("shapes", overrides={"loop": {"unseen_gate": "no"}})
