@@ -306,9 +306,9 @@ class SegformerGrounder(TransformersGrounder):
                     continue
                 s = int(np.bincount(shape_lab[mask], minlength=len(shape_ids))[1:].argmax()) + 1
                 k = int(np.bincount(color_lab[mask], minlength=len(color_ids)).argmax())
-                color = float(p_color[k][mask].mean())
+                color = p_color[k][mask].mean()
                 found.append({"labels": {config.id2label[shape_ids[s]], config.id2label[color_ids[k]]}, "mask": mask,
-                              "score": float(p_shape[s][mask].mean()) * color, "p_color": color,
+                              "score": float(p_shape[s][mask].mean() * color), "p_color": float(color),
                               "p_shape": [float(p[mask].mean()) for p in p_shape[1:]]})
             if self._head is not None:
                 found = self._head_shapes(found, {config.id2label[i] for i in shape_ids[1:]})
