@@ -608,7 +608,7 @@ def _mend_look_between_nouns(doc, lex, model: str) -> None:
         first, obj = doc[verb.i - 1], doc[verb.i + 1]
         if first.i != sent.start or first.pos_ != "NOUN" or first.head.i != verb.i or obj.pos_ != "NOUN" or obj.dep_ != "dobj" or obj.head.i != verb.i:
             continue
-        makes = lex["making_verbs"] | {"paint", "draw", "write", "sketch", "print"}  # ("Artist painted mural": a doer's act)
+        makes = lex["making_verbs"] | lex["drawing_verbs"]  # ("Artist painted mural": a doer's act)
         if any(c.dep_ == "det" for c in (*first.children, *obj.children)) or verb.lemma_.lower() in lex["relation_verbs"] | makes:
             continue
         if verb.lower_ not in _lemma_index(model).get("adj", ()):
@@ -631,9 +631,9 @@ def _mend_part_after_place_with_own_pose(doc, lex) -> None:
     parts = lex["body_parts"]
     for part in doc:
         place = part.head
-        if part.dep_ != "conj" or not (_lemma(part) in parts or part.lower_ in parts) or place.dep_ != "pobj":
+        if part.dep_ != "conj" or not _in(part, parts) or place.dep_ != "pobj":
             continue
-        if not (_lemma(place) in parts or place.lower_ in parts) or place.head.dep_ != "prep" or part.i + 1 >= len(doc):
+        if not _in(place, parts) or place.head.dep_ != "prep" or part.i + 1 >= len(doc):
             continue
         pose = doc[part.i + 1]
         if pose.tag_ not in ("VBN", "VBD") or pose.head.i not in (place.i, part.i, place.head.head.i):

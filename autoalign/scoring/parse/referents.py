@@ -8,6 +8,7 @@ from autoalign.scoring.parse.lexicon import lexicon
 from autoalign.scoring.parse.state import _ReaderState
 from autoalign.scoring.parse.tokens import (
     _conjuncts,
+    _in,
     _is_noun,
     _lemma,
     _prep_relation,
@@ -203,8 +204,7 @@ class _ReferentsReader(_ReaderState):
             about = root if root.i in self.nouns else next((t for t in before if t.i in self.nouns), None)
         if about is None:
             return None
-        parts = self.lex["body_parts"]
-        part = _lemma(about) in parts or about.lower_ in parts
+        part = _in(about, self.lex["body_parts"])
         one_person = pron.lower_ == "they" and self.nouns[about.i].lemma == "person"  # "Someone is ... They are leaning ...": singular "they"
         if self._part_for_owner(about, pron, own) or self.nouns[about.i].plural != (pron.lower_ == "they") and not one_person:
             # "Someone is in a wide stance. The left leg is far in front. They are leaning to the right.": after a sentence
