@@ -63,7 +63,7 @@ _RESOLUTION = re.compile(r"\d+\s?k|\d{3,4}\s?p|u?hd|full hd")
 _FILM = re.compile(r"\d+\s?mm (?:film|lens)")
 
 LLMProvider = Callable[[], Any]  # returns an object with complete_json(messages, schema, name)
-CACHE_VERSION = "42"  # bump when generated questions change for the same settings (history: git log -S CACHE_VERSION)
+CACHE_VERSION = "43"  # bump when generated questions change for the same settings (history: git log -S CACHE_VERSION)
 
 
 # ---- the VQ2 answer-consistency filter -------------------------------------------------------------
@@ -454,7 +454,7 @@ def facts_from_parse(parse: Parse, closed_counts: bool = False) -> list[Fact]:
                     continue
                 kind, open_kind, described, value, word = "attribute", "", name(noun), attr.phrase, attr.value
                 material = lexicon()["material_adjectives"].get(attr.value.lower(), attr.value) if attr.kind == "material" else ""
-                if attr.kind == "material" and simple and not material.endswith(("en", "ic", "y", "ed")):
+                if attr.kind == "material" and simple and (not material.endswith(("en", "ic", "y", "ed")) or material.lower() in lexicon()["material_nouns"]):
                     kind = "attribute_material"  # "is the table made of wood?", also for "a wooden table" (but "is the rug woolly?", "is the hat knitted?")
                     described = _without(described, attr.value)  # "the jacket made of leather", not "the leather jacket ..."
                     value = word = material

@@ -26,9 +26,10 @@ from autoalign.scoring.parse.tokens import (
 
 
 def _copula(verb) -> bool:
-    """A linking verb with a describing word ("looks sad", "seems tired", "appears happy")."""
+    """A linking verb with a describing word ("looks sad", "seems tired", "appears happy"; the tagger reads some as a
+    predicate of the object's kind: "the man seems happy")."""
     return verb.lemma_ in ("look", "seem", "appear", "become", "remain", "stay", "feel") and any(
-        c.dep_ == "acomp" and c.pos_ == "ADJ" for c in verb.children
+        c.dep_ in ("acomp", "oprd") and c.pos_ == "ADJ" for c in verb.children
     )
 
 
@@ -225,8 +226,10 @@ class _AttributesReader(_ReferentsReader):
                 continue
             if verb.dep_ in ("amod", "aux", "auxpass", "prep"):
                 continue
-            if any(c.dep_ == "xcomp" and c.pos_ == "VERB" and any(a.lower_ == "to" for a in c.children) for c in verb.children):
-                continue  # "trying to pull off a trick": the action is the verb after "to" (but "planes parked waiting")
+            if any(c.dep_ == "xcomp" and (c.pos_ == "VERB" or c.pos_ == "AUX" and verb.lemma_ in ("seem", "appear")) and any(a.lower_ == "to" for a in c.children) for c in verb.children):
+                # "trying to pull off a trick": the action is the verb after "to" (but "planes parked waiting"); "a bug
+                # which seems to be on the ground" says where the bug is, no "is the bug seeming?"
+                continue
             if verb.i + 1 < len(doc) and doc[verb.i + 1].text in ('"', "“", "'", ":"):
                 continue  # "a sign that says "hello"": what it says is its text, not an action
             if _shows_number(verb):
@@ -270,7 +273,8 @@ class _AttributesReader(_ReferentsReader):
         for c in verb.children:
             if c.dep_ == "advmod" and c.lower_ == "down" and c.i > 0 and self.doc[c.i - 1].lower_ == "upside" and not colours_only:
                 self.add_attr(noun, "upside down", "state", c.i - 1)  # "the car is upside down"
-            if c.dep_ in ("acomp", "attr") and c.pos_ in ("ADJ", "VERB") and not (colours_only and c.lower_ not in self.lex["colors"]):
+            said = c.dep_ in ("acomp", "attr") or c.dep_ == "oprd" and c.pos_ == "ADJ" and _copula(verb)  # ("seems happy")
+            if said and c.pos_ in ("ADJ", "VERB") and not (colours_only and c.lower_ not in self.lex["colors"]):
                 self._describe(noun, c)
             elif c.dep_ == "prep" and c.lower_ == "in":
                 self._in_colours(noun, c)

@@ -282,12 +282,34 @@ class _FramesReader(_ReaderState):
         plural; or two or three lower-case words of no English, WordNet's: "jakub rozalski") is the artist, as "by ivan shishkin" would be ("is the image in the style of ivan shishkin?"), not a
         thing ("is there ivan shishkin?")."""
         words = [t for t in fragment if not t.is_punct]
-        # ("..., mucha Mignola frazetta Vallejo, ...": up to five names of no English in a row, however written)
-        many = 4 <= len(words) <= 5 and all(t.is_alpha and not t.is_stop and not _english_form(t.lower_, self.model) for t in words)
-        if count < 3 or not (2 <= len(words) <= 3 or many) or len(words) != len(fragment) or any(t.i in self.skip for t in words):
+        if count < 3 or not words or len(words) != len(fragment) or any(t.i in self.skip for t in words):
             return False
         if fragment[0].i == 0 or self.doc[fragment[0].i - 1].text not in (",", ";", "|", "::"):
             return False  # a tag is set off by a comma; a short sentence is none ("boat has person. person ride boat")
+        joined = [k for k, t in enumerate(words) if t.lower_ in ("and", "&")]
+        if joined:
+            # "..., moebius and makoto shinkai, ...": names joined by "and" are artists each, when each is a name by the
+            # test below (a one-word name only beside a name of two or three words, as after "by")
+            cuts = [-1, *joined, len(words)]
+            parts = [words[a + 1 : b] for a, b in zip(cuts, cuts[1:])]
+            if not all(parts) or not any(len(p) > 1 for p in parts) or not all(self._name_words(p if len(p) > 1 else p * 2) for p in parts):
+                return False
+            for part in parts:
+                self._add_global("style of " + self.doc[part[0].i : part[-1].i + 1].text, "style", part[-1].i)
+            self.skip.update(t.i for t in words)
+            return True
+        if not self._name_words(words):
+            return False
+        self._add_global("style of " + self.doc[words[0].i : words[-1].i + 1].text, "style", words[-1].i)
+        self.skip.update(t.i for t in words)
+        return True
+
+    def _name_words(self, words: list[Any]) -> bool:
+        """Whether a tag's words are a name, by :meth:`_named_tag`'s test (a one-word name is passed twice)."""
+        # ("..., mucha Mignola frazetta Vallejo, ...": up to five names of no English in a row, however written)
+        many = 4 <= len(words) <= 5 and all(t.is_alpha and not t.is_stop and not _english_form(t.lower_, self.model) for t in words)
+        if not (2 <= len(words) <= 3 or many):
+            return False
         # ("..., jakub rozalski, 1920", "..., hayao miyazaki": lower-case words of no English are a name however tagged)
         foreign = many or all(t.is_alpha and t.is_lower and not t.is_stop and not _english_form(t.lower_, self.model) for t in words)
         if not foreign and (not all(t.is_alpha and t.pos_ in ("PROPN", "NOUN", "ADJ") for t in words) or words[-1].tag_ in ("NNS", "NNPS")):
@@ -295,11 +317,7 @@ class _FramesReader(_ReaderState):
         if not foreign and not any(t.pos_ == "PROPN" or t.ent_type_ == "PERSON" for t in words):
             return False
         lex = self.lex
-        if any(_in(t, lex["frame_nouns"]) or _in(t, lex["style_tag_words"]) or t.lower_ in lex["colors"] or _in(t, self.not_things["meta"]) for t in words):
-            return False
-        self._add_global("style of " + self.doc[words[0].i : words[-1].i + 1].text, "style", words[-1].i)
-        self.skip.update(t.i for t in words)
-        return True
+        return not any(_in(t, lex["frame_nouns"]) or _in(t, lex["style_tag_words"]) or t.lower_ in lex["colors"] or _in(t, self.not_things["meta"]) for t in words)
 
     def _tail_tag(self, fragment: list[Any]) -> bool:
         """ "..., deviantart, arts and crafts movement, pre - raphaelite, mixed media, creative commons attribution": in a

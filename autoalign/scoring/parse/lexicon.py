@@ -45,6 +45,7 @@ def lexicon() -> dict[str, Any]:
     data["text_verbs"] = set(words["text_nouns"]["verbs"])
     data["saying_verbs"] = set(words["text_nouns"]["saying"])
     data["text_bearers"] = set(words["text_nouns"]["bearers"])
+    data["titled_things"] = set(words["text_nouns"]["titled"])
     texts = words["text_nouns"]
     verbs = sorted(texts["unquoted_after_verbs"], key=len, reverse=True)  # "spelling out" before "spelling"
     data["unquoted_after"] = re.compile(
@@ -66,6 +67,8 @@ def lexicon() -> dict[str, Any]:
     data["colour_modifiers"] = set(words["colour_modifiers"]["words"])
     data["worn_colours"] = {k: set(v) for k, v in words["worn_colours"].items() if not k.startswith("_")}
     data["material_adjectives"] = {k: v for k, v in words["material_adjectives"].items() if not k.startswith("_")}
+    data["material_nouns"] = set(words["material_nouns"]["words"])
+    data["stuff_measures"] = set(words["stuff_measures"]["words"])
     data["chain_prepositions"] = {k: set(v) for k, v in words["chain_prepositions"].items() if not k.startswith("_")}
     data["seeing_verbs"] = set(words["seeing_verbs"]["words"])
     data["backdrops"] = set(words["backdrops"]["words"])
@@ -75,6 +78,7 @@ def lexicon() -> dict[str, Any]:
     data["light_verbs"] = set(words["light_verbs"]["words"])
     data["coloured_words"] = set(words["coloured_words"]["words"])
     data["body_parts"] = set(words["body_parts"]["words"])
+    data["whole_parts"] = set(words["body_parts"]["whole"])
     data["pose_states"] = set(words["pose_states"]["words"])
     data["tag_parts"] = set(words["tag_parts"]["words"]) | data["body_parts"]
     data["participle_looks"] = set(words["participle_looks"]["words"])

@@ -651,6 +651,30 @@ def _mend_part_after_place_with_own_pose(doc, lex) -> None:
         _put_back(doc, saved)
 
 
+def _mend_with_limb_on_small_part(doc, lex) -> None:
+    """ "a girl kneeling on the left knee cap with the arms up": a limb or a larger part (``body_parts.whole``: arms,
+    legs, head) after "with", hung on a part that is no whole of it (a knee, a foot, a hand: no ``whole`` word) that is
+    the place of a verb, is said of the one who does the verb ("the girl is kneeling with the arms up"), not had by the
+    smaller part ("does the knee cap have arms?")."""
+    parts, whole = lex["body_parts"], lex["whole_parts"]
+    for prep in doc:
+        part = prep.head
+        if prep.lower_ != "with" or prep.dep_ != "prep" or part.dep_ != "pobj" or part.head.dep_ != "prep" or prep.i != part.i + 1:
+            continue
+        if part.lower_ in lex["phrase_prep_nouns"]:
+            continue  # ("with the hand level with the head": a pose word's own "with")
+        names = [part, *[c for c in part.children if c.dep_ == "compound"]]
+        if not any(_in(t, parts) for t in names) or any(_in(t, whole) for t in names):
+            continue
+        limb = next((c for c in prep.children if c.dep_ == "pobj"), None)
+        verb = part.head.head
+        if limb is None or not _in(limb, whole) or verb.pos_ != "VERB" or verb.i > part.i:
+            continue
+        saved = _saved(doc)
+        _rehang(prep, verb, "prep")
+        _put_back(doc, saved)
+
+
 def _mend_adjective_on_verb(doc) -> None:
     """ "cute girl smiling while crying": a describing word hung on the verb after the thing it stands before (the thing
     the verb's subject) describes the thing."""
@@ -821,12 +845,25 @@ def _mend_title_noun(doc, lex) -> None:
     written without articles, a noun of a shop's title that is also a verb (``title_nouns``: set, sign, pack, kit) right
     after a noun is that noun's name (a gift set, a books set), not its verb ("does the gift set the candles?"); what
     follows is a thing of its own. Not a verb of a relation list (``relation_verbs``: "person hold box")."""
-    if not _without_articles(doc):
+    # (a title may open with "the": "the famous five books set enid blyton collection")
+    if any(t.lower_ in ("a", "an", "the") for t in doc[1:]):
         return
     for tok in doc:
         if tok.lower_ not in lex["title_nouns"] or tok.lower_ in lex["relation_verbs"] or tok.i == 0:
             continue
         before = doc[tok.i - 1]
+        if tok.dep_ == "acl" and tok.head.i == before.i and before.pos_ == "NOUN" and tok.tag_ in ("VBN", "VBD"):
+            # ("books set enid blyton collection" read as books that were set: the set is the thing, the books its name)
+            obj = next((c for c in tok.children if c.dep_ == "dobj"), None)
+            if obj is None or any(c.dep_ in ("aux", "auxpass", "neg", "prt", "prep") for c in tok.children) or any(c.dep_ == "det" for c in obj.children):
+                continue
+            saved = _saved(doc, tags=True)
+            _rehang(tok, tok, "ROOT") if before.head.i == before.i else _rehang(tok, before.head, before.dep_)
+            _rehang(before, tok, "compound")
+            _rehang(obj, tok, "appos")
+            tok.tag_, tok.pos_, tok.lemma_ = "NN", "NOUN", tok.lower_
+            _put_back(doc, saved)
+            continue
         if before.pos_ not in ("NOUN", "PROPN") or before.head.i != tok.i or before.dep_ not in ("nsubj", "compound"):
             continue
         if tok.pos_ != "VERB" and not (tok.dep_ == "ROOT" and before.dep_ == "nsubj"):
@@ -1430,6 +1467,7 @@ def _mend_parse(doc, lex, model: str):
         ("verbs of relation lists read as names", lambda: _mend_listed_verb(doc, lex)),
         ("looks between two nouns read as a verb", lambda: _mend_look_between_nouns(doc, lex, model)),
         ("parts after a place with a pose of their own", lambda: _mend_part_after_place_with_own_pose(doc, lex)),
+        ("a limb after a smaller part's with", lambda: _mend_with_limb_on_small_part(doc, lex)),
         ("listed places", lambda: _mend_listed_place(doc, lex)),
         ("split names", lambda: _mend_split_name(doc, lex, model)),
         ("pronoun nouns", lambda: _mend_pronoun_noun(doc, lex)),

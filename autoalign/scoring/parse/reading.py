@@ -183,7 +183,19 @@ _TEXT_WORD = re.compile(r"[\w'’!?&#$%+-]+")
 _TAG_END = re.compile(r"[,.;:!?()\n]")
 
 
-def _set_off_titles(text: str, lex) -> str:
+# a title's last word after it, at the end of its tag or before "style" ("bioshock infinite style")
+_SUBTITLE = re.compile(r"\s+([\w'-]+)(?:\s+style)?\s*")
+
+
+def _subtitle(word: str, model: str) -> bool:
+    """Whether a word after a title names no thing of its own: a number, a Roman one, a describing word of WordNet's or
+    no English word ("3", "iii", "infinite", "remastered"; not "house": "minecraft house" is a house)."""
+    index = _lemma_index(model)
+    return word.isdigit() or re.fullmatch(r"[ivx]{1,4}", word) is not None or bool(index) and (
+        word in index["adj"] or not _english_form(word, model))
+
+
+def _set_off_titles(text: str, lex, model: str = DEFAULT_SPACY_MODEL) -> str:
     """ "league of legends fan art, splash art", "a hobbit house, lord of the rings, concept art", "game of thrones dragon
     flying over a castle": the title of a work (``style_tags.titles``: games, films, books, shows) at the start of a tag
     (or its article) is what the picture is of or like, never things ("is there a league?", "is there lord?", "are there
@@ -203,6 +215,14 @@ def _set_off_titles(text: str, lex) -> str:
         end = ends.start() if ends else len(text)
         pre, post = text[start : m.start()], text[m.end() : end]
         if pre.strip().lower() not in ("", "a", "an", "the") or "style of" in pre.lower():
+            continue
+        sub = _SUBTITLE.fullmatch(post)
+        if sub and _subtitle(sub.group(1).lower(), model):
+            # "bioshock infinite style", "..., dark souls 3, ...": one more word that names no thing (a number, a
+            # describing word, no English word) at the end of the tag, or before "style", is the title's own
+            # ("is the image in the style of bioshock infinite?", not "is the city infinite?")
+            title_end = m.start() + len(m.group()) + sub.end(1)
+            text = text[:start] + pre + "in the style of " + text[m.start() : title_end] + text[end:]
             continue
         lead = pre[: len(pre) - len(pre.lstrip())]
         rest = " ".join(w for w in (pre.strip(), post.strip()) if w)
@@ -249,6 +269,29 @@ def _quote_unquoted_text(text: str, lex) -> str:
             continue  # (capitalised text is read as before; a mixed run is no text to quote)
         out.append(text[at : words[0].start()] + '"' + text[words[0].start() : end] + '"')
         at = end
+    return "".join(out) + text[at:] if out else text
+
+
+# "a slide titled Diffusion Models", "a book called Deep Learning": a naming verb, then a run of capitalised words (small
+# words inside it: "Lord of the Flies")
+_NAMED_RUN = re.compile(r"\b(?P<verb>titled|entitled|called|named)\s+(?P<run>[A-Z][\w'’-]*(?:\s+(?:(?:of|the|and|to|a|in|on|for)\s+)*[A-Z0-9][\w'’-]*)*)")
+
+
+def _quote_titles(text: str, lex) -> str:
+    """ "a presentation slide titled Diffusion Models", "a textbook called Deep Learning on a desk": the capitalised words
+    after a naming verb ("titled", "entitled", "called", "named") said of a thing that bears text (``text_nouns.bearers``
+    and ``text_nouns.titled``: a book, a slide, a poster) are its title, written on it, read as if quoted ("is 'Diffusion
+    Models' written on the slide?"), not things ("are there Diffusion Models?"). A name of anything else ("a dog named
+    Max") is left as read."""
+    bearers = lex["text_bearers"] | lex["titled_things"]
+    out, at = [], 0
+    for m in _NAMED_RUN.finditer(text):
+        before = re.findall(r"[\w-]+", text[max(0, m.start() - 40) : m.start()].lower())
+        before = [w for w in before if w not in ("that", "which", "is", "was", "and")]
+        if not before or not (before[-1] in bearers or singular(before[-1]) in bearers):
+            continue
+        out.append(text[at : m.start("run")] + '"' + m.group("run") + '"')
+        at = m.end("run")
     return "".join(out) + text[at:] if out else text
 
 
@@ -393,9 +436,12 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
     with salvage("setting off runs of names", text):
         text = _set_off_name_run(text, model)
     with salvage("setting off titles", text):
-        text = _set_off_titles(text, lex)
+        text = _set_off_titles(text, lex, model)
     with salvage("quoting unquoted text", text):
         text = _quote_unquoted_text(text, lex)
+    if "tled " in text or "called " in text or "named " in text:
+        with salvage("quoting titles", text):
+            text = _quote_titles(text, lex)
     with salvage("joining prefixed looks", text):
         text = _join_prefixed_looks(text, lex, model)
     if " style " in text.lower():

@@ -11,6 +11,7 @@ from autoalign.scoring.parse.tokens import (
     _in,
     _is_noun,
     _lemma,
+    _measure_of_stuff,
     _prep_relation,
     _subject_of,
 )
@@ -124,7 +125,7 @@ class _ReferentsReader(_ReaderState):
 
     def _pictured(self, tok):
         """The thing after "of" of a quantity noun that is not itself a thing ("a group of giraffes"), or None."""
-        if not _is_noun(tok) or tok.i in self.nouns or _lemma(tok) not in self.not_things["quantity"]:
+        if not _is_noun(tok) or tok.i in self.nouns or _lemma(tok) not in self.not_things["quantity"] and not _measure_of_stuff(tok, self.lex):
             return None
         of = next((c for c in tok.children if c.dep_ == "prep" and c.lower_ == "of"), None)
         inner = next((c for c in of.children if c.dep_ == "pobj"), None) if of is not None else None

@@ -16,6 +16,7 @@ from autoalign.scoring.parse.tokens import (
     _is_noun,
     _kind,
     _lemma,
+    _measure_of_stuff,
     _name_tail,
     _next,
     _phrase,
@@ -89,7 +90,10 @@ class _ThingsReader(_FramesReader):
             if on_thing and lem in lex["frame_nouns"] and has_of and lem not in nt["meta"]:
                 # "a vase with a painting of pangolins": a picture on a thing is a thing, what it shows is in it
                 self.depictions.add(tok.i)
-            elif lem in lex["frame_nouns"] and (has_of or self._sentence_first_noun(tok) or self._fragment(tok) or self._by_artist(tok)) and not tok.ent_type_ and not self._placed_picture(tok):
+            # (a lone tag is a frame however the tagger named it: "a portrait of an old sailor, Tintype, 1880s")
+            elif lem in lex["frame_nouns"] and (has_of or self._sentence_first_noun(tok) or self._fragment(tok) or self._by_artist(tok)) and (
+                not tok.ent_type_ or [tok] in self._fragments()
+            ) and not self._placed_picture(tok):
                 self._frame(tok)
                 continue
             if (
@@ -165,7 +169,7 @@ class _ThingsReader(_FramesReader):
             if self._misread_verb(tok):
                 continue
             self._verb_modifier(tok)
-            if lem in nt["quantity"] and has_of and not self._counted_by_of(tok):
+            if (lem in nt["quantity"] or _measure_of_stuff(tok, lex)) and has_of and not self._counted_by_of(tok):
                 continue  # "a group of giraffes": the giraffes are asked (but "a family of five" is a family)
             if lem in lex["pose_nouns"]["measures"] and tok.dep_ == "pobj" and tok.head.lower_ == "than" and _compounds(tok):
                 continue  # "legs more than shoulder length apart": how far apart, no thing
@@ -293,6 +297,7 @@ class _ThingsReader(_FramesReader):
         return _is_noun(tok.head.head) and not any(c.dep_ in ("det", "amod", "compound", "poss", "nummod") for c in tok.children)
 
     _PLACES = ("on", "above", "over", "under", "below", "beside", "against", "near", "behind")
+    _SIDES = ("front", "top", "bottom", "side", "left", "right")  # "in front of", "on the bottom of", "to the left of"
     _PLACED_VERBS = ("be", "hang", "sit", "lean", "rest", "lie", "stand")  # (not "street art painted on the wall": made there)
 
     def _placed_picture(self, tok) -> bool:
@@ -307,11 +312,18 @@ class _ThingsReader(_FramesReader):
         if tok.dep_ == "dobj" and _lemma(tok.head) in self.lex["seeing_verbs"]:
             verb = tok.head  # "we can see paper art on the table": the place of what is seen
         preps = [c for c in tok.children if c.dep_ == "prep"] + ([c for c in verb.children if c.dep_ == "prep"] if verb is not None else [])
+        # (a place said with a compound preposition: "a painting in front of a cow", "on the bottom of a desk", "next to")
+        # (said right after the picture word: "a fall landscape with a cottage next to a lake" is the cottage's place)
+        preps += [p for c in tok.children if c.dep_ == "advmod" and c.lower_ in ("next", "close") and c.i == tok.i + 1 for p in c.children if p.dep_ == "prep"]
         for prep in preps:
-            if prep.lower_ not in self._PLACES:
+            rel = _prep_relation(prep, self.lex)
+            if rel is None:
                 continue
-            for place in prep.children:
-                if place.dep_ != "pobj" or not _is_noun(place) or _lemma(place) in self.lex["media_grounds"] or _in(place, self.not_things["meta"]):
+            compound = any(f" {w} of" in f" {rel[0]}" for w in self._SIDES) or rel[0].endswith(("next to", "close to"))
+            if prep.lower_ not in self._PLACES and not (compound and prep.i in (tok.i + 1, tok.i + 2)):
+                continue
+            for place in [rel[1]]:
+                if not _is_noun(place) or _lemma(place) in self.lex["media_grounds"] or _in(place, self.not_things["meta"]):
                     continue
                 if any(c.dep_ in ("det", "poss") for c in place.children):
                     return True
@@ -541,8 +553,8 @@ class _ThingsReader(_FramesReader):
         )
         noun = self.nouns[tok.i]
         for c in tok.children:
-            if c.i in self.claimed_numbers:
-                continue
+            if c.i in self.claimed_numbers or c.i in self.skip:
+                continue  # (an artist's name read before is no count: "by greg rutkowski and alphonse mucha")
             if c.i + 1 < len(doc) and doc[c.i + 1].text in ('"', "''", "”", "″") and not c.whitespace_:
                 continue  # "a 24" side table": inches, the table's size, no count
             if c.i > tok.i and not noun.plural and c.text.isdigit():

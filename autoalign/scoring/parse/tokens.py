@@ -255,7 +255,7 @@ def _prep_relation(prep, lex) -> tuple[str, Any] | None:
                 return f"{prep.lower_} of", pobj
         if pobj is None:
             return None
-    if _lemma(pobj) in lex["not_things"]["quantity"] and prep.lower_ not in ("in", "into", "inside", "within", "among", "of"):
+    if _lemma(pobj) in lex["not_things"]["quantity"] and prep.lower_ not in ("in", "into", "inside", "within", "among", "of") or _measure_of_stuff(pobj, lex):
         # "across a vast expanse of land", "next to a pile of books": the thing after "of"
         of = next((c for c in pobj.children if c.dep_ == "prep" and c.lower_ == "of"), None)
         inner = next((c for c in of.children if c.dep_ == "pobj"), None) if of is not None else None
@@ -273,6 +273,9 @@ def _prep_relation(prep, lex) -> tuple[str, Any] | None:
     if _lemma(pobj) in lex["compound_prep_nouns"]:  # "in front of X", "to the left of X"
         of = next((c for c in pobj.children if c.dep_ == "prep" and c.lower_ == "of"), None)
         inner = next((c for c in of.children if c.dep_ == "pobj"), None) if of is not None else None
+        if inner is not None and _measure_of_stuff(inner, lex):  # "in front of a body of water": the water
+            stuff_of = next((c for c in inner.children if c.dep_ == "prep" and c.lower_ == "of"), None)
+            inner = next((c for c in stuff_of.children if c.dep_ == "pobj"), inner) if stuff_of is not None else inner
         if inner is not None:
             det = next((c.lower_ for c in pobj.children if c.dep_ == "det"), "")
             return " ".join(w for w in (words, det, pobj.lower_, "of") if w), inner
@@ -399,3 +402,14 @@ def _adjective_conjuncts(tok) -> list[Any]:
         elif _coordinated_adverb(c):
             out.append(c)
     return out
+
+
+def _measure_of_stuff(tok, lex) -> bool:
+    """ "a boat on a body of water", "a stretch of sand": a measure word (``stuff_measures``) whose "of" takes a bare
+    singular noun names only that much of the stuff, no thing of its own; the stuff is the thing ("is the boat on the
+    water?", not "is there a body?"). "the body of a car", "a body of a man" are bodies."""
+    if _lemma(tok) not in lex["stuff_measures"]:
+        return False
+    of = next((c for c in tok.children if c.dep_ == "prep" and c.lower_ == "of"), None)
+    inner = next((c for c in of.children if c.dep_ == "pobj"), None) if of is not None else None
+    return inner is not None and inner.tag_ == "NN" and not any(c.dep_ in ("det", "poss", "nummod") for c in inner.children)
