@@ -5,7 +5,8 @@ from a DSG file): genres and techniques set off as tags are the picture's, never
 "style" is the title's; a verb of seeming says nothing of its own; a measure of a stuff ("a body of water") is the stuff;
 a limb after a smaller part's "with" is the doer's; materials that end as describing words are asked as materials; a
 picture word placed by a compound preposition is a thing; bare idioms ("in place", "at bat") are no things; a stock
-title's "books set" opened by "the". All fail at the start of the round
+title's "books set" opened by "the"; a hyphenated "-ing" word before a noun is a look; a plural that is a verb before
+"as" / "while" is the verb; nouns of a measure or a quality are no things. All fail at the start of the round
 (53e1103)."""
 
 from __future__ import annotations
@@ -125,3 +126,31 @@ def test_a_books_set_title_may_open_with_the():
     assert "is there a books set?" in qs and not any(q.startswith("are the books set") for q in qs)
     # a sentence of setting is read as before
     assert "are the plates set on the table?" in _questions("plates set on a table")
+
+
+def test_a_hyphenated_ing_word_before_a_noun_is_a_look():
+    # before: "is there a plant-eating?", "does the plant-eating pull the loads?"; "fire-breathing" lost
+    qs = _questions("A large plant-eating mammal with solid hoofs, used to pull loads.")
+    assert not any("plant-eating?" in q or q.startswith(("is the plant-eating", "does the plant-eating")) for q in qs)
+    assert "is the dragon fire-breathing?" in _questions("a fire-breathing dragon on a castle")
+    # after a form of "be" it is a verb
+    assert "are the soldiers re-enacting?" not in _questions("Teddy bears are re-enacting soldiers on the beach.")
+
+
+def test_a_plural_that_is_a_verb_before_as_or_while_is_the_verb():
+    # before: "are there kettle whistles?", "are the pot simmers on the stove?"
+    qs = _questions("The metallic kettle whistles as the wooden spoon stirs the tea in the glass cup.")
+    assert "is there a kettle?" in qs and "is the kettle whistling?" in qs and "does the spoon stir the tea?" in qs
+    assert not any("kettle whistles" in q for q in qs)
+    qs = _questions("The metallic pot simmers on the wooden stove while the plastic spatula stirs the soup.")
+    assert "does the pot simmer on the stove?" in qs and not any("pot simmers" in q for q in qs)
+    # a plural with a verb of its own is a plural
+    assert "do the flower pots sit on the shelf?" in _questions("The flower pots sit on the shelf while the cat sleeps.")
+
+
+def test_a_noun_of_a_measure_or_a_quality_is_no_thing():
+    # before: "is there a length?", "is there a health?", "is there innovation?"
+    assert "is there a health?" not in _questions("A woman is talking to her doctor about her health.")
+    qs = _questions("a machine where drivers pay to park for a particular length of time")
+    assert not any("length" in q for q in qs)
+    assert "is there innovation?" not in _questions("The glass tower rose over the city, a symbol of progress and innovation.")

@@ -95,6 +95,10 @@ def filter_consistent(
 # ---- the offline generator --------------------------------------------------------------------------
 
 
+# a hyphenated describing word of an "-ing" form ("fire-breathing", "plant-eating"): a look, never a kind
+_HYPHEN_ING = re.compile(r"[a-z]+-[a-z]+ing")
+
+
 def _article(word: str) -> str:
     return indefinite_article(word)
 
@@ -458,7 +462,7 @@ def facts_from_parse(parse: Parse, closed_counts: bool = False) -> list[Fact]:
                     kind = "attribute_material"  # "is the table made of wood?", also for "a wooden table" (but "is the rug woolly?", "is the hat knitted?")
                     described = _without(described, attr.value)  # "the jacket made of leather", not "the leather jacket ..."
                     value = word = material
-                elif attr.kind == "owner" or attr.kind == "type" and simple and not repeated and _name_part(parse.doc[attr.index]) and parse.reads_as_noun(attr.value) and not _only_adjective(attr.value.lower(), parse.model):
+                elif attr.kind == "owner" or attr.kind == "type" and simple and not repeated and _name_part(parse.doc[attr.index]) and parse.reads_as_noun(attr.value) and not _only_adjective(attr.value.lower(), parse.model) and not _HYPHEN_ING.fullmatch(attr.value.lower()):
                     # a noun read as an adjective before the name ("an owl family", "a lily pad"): asked as
                     # DSG asks a type, "is the pad a lily pad?" (not "is the pad lily?"); a word that is only ever a
                     # describing word is a look ("a bare tree": "is the tree bare?", not "is the tree a bare tree?")

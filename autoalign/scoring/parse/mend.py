@@ -675,6 +675,46 @@ def _mend_with_limb_on_small_part(doc, lex) -> None:
         _put_back(doc, saved)
 
 
+def _mend_verb_read_as_plural(doc, model: str) -> None:
+    """ "The metallic kettle whistles as the wooden spoon stirs the tea", "The pot simmers on the stove while the spatula
+    stirs the soup": a plural noun right after a singular noun hung on it, whose singular is a verb of WordNet's, that
+    opens a clause with "as", "while" or "when" (right after it, or after its place) is the first sentence's verb ("does
+    the kettle whistle?"), not a thing ("are there kettle whistles?"); the clause is the verb's."""
+    verbs = _lemma_index(model).get("verb", ())
+    for tok in doc:
+        if tok.tag_ != "NNS" or tok.i < 1 or not tok.is_lower or not tok.lower_.endswith("s") or tok.lower_.endswith("ss"):
+            continue
+        before = doc[tok.i - 1]
+        if before.tag_ != "NN" or before.dep_ != "compound" or before.head.i != tok.i or tok.lower_[:-1] not in verbs:
+            continue
+        mark = next((t for t in doc[tok.i + 1 :] if t.lower_ in ("as", "while", "when") or t.tag_.startswith("VB") or t.text in (",", ";", ".")), None)
+        if mark is None or mark.lower_ not in ("as", "while", "when"):
+            continue  # (a verb or a stop before any "as": "the coffee cups on the table are ...")
+        if mark.dep_ == "prep" and mark.head.i == tok.i and tok.dep_ == "nsubj" and tok.head.pos_ == "VERB" and tok.head.i > mark.i:
+            clause, subject = tok.head, next((c for c in mark.children if c.dep_ == "pobj"), None)  # ("whistles as the spoon stirs")
+        elif mark.dep_ == "mark" and tok.dep_ == "ROOT" and mark.head.dep_ == "advcl" and mark.head.head.i == tok.i:
+            clause, subject = mark.head, None  # ("simmers on the stove while the spatula stirs")
+        else:
+            continue
+        saved = _saved(doc, tags=True)
+        root = tok.head if tok.dep_ != "ROOT" else tok
+        for c in list(tok.children):
+            if c.i < tok.i and c.dep_ in ("det", "amod") and c.i < before.i:
+                _rehang(c, before, c.dep_)  # "The metallic": the kettle's
+        _rehang(tok, tok, "ROOT")
+        if root.i != tok.i:
+            for c in list(root.children):
+                if c.dep_ == "punct" and c.i > clause.i:
+                    _rehang(c, tok, "punct")
+        _rehang(before, tok, "nsubj")
+        _rehang(clause, tok, "advcl")
+        _rehang(mark, clause, "mark")
+        if subject is not None:
+            _rehang(subject, clause, "nsubj")
+        tok.tag_, tok.pos_, tok.lemma_ = "VBZ", "VERB", tok.lower_[:-1]
+        _put_back(doc, saved)
+
+
 def _mend_adjective_on_verb(doc) -> None:
     """ "cute girl smiling while crying": a describing word hung on the verb after the thing it stands before (the thing
     the verb's subject) describes the thing."""
@@ -1468,6 +1508,7 @@ def _mend_parse(doc, lex, model: str):
         ("looks between two nouns read as a verb", lambda: _mend_look_between_nouns(doc, lex, model)),
         ("parts after a place with a pose of their own", lambda: _mend_part_after_place_with_own_pose(doc, lex)),
         ("a limb after a smaller part's with", lambda: _mend_with_limb_on_small_part(doc, lex)),
+        ("a verb read as a plural", lambda: _mend_verb_read_as_plural(doc, model)),
         ("listed places", lambda: _mend_listed_place(doc, lex)),
         ("split names", lambda: _mend_split_name(doc, lex, model)),
         ("pronoun nouns", lambda: _mend_pronoun_noun(doc, lex)),

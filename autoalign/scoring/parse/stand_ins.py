@@ -3,7 +3,8 @@
 A quoted text is parsed as one name ("a cake with 'happy birthday anna' written in blue icing" is tagged as "a cake with
 'Bob' written in white chalk", whatever words the quote holds), and "can" where it can only be a noun ("an umbrella next to
 can") as "cup". The parse of the stand-in text is kept; each stand-in's token gets back the words it stood for, so the
-reading sees the prompt as written, with the quote as one token (a name, inside the quote: no thing of its own).
+reading sees the prompt as written, with the quote as one token (a name, inside the quote: no thing of its own). A
+hyphenated "-ing" describing word before the word it describes ("a plant-eating mammal") is parsed as "hungry".
 """
 
 from __future__ import annotations
@@ -20,6 +21,11 @@ _NOUN_STAND_IN = "cup"
 
 # "can" where it can only be a noun: after an article, a preposition or a number, or before nothing a verb could be
 _ARTICLE_CAN = re.compile(r"(?i)\b(?:a|the|to|of|on|in|into|with|from|beside|behind|near|by|one|two|three|four|five|six|\d+)\s+(can)(?![\w'’])")
+# a hyphenated describing word of an "-ing" form before the word it describes ("a plant-eating mammal", "a fire-breathing
+# dragon"): parsed as a plain describing word, not as a noun or a verb ("is there a plant-eating?")
+_HYPHEN_ING = re.compile(r"(?i)(?<![\w-])([a-z]+-[a-z]+ing)(?=\s+(?!(?:on|in|at|with|by|to|from|into|over|under|through|and|or|the|a|an|of|for|around|across|along|near|while|as)\b)[a-z])")
+_LOOK_STAND_IN = "hungry"
+_BE = frozenset({"is", "are", "was", "were", "be", "been", "being", "am", "'s", "'re"})
 _BARE_CAN = re.compile(r"(?i)\b(can)(?=\s*(?:$|[.,;!?]|\s(?:on|in|next|near|behind|beside|under|above|with)\b))")
 
 
@@ -38,6 +44,13 @@ def stand_ins(text: str) -> list[tuple[int, int, str]]:
             start, end = m.span(1)
             if not any(a < end and start < b for a, b, _ in spans):
                 spans.append((start, end, _NOUN_STAND_IN))
+    if "ing " in text:
+        for m in _HYPHEN_ING.finditer(text):
+            start, end = m.span(1)
+            if text[:start].split()[-1:] and text[:start].split()[-1].lower() in _BE:
+                continue  # ("teddy bears are re-enacting soldiers": a verb)
+            if not any(a < end and start < b for a, b, _ in spans):
+                spans.append((start, end, _LOOK_STAND_IN))
     return sorted(spans)
 
 
