@@ -6,7 +6,8 @@ from a DSG file): genres and techniques set off as tags are the picture's, never
 a limb after a smaller part's "with" is the doer's; materials that end as describing words are asked as materials; a
 picture word placed by a compound preposition is a thing; bare idioms ("in place", "at bat") are no things; a stock
 title's "books set" opened by "the"; a hyphenated "-ing" word before a noun is a look; a plural that is a verb before
-"as" / "while" is the verb; nouns of a measure or a quality are no things. All fail at the start of the round
+"as" / "while" is the verb; nouns of a measure or a quality are no things; an "-ing" verb joined to a place is the
+doer's. All fail at the start of the round
 (53e1103)."""
 
 from __future__ import annotations
@@ -154,3 +155,12 @@ def test_a_noun_of_a_measure_or_a_quality_is_no_thing():
     qs = _questions("a machine where drivers pay to park for a particular length of time")
     assert not any("length" in q for q in qs)
     assert "is there innovation?" not in _questions("The glass tower rose over the city, a symbol of progress and innovation.")
+
+
+def test_an_ing_verb_joined_to_a_place_is_the_doers():
+    # before: "is the trampoline laughing?"
+    qs = _questions("A child is jumping on a trampoline and laughing.")
+    assert "is the child laughing?" in qs and "is the trampoline laughing?" not in qs
+    assert "is the dog barking?" in _questions("a dog running in the park and barking")
+    # a verb with an object of its own is read as before
+    assert "is the man reading the book?" in _questions("a man sitting on a bench and reading a book")

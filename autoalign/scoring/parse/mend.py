@@ -715,6 +715,27 @@ def _mend_verb_read_as_plural(doc, model: str) -> None:
         _put_back(doc, saved)
 
 
+def _mend_ing_joined_to_place(doc) -> None:
+    """ "A child is jumping on a trampoline and laughing": an "-ing" verb joined by "and" to the object of a preposition,
+    with no subject nor object of its own, is joined to the "-ing" verb the preposition hangs on (the child is laughing),
+    not said of the place ("is the trampoline laughing?")."""
+    for tok in doc:
+        place = tok.head
+        if tok.tag_ != "VBG" or tok.dep_ != "conj" or place.dep_ != "pobj" or place.i > tok.i or place.head.dep_ != "prep":
+            continue
+        verb = place.head.head
+        if verb.tag_ != "VBG" or verb.pos_ != "VERB" or any(c.dep_ in ("nsubj", "dobj", "nsubjpass") for c in tok.children):
+            continue
+        if not any(c.dep_ == "cc" and c.lower_ == "and" and place.i < c.i < tok.i for c in place.children):
+            continue
+        saved = _saved(doc)
+        _rehang(tok, verb, "conj")
+        for c in list(place.children):
+            if c.dep_ == "cc" and place.i < c.i < tok.i:
+                _rehang(c, verb, "cc")
+        _put_back(doc, saved)
+
+
 def _mend_adjective_on_verb(doc) -> None:
     """ "cute girl smiling while crying": a describing word hung on the verb after the thing it stands before (the thing
     the verb's subject) describes the thing."""
@@ -1509,6 +1530,7 @@ def _mend_parse(doc, lex, model: str):
         ("parts after a place with a pose of their own", lambda: _mend_part_after_place_with_own_pose(doc, lex)),
         ("a limb after a smaller part's with", lambda: _mend_with_limb_on_small_part(doc, lex)),
         ("a verb read as a plural", lambda: _mend_verb_read_as_plural(doc, model)),
+        ("an -ing verb joined to a place", lambda: _mend_ing_joined_to_place(doc)),
         ("listed places", lambda: _mend_listed_place(doc, lex)),
         ("split names", lambda: _mend_split_name(doc, lex, model)),
         ("pronoun nouns", lambda: _mend_pronoun_noun(doc, lex)),
