@@ -7,7 +7,8 @@ a limb after a smaller part's "with" is the doer's; materials that end as descri
 picture word placed by a compound preposition is a thing; bare idioms ("in place", "at bat") are no things; a stock
 title's "books set" opened by "the"; a hyphenated "-ing" word before a noun is a look; a plural that is a verb before
 "as" / "while" is the verb; nouns of a measure or a quality are no things; an "-ing" verb joined to a place is the
-doer's. All fail at the start of the round
+doer's; quotes listed with "and" share their bearer; a decade set off as a tag says when the
+subject is from. All fail at the start of the round
 (53e1103)."""
 
 from __future__ import annotations
@@ -164,3 +165,16 @@ def test_an_ing_verb_joined_to_a_place_is_the_doers():
     assert "is the dog barking?" in _questions("a dog running in the park and barking")
     # a verb with an object of its own is read as before
     assert "is the man reading the book?" in _questions("a man sitting on a bench and reading a book")
+
+
+def test_quotes_listed_together_are_written_on_one_thing():
+    # before: '"morning" written in the image' beside '"good" written on the mug'
+    qs = _questions("a mug with the words 'good' and 'morning' in rainbow color")
+    assert 'is "good" written on the mug?' in qs and 'is "morning" written on the mug?' in qs
+
+
+def test_a_decade_set_off_as_a_tag_says_when_the_subject_is_from():
+    # before: the decade was asked nowhere
+    assert "are the dining chairs from the 1960s?" in _questions("set of six dining chairs, 1960s, vinyl")
+    # a decade inside a name is no tag ("1960s walnut" is asked as before)
+    assert not any("from the" in q for q in _questions("a 1960s walnut sideboard"))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from autoalign.inflect import indefinite_article
 from autoalign.scoring.parse.lexicon import ADJECTIVE_ENDING, _reads_as_seen_noun, lexicon
 from autoalign.scoring.parse.records import Noun
@@ -31,6 +33,10 @@ def _copula(verb) -> bool:
     return verb.lemma_ in ("look", "seem", "appear", "become", "remain", "stay", "feel") and any(
         c.dep_ in ("acomp", "oprd") and c.pos_ == "ADJ" for c in verb.children
     )
+
+
+# a decade written as a tag of its own ("1960s", "1880s")
+_DECADE_TAG = re.compile(r"(?:1[5-9]|20)\d0s")
 
 
 class _AttributesReader(_ReferentsReader):
@@ -550,6 +556,14 @@ class _AttributesReader(_ReferentsReader):
         for k, fragment in enumerate(fragments[1:], start=1):
             words = [t for t in fragment if not t.is_punct]
             listed = any(t.dep_ == "cc" for t in words[0].sent)  # ("cutting cloth, paper, and other thin material": a list)
+            if len(words) == 1 and _DECADE_TAG.fullmatch(words[0].lower_) and words[0].i not in self.nouns:
+                # "set of six dining chairs, 1960s, walnut": a decade set off as a tag says when the subject is from ("are
+                # the dining chairs from the 1960s?"), as DSG's annotators ask it
+                thing = self._tag_subject(fragments, 1, fragments[1])
+                if thing is not None:
+                    decade = words[0].lower_.strip("'")
+                    self.add_attr(self.nouns[thing.i], decade, "state", words[0].i, phrase=f"from the {decade}")
+                continue
             if len(words) == 1 and not listed and words[0].i in self.nouns and words[0].pos_ == "NOUN" and words[0].tag_ == "NN" and _lemma(words[0]) in self.lex["attribute_kinds"]["material"] and _lemma(words[0]) not in self.lex["scene_materials"]:
                 # "set of eight side chairs, 1950s, walnut, leather", "a mask, porcelain, intricate": a tag that is only a
                 # material names what the subject is made of ("are the side chairs made of leather?"), no thing of its own

@@ -112,5 +112,8 @@ def read_quotes(text: str, doc: Any, nouns: list[Noun], lex: dict[str, Any]) -> 
             # "fur in the shape of word 'hello'": the quote is the shape the fur takes, written by nothing on a thing
             # (asked "is 'hello' written in the image?", never "... written on the fur?")
             owner = None
+        if quotes and text[quotes[-1].char_end : start].strip(" ,").lower() in ("and", "or", "&", ""):
+            # "the words 'good' and 'morning' on a mug": quotes listed together are written on one thing
+            owner = quotes[-1].noun
         quotes.append(Quote(text=qtext, noun=owner, char_start=start, char_end=end, raw=raw))
     return quotes
