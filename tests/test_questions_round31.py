@@ -8,7 +8,8 @@ picture word placed by a compound preposition is a thing; bare idioms ("in place
 title's "books set" opened by "the"; a hyphenated "-ing" word before a noun is a look; a plural that is a verb before
 "as" / "while" is the verb; nouns of a measure or a quality are no things; an "-ing" verb joined to a place is the
 doer's; quotes listed with "and" share their bearer; a decade set off as a tag says when the
-subject is from. All fail at the start of the round
+subject is from; a word only ever describing, read as a noun, describes the next thing. All fail at the
+start of the round
 (53e1103)."""
 
 from __future__ import annotations
@@ -178,3 +179,13 @@ def test_a_decade_set_off_as_a_tag_says_when_the_subject_is_from():
     assert "are the dining chairs from the 1960s?" in _questions("set of six dining chairs, 1960s, vinyl")
     # a decade inside a name is no tag ("1960s walnut" is asked as before)
     assert not any("from the" in q for q in _questions("a 1960s walnut sideboard"))
+
+
+def test_an_only_describing_word_read_as_a_noun_describes_the_next_thing():
+    # before: "is there a triangular?", "is there a pyramidal?"
+    qs = _questions("A triangular orange picture frame.")
+    assert "is there a triangular?" not in qs and "is the picture frame triangular?" in qs
+    qs = _questions("a rectangular shelf and a pyramidal bookend")
+    assert "is there a bookend?" in qs and "is the bookend pyramidal?" in qs and "is there a pyramidal?" not in qs
+    # names are left as read
+    assert "is there New England?" in _questions("In late afternoon in January in New England, a man stands by a tree.")

@@ -7,6 +7,7 @@ from autoalign.scoring.parse.lexicon import (
     _ing_verb,
     _lemma_index,
     _no_english_verb,
+    _only_adjective,
     _reads_as_adjective,
     _reads_as_noun,
     _reads_as_seen_noun,
@@ -733,6 +734,51 @@ def _mend_ing_joined_to_place(doc) -> None:
         for c in list(place.children):
             if c.dep_ == "cc" and place.i < c.i < tok.i:
                 _rehang(c, verb, "cc")
+        _put_back(doc, saved)
+
+
+def _mend_only_adjective_read_as_noun(doc, lex, model: str) -> None:
+    """ "A triangular orange picture frame", "its diamond shade and triangular base": a word that is only ever a describing
+    word (WordNet lists it as one and never as a noun: "triangular", "pyramidal", "conical") read as a noun right before
+    a thing's name describes that thing ("is the picture frame triangular?"), never a thing ("is there a triangular?")."""
+    for tok in doc:
+        if tok.pos_ != "NOUN" or not tok.is_alpha or not tok.is_lower or tok.i + 1 >= len(doc) or tok.lower_.endswith("ing"):
+            continue  # (a name is left as read: "New York", "the United States"; so is an "-ing" name: "an operating room")
+        if not _only_adjective(tok.lower_, model):
+            continue
+        target = doc[tok.i + 1]
+        if adjective_name(tok.text, target.text, lex):
+            continue  # ("a hot dog", "the milky way": one name)
+        rest = doc[target.i + 1 :]
+        if target.pos_ == "VERB" and target.tag_ in ("VB", "VBP") and target.dep_ == "ROOT" and all(t.is_punct for t in rest) and (
+            target.lower_ in _lemma_index(model).get("noun", ()) and tok.head.i != target.i and tok.head.head.i == target.i
+        ):
+            # "a rectangular shelf and a pyramidal bookend" (read "... pyramidal bookend" as the shelf's verb): the last
+            # word is the thing, listed where the describing word stood
+            saved = _saved(doc, tags=True)
+            subject = tok.head
+            _rehang(subject, subject, "ROOT")
+            for c in list(target.children):
+                if c.i != subject.i:
+                    _rehang(c, subject, c.dep_)
+            _rehang(target, subject, tok.dep_)
+            for c in list(tok.children):
+                _rehang(c, target, c.dep_)
+            _rehang(tok, target, "amod")
+            tok.tag_, tok.pos_, tok.lemma_ = "JJ", "ADJ", tok.lower_
+            target.tag_, target.pos_, target.lemma_ = "NN", "NOUN", target.lower_
+            _put_back(doc, saved)
+            continue
+        while target.dep_ in ("compound", "amod") and target.head.i > target.i:
+            target = target.head  # ("triangular orange picture frame": the frame; not past a name of its own, "nmod")
+        if target.pos_ not in ("NOUN", "PROPN") or target.i <= tok.i or _in(target, lex["frame_nouns"]):
+            continue  # (a picture word keeps its reading: "its oval crystals and triangular frame")
+        saved = _saved(doc, tags=True)
+        if any(a.i == tok.i for a in target.ancestors):
+            _describe_instead(tok, target)
+        else:
+            _rehang(tok, target, "amod")
+        tok.tag_, tok.pos_, tok.lemma_ = "JJ", "ADJ", tok.lower_
         _put_back(doc, saved)
 
 
@@ -1531,6 +1577,7 @@ def _mend_parse(doc, lex, model: str):
         ("a limb after a smaller part's with", lambda: _mend_with_limb_on_small_part(doc, lex)),
         ("a verb read as a plural", lambda: _mend_verb_read_as_plural(doc, model)),
         ("an -ing verb joined to a place", lambda: _mend_ing_joined_to_place(doc)),
+        ("an only-describing word read as a noun", lambda: _mend_only_adjective_read_as_noun(doc, lex, model)),
         ("listed places", lambda: _mend_listed_place(doc, lex)),
         ("split names", lambda: _mend_split_name(doc, lex, model)),
         ("pronoun nouns", lambda: _mend_pronoun_noun(doc, lex)),
