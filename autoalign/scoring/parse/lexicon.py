@@ -40,6 +40,7 @@ def lexicon() -> dict[str, Any]:
     data["to_prepositions"] = set(words["to_prepositions"])
     data["making_verbs"] = set(words["making_verbs"]["words"])
     data["drawing_verbs"] = set(words["drawing_verbs"]["words"])
+    data["clause_openers"] = set(words["clause_openers"]["words"])
     data["text_nouns"] = set(words["text_nouns"]["words"])
     data["unquoted_text_nouns"] = set(words["text_nouns"]["unquoted"])
     data["text_verbs"] = set(words["text_nouns"]["verbs"])

@@ -676,20 +676,20 @@ def _mend_with_limb_on_small_part(doc, lex) -> None:
         _put_back(doc, saved)
 
 
-def _mend_verb_read_as_plural(doc, model: str) -> None:
+def _mend_verb_read_as_plural(doc, lex, model: str) -> None:
     """ "The metallic kettle whistles as the wooden spoon stirs the tea", "The pot simmers on the stove while the spatula
     stirs the soup": a plural noun right after a singular noun hung on it, whose singular is a verb of WordNet's, that
-    opens a clause with "as", "while" or "when" (right after it, or after its place) is the first sentence's verb ("does
+    opens a clause with "as", "while" or "when" (``clause_openers``; right after it, or after its place) is the first sentence's verb ("does
     the kettle whistle?"), not a thing ("are there kettle whistles?"); the clause is the verb's."""
-    verbs = _lemma_index(model).get("verb", ())
+    verbs, openers = _lemma_index(model).get("verb", ()), lex["clause_openers"]
     for tok in doc:
         if tok.tag_ != "NNS" or tok.i < 1 or not tok.is_lower or not tok.lower_.endswith("s") or tok.lower_.endswith("ss"):
             continue
         before = doc[tok.i - 1]
         if before.tag_ != "NN" or before.dep_ != "compound" or before.head.i != tok.i or tok.lower_[:-1] not in verbs:
             continue
-        mark = next((t for t in doc[tok.i + 1 :] if t.lower_ in ("as", "while", "when") or t.tag_.startswith("VB") or t.text in (",", ";", ".")), None)
-        if mark is None or mark.lower_ not in ("as", "while", "when"):
+        mark = next((t for t in doc[tok.i + 1 :] if t.lower_ in openers or t.tag_.startswith("VB") or t.text in (",", ";", ".")), None)
+        if mark is None or mark.lower_ not in openers:
             continue  # (a verb or a stop before any "as": "the coffee cups on the table are ...")
         if mark.dep_ == "prep" and mark.head.i == tok.i and tok.dep_ == "nsubj" and tok.head.pos_ == "VERB" and tok.head.i > mark.i:
             clause, subject = tok.head, next((c for c in mark.children if c.dep_ == "pobj"), None)  # ("whistles as the spoon stirs")
@@ -952,8 +952,7 @@ def _mend_title_noun(doc, lex) -> None:
     written without articles, a noun of a shop's title that is also a verb (``title_nouns``: set, sign, pack, kit) right
     after a noun is that noun's name (a gift set, a books set), not its verb ("does the gift set the candles?"); what
     follows is a thing of its own. Not a verb of a relation list (``relation_verbs``: "person hold box")."""
-    # (a title may open with "the": "the famous five books set enid blyton collection")
-    if any(t.lower_ in ("a", "an", "the") for t in doc[1:]):
+    if not _without_articles(doc[1:]):  # (a title may open with "the": "the famous five books set enid blyton collection")
         return
     for tok in doc:
         if tok.lower_ not in lex["title_nouns"] or tok.lower_ in lex["relation_verbs"] or tok.i == 0:
@@ -1575,7 +1574,7 @@ def _mend_parse(doc, lex, model: str):
         ("looks between two nouns read as a verb", lambda: _mend_look_between_nouns(doc, lex, model)),
         ("parts after a place with a pose of their own", lambda: _mend_part_after_place_with_own_pose(doc, lex)),
         ("a limb after a smaller part's with", lambda: _mend_with_limb_on_small_part(doc, lex)),
-        ("a verb read as a plural", lambda: _mend_verb_read_as_plural(doc, model)),
+        ("a verb read as a plural", lambda: _mend_verb_read_as_plural(doc, lex, model)),
         ("an -ing verb joined to a place", lambda: _mend_ing_joined_to_place(doc)),
         ("an only-describing word read as a noun", lambda: _mend_only_adjective_read_as_noun(doc, lex, model)),
         ("listed places", lambda: _mend_listed_place(doc, lex)),
