@@ -111,14 +111,19 @@ def warn_outside(prompt: str, config: "Config") -> list[str]:
 def unseen_phrases(prompt: str, config: "Config") -> list[str]:
     """The prompt's object phrases that pair a colour or a count with a thing as the vocabulary's ``held_out`` says
     its models never saw ("a red triangle" in the shapes world), in prompt order; empty without a vocabulary."""
+    name = getattr(config.detection, "vocabulary", "") or ""
+    return list(_unseen_phrases(prompt, name)) if name else []
+
+
+@lru_cache(maxsize=256)
+def _unseen_phrases(prompt: str, name: str) -> tuple[str, ...]:
+    """:func:`unseen_phrases` by vocabulary name: the loop asks it of one prompt at every pass decision, and the
+    prompt's parse is read once."""
     from autoalign.grounding import read_layout
 
-    vocab = of(config)
-    if vocab is None or not (vocab["unseen_colors"] or vocab["unseen_counts"]):
-        return []
-    out = []
-    for obj in read_layout(prompt).objects:
-        if any((c.lower(), obj.noun) in vocab["unseen_colors"] for c in obj.colors) or \
-                (obj.count, obj.noun) in vocab["unseen_counts"]:
-            out.append(obj.chunk)
-    return out
+    vocab = load(name)
+    if not (vocab["unseen_colors"] or vocab["unseen_counts"]):
+        return ()
+    return tuple(obj.chunk for obj in read_layout(prompt).objects
+                 if any((c.lower(), obj.noun) in vocab["unseen_colors"] for c in obj.colors)
+                 or (obj.count, obj.noun) in vocab["unseen_counts"])
