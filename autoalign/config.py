@@ -127,6 +127,8 @@ class LoopSettings:
     # false: a prompt naming a pair the preset's vocabulary marks unseen (autoalign.vocabulary.unseen_phrases) has no
     # score threshold; its judge's models never saw the pair, so the detectors alone decide (policy.threshold_for)
     unseen_gate: bool = True
+    # with the gate on, the threshold of such a prompt (None: ``threshold``); on the scale of scoring.primary
+    unseen_threshold: float | None = None
 
     def validate(self) -> None:
         # the numeric fields' bounds are declared with the settings (autoalign.settings.check_config)
@@ -275,6 +277,8 @@ def _check_type(dotted: str, annotation: str, value: Any) -> Any:
         value = float(value)
         if value != value or value in (float("inf"), float("-inf")):
             raise _type_error(dotted, "a finite number", value)
+    elif kind == "float|None":
+        value = None if value is None else _check_type(dotted, "float", value)
     elif kind == "str":
         if not isinstance(value, str):
             raise _type_error(dotted, "text", value)

@@ -42,6 +42,8 @@ DTYPES: tuple[str, ...] = ("auto", "float32", "float16", "bfloat16")
 MAX_SEED = 2**32 - 1  # what every generator backend accepts (numpy's limit is the tightest)
 #: The pass threshold's range by ``scoring.primary``.
 THRESHOLD_RANGES: dict[str, tuple[float, float]] = {"vq2": (0.0, 1.0), "vnli": (0.0, 1.0), "clip": (0.0, 2.5)}
+#: The settings on the scale of ``scoring.primary`` (their range is :data:`THRESHOLD_RANGES`'s).
+ON_SCORE_SCALE = ("threshold", "unseen_threshold")
 _DEVICE = re.compile(r"^(auto|cpu|mps|cuda(:\d+)?)$")
 
 
@@ -80,14 +82,14 @@ class Setting:
 
     def bounds(self, primary: str | None = None) -> tuple[float | None, float | None]:
         """(lowest, highest) allowed; the threshold's depend on ``scoring.primary`` (None: the widest)."""
-        if self.name == "threshold" and primary in THRESHOLD_RANGES:
+        if self.name in ON_SCORE_SCALE and primary in THRESHOLD_RANGES:
             return THRESHOLD_RANGES[primary]
         return self.ge, self.le
 
     def describe(self, primary: str | None = None) -> str:
         """The allowed values in words: "a whole number from 1 to 64", "one of auto, float32, ..."."""
         lo, hi = self.bounds(primary)
-        if self.name == "threshold" and primary is None:
+        if self.name in ON_SCORE_SCALE and primary is None:
             return "a number in " + ", ".join(f"[{_num(a)}, {_num(b)}] for {p}" for p, (a, b) in THRESHOLD_RANGES.items())
         if self.choices:
             extra = ", cuda:N" if self.name == "device" else ""
@@ -174,6 +176,9 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     Setting("max_rounds", int, "Edit rounds at most.", (_LOOP, "max_rounds"), ge=0, le=20, label="Rounds"),
     Setting("threshold", float, "Score that counts as aligned, on the scale of scoring.primary.",
             (_LOOP, "threshold"), ge=0.0, le=2.5, label="Alignment threshold"),
+    Setting("unseen_threshold", float, "The threshold instead for a prompt naming a pair the preset's vocabulary "
+            "marks unseen (unset: the threshold).", (_LOOP, "unseen_threshold"), ge=0.0, le=2.5,
+            label="Threshold for unseen pairs"),
     Setting("edit_samples", int, "Edited samples per instruction; the best is kept.", (_LOOP, "edit_samples"), ge=1, le=16),
     Setting("patience", int, "Stop after this many rounds without gain.", (_LOOP, "patience"), ge=1, le=20),
     Setting("max_instructions", int, "Instructions tried per round.", (_LOOP, "max_instructions"), ge=1, le=16),
@@ -269,7 +274,7 @@ def check_config(config: Any) -> None:
         value = None if s.path is None else value_of(config, s.name)
         if value is None:
             continue
-        who = f"{s.field} (scoring.primary {primary!r})" if s.name == "threshold" else s.field
+        who = f"{s.field} (scoring.primary {primary!r})" if s.name in ON_SCORE_SCALE else s.field
         s.check(value, who, primary=primary)
 
 

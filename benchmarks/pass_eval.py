@@ -222,7 +222,8 @@ class Rule:
     >= ``gate``. ``low_gate`` < ``gate`` passes a clean image whose CLIP lies in [low_gate, gate) when its weakest
     box is >= ``low_sure`` (the CLIP-just-under-the-gate case); ``probe = False`` ignores clip-probe;
     ``relation_gate`` (when set) is the gate for prompts with a relation; ``unseen_gate = False`` asks no gate of a
-    prompt that names a pair the vocabulary marks unseen (``[loop] unseen_gate``)."""
+    prompt that names a pair the vocabulary marks unseen (``[loop] unseen_gate``), ``unseen_threshold`` (when set)
+    the gate such a prompt gets instead (``[loop] unseen_threshold``)."""
 
     gate: float = 2.1
     sure: float = 0.8
@@ -231,6 +232,7 @@ class Rule:
     probe: bool = True
     relation_gate: float | None = None
     unseen_gate: bool = True
+    unseen_threshold: float | None = None
 
     def name(self) -> str:
         parts = [f"gate {self.gate:g}", f"sure {self.sure:g}"]
@@ -242,6 +244,8 @@ class Rule:
             parts.append(f"relations gate {self.relation_gate:g}")
         if not self.unseen_gate:
             parts.append("no gate for unseen pairs")
+        elif self.unseen_threshold is not None:
+            parts.append(f"unseen pairs gate {self.unseen_threshold:g}")
         return ", ".join(parts)
 
     def passes(self, r: dict[str, Any]) -> bool:
@@ -253,6 +257,8 @@ class Rule:
         gate = self.relation_gate if self.relation_gate is not None and r["relations"] else self.gate
         if not self.unseen_gate and r.get("unseen"):
             gate = float("-inf")
+        elif self.unseen_threshold is not None and r.get("unseen"):
+            gate = self.unseen_threshold
         if r["clip"] >= gate and weakest >= self.sure:
             return True
         return self.low_gate is not None and self.low_gate <= r["clip"] < gate and weakest >= max(self.low_sure, self.sure)
@@ -262,7 +268,7 @@ def preset_rule(config: Any) -> Rule:
     from autoalign.detection.layout import LayoutDetector
 
     return Rule(gate=float(config.loop.threshold), sure=LayoutDetector(None, config).sure,
-                unseen_gate=bool(config.loop.unseen_gate))
+                unseen_gate=bool(config.loop.unseen_gate), unseen_threshold=config.loop.unseen_threshold)
 
 
 def share(flags: Sequence[bool], ids: Sequence[str]) -> dict[str, Any]:
@@ -322,13 +328,14 @@ def paired(records: Sequence[dict[str, Any]], base: Sequence[bool], new: Sequenc
 
 def grid(gate: float, sure: float) -> list[Rule]:
     """The rules searched: the gate and ``sure`` moved, an under-the-gate band with a surer box, clip-probe off,
-    a separate gate for relations, no gate for prompts with an unseen pair (either way of the preset's)."""
+    a separate gate for relations, no gate or a lower one for prompts with an unseen pair (either way of the preset's)."""
     rules = [Rule(g, s) for g, s in itertools.product((1.8, 1.9, 2.0, 2.1, 2.2, 2.3, 2.4), (0.0, 0.7, 0.8, 0.85, 0.9, 0.95))]
     rules += [Rule(gate, sure, low_gate=lo, low_sure=ls) for lo, ls in
               itertools.product((1.6, 1.7, 1.8, 1.9, 2.0), (0.85, 0.9, 0.93, 0.95, 0.97))]
     rules += [Rule(g, s, probe=False) for g, s in itertools.product((2.0, 2.1, 2.2), (0.8, 0.9))]
     rules += [Rule(gate, sure, relation_gate=rg) for rg in (1.8, 1.9, 2.0, 2.2, 2.3, 2.4)]
     rules += [Rule(g, s, unseen_gate=u) for g, s, u in itertools.product((2.0, 2.1, 2.2), (0.7, 0.75, 0.8, 0.85), (True, False))]
+    rules += [Rule(gate, sure, unseen_threshold=u) for u in (1.5, 1.6, 1.7, 1.8, 1.9)]
     return rules
 
 

@@ -62,6 +62,14 @@ def test_without_the_unseen_gate_a_prompt_with_an_unseen_pair_is_judged_by_the_d
     assert "no gate for unseen pairs" in rule.name()
 
 
+def test_an_unseen_threshold_is_a_lower_gate_for_prompts_with_an_unseen_pair():
+    rule = Rule(gate=2.0, sure=0.8, unseen_threshold=1.7)
+    assert rule.passes(_rec(clip=1.75, unseen=True)) and not rule.passes(_rec(clip=1.65, unseen=True))
+    assert not rule.passes(_rec(clip=1.75))  # a prompt of seen pairs keeps the gate
+    assert not rule.passes(_rec(clip=1.9, unseen=True, grounded=["number"]))
+    assert "unseen pairs gate 1.7" in rule.name()
+
+
 def test_rates_and_pairs_count_images():
     records = [_rec(aligned=True, id="a"), _rec(aligned=False, id="a"), _rec(aligned=True, id="b"),
                _rec(aligned=False, readable=False, id="b")]

@@ -343,6 +343,29 @@ def test_without_the_unseen_gate_the_detectors_alone_decide_an_unseen_prompt():
     assert should_stop(1, 0, low, [], shapes.loop) is None
 
 
+def test_an_unseen_threshold_lowers_the_gate_for_an_unseen_prompt_only():
+    shapes = load_config("shapes", overrides={"loop": {"unseen_threshold": 1.5}})
+    assert policy.threshold_for(shapes, UNSEEN) == 1.5
+    assert policy.threshold_for(shapes, "two red circles") == shapes.loop.threshold
+    between = card(1.6, [q("q1", "entity", "a red triangle", 0.02)])  # over the unseen threshold, under the gate
+    assert mismatches_to_fix([], between, shapes, UNSEEN) == []
+    assert should_stop(1, 0, between, [], shapes.loop, threshold=policy.threshold_for(shapes, UNSEEN)) == "aligned"
+    assert [m.source for m in mismatches_to_fix([], between, shapes, "two red circles")] == ["low_score"]
+    shapes.loop.unseen_gate = False  # no gate at all wins over a lower one
+    assert policy.threshold_for(shapes, UNSEEN) == float("-inf")
+
+
+def test_the_unseen_threshold_is_bounded_by_the_score_scale():
+    from autoalign.config import ConfigError
+
+    with pytest.raises(ConfigError, match="loop.unseen_threshold.*0, 2.5"):
+        load_config("shapes", overrides={"loop": {"unseen_threshold": 3.0}})
+    with pytest.raises(ConfigError, match="loop.unseen_threshold.*0, 1"):
+        load_config("tiny", overrides={"loop": {"unseen_threshold": 1.5}})
+    with pytest.raises(ConfigError, match="unseen_threshold"):
+        load_config("shapes", overrides={"loop": {"unseen_threshold": "low"}})
+
+
 def test_unseen_gate_must_be_true_or_false():
     from autoalign.config import ConfigError
 

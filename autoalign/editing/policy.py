@@ -202,14 +202,16 @@ def mismatches_to_fix(mismatches: list[Mismatch], card: ScoreCard, config: Any, 
 
 
 def threshold_for(config: Any, prompt: str) -> float:
-    """The score an image of ``prompt`` must reach to pass: ``loop.threshold``; none at all (minus infinity) with
-    ``loop.unseen_gate = false`` when the prompt names a pair the preset's vocabulary marks unseen
-    (:func:`autoalign.vocabulary.unseen_phrases`)."""
+    """The score an image of ``prompt`` must reach to pass: ``loop.threshold``; for a prompt that names a pair the
+    preset's vocabulary marks unseen (:func:`autoalign.vocabulary.unseen_phrases`), ``loop.unseen_threshold`` when
+    set, and none at all (minus infinity) with ``loop.unseen_gate = false``."""
     from autoalign.vocabulary import unseen_phrases
 
     loop = config.loop
-    if prompt and not getattr(loop, "unseen_gate", True) and unseen_phrases(prompt, config):
-        return float("-inf")
+    gate_off = not getattr(loop, "unseen_gate", True)
+    unseen_threshold = getattr(loop, "unseen_threshold", None)
+    if prompt and (gate_off or unseen_threshold is not None) and unseen_phrases(prompt, config):
+        return float("-inf") if gate_off else float(unseen_threshold)
     return float(loop.threshold)
 
 
