@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from autoalign.scoring.parse.lexicon import ADJECTIVE_ENDING, _english_form, abstract_word
+from autoalign.scoring.parse.lexicon import ADJECTIVE_ENDING, _english_form, _only_adjective, abstract_word
 from autoalign.scoring.parse.state import _ReaderState
 from autoalign.scoring.parse.tokens import (
     _adjective_conjuncts,
@@ -138,6 +138,14 @@ class _FramesReader(_ReaderState):
         lone = fragment[0] if len(fragment) == 1 else None
         if lone is not None and lone.tag_ == "VB" and lone.is_lower and lone.is_alpha:
             return True  # "old ship, spooky": a one-word tag the tagger read as a bare verb is a look, not "is the ship spookying?"
+        if lone is not None and lone.is_lower and lone.is_alpha and _only_adjective(lone.lower_, self.model) and not (
+            any(a.i > lone.i and a.pos_ in ("NOUN", "PROPN") for a in lone.ancestors) or any(t.dep_ == "cc" for t in lone.sent)
+        ):
+            # "beautiful artwork by boris groh, vivid, masterpiece": a one-word tag that is only ever a describing word
+            # (WordNet: an adjective, never a noun), wherever the tagger hung it, is a look of the picture, as a look by
+            # its ending is ("is the image vivid?"; and the frame's: "is the artwork vivid?"); not one of a list of looks
+            # before a thing's name ("a shiny, new, low riding truck", "happy, angry, surprised and sobbing faces")
+            return True
         if any(t.pos_ in ("VERB", "AUX") and not _in(t, words) for t in fragment):
             return False
         if any(t.pos_ == "VERB" and any(c.dep_ == "dobj" and any(d.dep_ == "det" for d in c.children) and not _in(c, words)

@@ -17,7 +17,7 @@ from autoalign.scoring.parse.lexicon import (
     load_spacy,
 )
 from autoalign.scoring.parse.mend import _join_hyphens, _join_participle_looks, _join_widths, _mend_parse
-from autoalign.scoring.parse.quotes import read_quotes
+from autoalign.scoring.parse.quotes import _spaced_quotes, read_quotes
 from autoalign.scoring.parse.records import Attribute, GlobalTag, Noun, Parse, Quote, Relation
 from autoalign.scoring.parse.relations import _RelationsReader
 from autoalign.scoring.parse.salvage import salvage
@@ -231,6 +231,35 @@ def _set_off_titles(text: str, lex, model: str = DEFAULT_SPACY_MODEL) -> str:
     return text
 
 
+# two or more spaces between two words of one sentence, not after punctuation
+_SPACED_GAP = re.compile(r"(?<=[\w)])( {2,})(?=[\w(])")
+
+
+def _set_off_spaced_parts(text: str, lex) -> str:
+    """ "Set of eight side chairs, 1950s  Pearwood, vinyl (8)": a stock title that sets its parts off with two spaces
+    instead of a comma; the gap is a comma where the title's next part opens with a capital or the part before it ends in
+    a number ("are the side chairs from the 1950s?", as after a comma). A gap of a caption's typing ("A  man", "lying
+    together", "the pig  is") has a lower-case word after it, and a text set off by two spaces ("with  knowledge is
+    power  painted") is a quote (:func:`.quotes._spaced_quotes`): both are left as written."""
+    quoted = [(start - 2, end + 2) for _, start, end, _ in _spaced_quotes(text, lex)]
+    out, at = [], 0
+    for m in _SPACED_GAP.finditer(text):
+        if any(a <= m.start(1) < b or a < m.end(1) <= b for a, b in quoted):
+            continue
+        before = re.findall(r"[\w()]+$", text[: m.start(1)])
+        after = re.match(r"[\w(]+", text[m.end(1) :])
+        if not before or not after:
+            continue
+        word, nxt = before[0].strip("()"), after.group(0).strip("(")
+        capital = nxt[:1].isupper() and nxt not in ("I", "A") and not nxt.isupper() or nxt.isupper() and len(nxt) > 1
+        numbered = any(c.isdigit() for c in word) and nxt[:1].isalpha()
+        if not (capital or numbered) or not word or word[:1].isupper() and len(text[: m.start(1)].split()) == 1:
+            continue
+        out.append(text[at : m.start(1)] + ", ")
+        at = m.end(1)
+    return "".join(out) + text[at:] if out else text
+
+
 def _quote_unquoted_text(text: str, lex) -> str:
     """ "a note on a fridge that says buy milk", "a road sign saying slow children at play beside a school", "a cake with
     the words happy birthday sarah written in frosting": lower-case words after a verb of saying whose text bearer
@@ -439,6 +468,9 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
         text = _set_off_titles(text, lex, model)
     with salvage("quoting unquoted text", text):
         text = _quote_unquoted_text(text, lex)
+    if "  " in text:
+        with salvage("setting off parts spaced apart", text):
+            text = _set_off_spaced_parts(text, lex)
     if "tled " in text or "called " in text or "named " in text:
         with salvage("quoting titles", text):
             text = _quote_titles(text, lex)

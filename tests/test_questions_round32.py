@@ -1,0 +1,31 @@
+"""Issue 39, round 32: rules of a prompt's structure (separators, tags) rather than of its words, each checked on prompts
+written for these tests (none taken from a DSG file): two spaces that set a stock title's parts off act as a comma; a
+one-word tag that is only ever a describing word is a look of the picture and of a frame that is its subject. All fail at
+the start of the round (5c87a9c)."""
+
+from __future__ import annotations
+
+from question_facts import questions as _questions
+
+
+def test_two_spaces_before_a_capitalised_part_of_a_stock_title_set_it_off():
+    # before: no "from the 1960s" (the decade tag needs a comma)
+    qs = _questions("two wooden stools, 1960s  Teak, leather")
+    assert "are the stools from the 1960s?" in qs
+    # a caption's stray spaces are left as typed
+    qs = _questions("A  man standing on a beach")
+    assert "is the man standing on the beach?" in qs
+    qs = _questions("The pig  is sitting in front of the sign.")
+    assert "is the pig sitting in front of the sign?" in qs
+    # a text set off by two spaces is still a text
+    qs = _questions("an antique book with  Knowledge Is Power  painted in gold")
+    assert 'is "Knowledge Is Power" written on the book?' in qs
+
+
+def test_a_lone_describing_tag_is_a_look_of_the_picture_and_its_frame():
+    # before: "vivid" was asked nowhere
+    qs = _questions("beautiful artwork by boris groh, vivid, masterpiece, detailed")
+    assert "is the image vivid?" in qs and "is the artwork vivid?" in qs
+    # a list of looks before a thing's name is the thing's, not the picture's
+    assert "is the image new?" not in _questions("A shiny, new, low riding semi trailer truck")
+    assert "is the image angry?" not in _questions("A set of emoji icons with happy, angry, surprised and sobbing faces.")
