@@ -29,3 +29,15 @@ def test_a_lone_describing_tag_is_a_look_of_the_picture_and_its_frame():
     # a list of looks before a thing's name is the thing's, not the picture's
     assert "is the image new?" not in _questions("A shiny, new, low riding semi trailer truck")
     assert "is the image angry?" not in _questions("A set of emoji icons with happy, angry, surprised and sobbing faces.")
+
+
+def test_a_frame_that_shows_no_thing_is_the_subject_of_its_looks_and_its_artist():
+    # before: "is this beautiful artwork?" and "is the image in the style of ...?" only
+    qs = _questions("gorgeous artwork by jane doe, vivid")
+    assert "is the artwork gorgeous?" in qs and "is the artwork by jane doe?" in qs
+    assert "is the image in the style of jane doe?" in qs
+    qs = _questions("a lighthouse on a cliff at dusk, art by john smith")
+    assert "is the art by john smith?" in qs
+    # a frame of a thing: the thing is the subject, the artist stays the picture's
+    qs = _questions("a watercolor painting of a fox by Beatrix Potter")
+    assert not any(q.startswith("is the painting") for q in qs)

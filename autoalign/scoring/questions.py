@@ -175,6 +175,37 @@ def _frame_looks(parse: Parse) -> list[tuple[Any, Any]]:
     return out
 
 
+def _frame_as_subject(parse: Parse) -> list[tuple[Any, str, str]]:
+    """ "beautiful artwork by boris groh, vivid", "..., art by charles vess": a frame that shows no thing of its own (no
+    "of ...", no thing in its fragment) is the prompt's subject, and what describes it is asked of it, as DSG asks it: the
+    artist its "by" names ("is the art by charles vess?") and, where the prompt names no thing at all, a word that is only
+    ever a describing word before it ("is the artwork beautiful?"); the picture's questions ("is this beautiful
+    artwork?", "... in the style of ...?") stay. (frame, value, phrase) triples."""
+    doc = parse.doc
+    things = {n.index for n in parse.nouns}
+    artists = [g for g in parse.globals if g.kind == "style" and g.value.startswith("style of ") and g.index < len(doc)]
+    out = []
+    for frame in parse.globals:
+        if frame.kind != "frame" or frame.index >= len(doc) or doc[frame.index].pos_ != "NOUN":
+            continue
+        tok = doc[frame.index]
+        start = next((i for i in range(tok.i, -1, -1) if doc[i].text in (",", ";", "|", ".")), -1) + 1
+        end = next((i for i in range(tok.i, len(doc)) if doc[i].text in (",", ";", "|", ".")), len(doc))
+        if any(c.dep_ == "prep" and c.lower_ == "of" for c in tok.children) or any(i in things for i in range(start, end)):
+            continue  # ("a painting of a fox by ...": the fox is the subject; the artist stays the picture's)
+        for c in tok.children:
+            if c.dep_ == "amod" and c.i < tok.i and c.is_alpha and _only_adjective(c.lower_, parse.model) and not things:
+                # (only where the prompt names no thing at all: "a dog on a table, digital art" is a dog's picture, and
+                # "digital" its kind, asked as "is this digital art?")
+                out.append((frame, c.lower_, c.lower_))
+        for g in artists:
+            by = next((a for a in doc[g.index].ancestors if a.lower_ == "by"), None)
+            if by is not None and by.head.i == tok.i and start <= g.index < end:
+                name = g.value[len("style of "):]
+                out.append((frame, name, f"by {name}"))
+    return out
+
+
 def _time_said_of_it(noun: Noun, parse: Parse) -> bool:
     """ "It is an overcast day", "it was a cold night": a time word said of "it" (``time_words``)."""
     tok = parse.doc[noun.index]
@@ -413,6 +444,13 @@ def facts_from_parse(parse: Parse, closed_counts: bool = False) -> list[Fact]:
             deps = [global_id[frame.index]] if frame.index in global_id else []
             b.add("attribute", "state", (word, look.value), "attribute", "attribute", look.value, look.value, deps,
                   noun=word, value=look.value, be="are" if is_plural(word) else "is", article=_article(look.value), do="does")
+
+    for frame, value, phrase in _frame_as_subject(parse):
+        with salvage(f"the frame {frame.value!r} as the subject", text):
+            word = parse.doc[frame.index].lower_
+            deps = [global_id[frame.index]] if frame.index in global_id else []
+            b.add("attribute", "state", (word, value), "attribute", "attribute", value, value, deps,
+                  noun=word, value=phrase, be="are" if is_plural(word) else "is", article=_article(value), do="does")
 
     for noun in parse.nouns:
         with salvage(f"the thing {noun.phrase!r}", text):
