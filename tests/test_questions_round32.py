@@ -41,3 +41,17 @@ def test_a_frame_that_shows_no_thing_is_the_subject_of_its_looks_and_its_artist(
     # a frame of a thing: the thing is the subject, the artist stays the picture's
     qs = _questions("a watercolor painting of a fox by Beatrix Potter")
     assert not any(q.startswith("is the painting") for q in qs)
+
+
+def test_a_look_only_ever_describing_is_the_frames_though_it_reads_as_a_noun():
+    # before: "is the image vibrant?" only ("the vibrant" reads as a noun to the tagger)
+    qs = _questions("candid photography, realistic, vibrant")
+    assert "is the photography vibrant?" in qs and "is the image vibrant?" in qs
+
+
+def test_a_backdrop_set_off_as_a_tag_is_no_subject_of_the_tag_after_it():
+    # before: the tag after the backdrop described nothing ("is the background weathered?" was not asked either)
+    qs = _questions("portrait of an old fisherman, white background, weathered")
+    assert "is the fisherman weathered?" in qs and "is the background weathered?" not in qs
+    qs = _questions("a red apple on a table, black background, highly detailed")
+    assert "is the apple highly detailed?" in qs

@@ -161,8 +161,8 @@ def _frame_looks(parse: Parse) -> list[tuple[Any, Any]]:
     out = []
     for look in looks:
         tok = doc[look.index]
-        if tok.pos_ not in ("ADJ", "VERB") and not ADJECTIVE_ENDING.fullmatch(look.value) or parse.reads_as_noun(look.value):
-            continue  # a look, not a style's or a tool's name ("octane", "masterpiece")
+        if tok.pos_ not in ("ADJ", "VERB") and not ADJECTIVE_ENDING.fullmatch(look.value) or parse.reads_as_noun(look.value) and not _only_adjective(look.value, parse.model):
+            continue  # a look, not a style's or a tool's name ("octane", "masterpiece"; "vibrant", only ever a look, is one)
         before = [g for g in frames if g.index < look.index]
         if not before:
             continue

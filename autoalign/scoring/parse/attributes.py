@@ -621,6 +621,12 @@ class _AttributesReader(_ReferentsReader):
         thing = self._last_thing_before(words[0])
         if thing is None or thing.i not in self.nouns:
             return None
+        if self.nouns[thing.i].lemma in self.lex["backdrops"] and thing not in fragments[0]:
+            # "multicolored fur in a furry frame, white background, centered": a backdrop set off as a tag of its own is no
+            # subject of the tag after it; the prompt's subject, the first thing of its first fragment that hangs on no other
+            # thing, is ("a lone wolf howling on a hill, dark background, eerie": "is the wolf eerie?")
+            inside = {t.i for t in fragments[0]}
+            thing = next((t for t in fragments[0] if t.i in self.nouns and not any(a.i in inside and a.i in self.nouns for a in t.ancestors)), thing)
         if _in(thing, self.lex["tag_parts"]):
             # "an elf queen with long silver hair and blue eyes, elegant": a part the thing is "with" is no subject of a
             # tag; the thing that has it is ("is the elf queen elegant?", not "are the eyes elegant?")
