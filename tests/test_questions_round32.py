@@ -55,3 +55,12 @@ def test_a_backdrop_set_off_as_a_tag_is_no_subject_of_the_tag_after_it():
     assert "is the fisherman weathered?" in qs and "is the background weathered?" not in qs
     qs = _questions("a red apple on a table, black background, highly detailed")
     assert "is the apple highly detailed?" in qs
+
+
+def test_a_material_that_opens_a_stock_titles_part_with_a_capital_is_the_subjects():
+    # before: "is there Teak?"
+    qs = _questions("two wooden stools, 1960s  Teak, leather")
+    assert "are the stools made of teak?" in qs and "is there Teak?" not in qs
+    assert "is the chair made of leather?" in _questions("a chair, Leather")
+    # a capitalised word that is no material stays as read
+    assert "is the squirrel made of oak?" not in _questions("a squirrel, Oak, autumn")
