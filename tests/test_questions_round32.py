@@ -64,3 +64,21 @@ def test_a_material_that_opens_a_stock_titles_part_with_a_capital_is_the_subject
     assert "is the chair made of leather?" in _questions("a chair, Leather")
     # a capitalised word that is no material stays as read
     assert "is the squirrel made of oak?" not in _questions("a squirrel, Oak, autumn")
+
+
+def test_a_capitalised_look_inside_a_name_is_the_names():
+    # before: "is the Gate Bridge golden?", "is there a Gate Bridge?"
+    qs = _questions("a ferry passing under the Golden Gate Bridge at dusk")
+    assert "is the Gate Bridge golden?" not in qs and "is there a Golden Gate Bridge?" in qs
+    # a sentence's first word and a title-case prompt keep their looks
+    assert "are the apples red?" in _questions("Red apples on a table")
+    assert "is the Car red?" in _questions("A Red Car On The Road")
+
+
+def test_a_verb_of_seeming_with_like_is_no_action():
+    # before: "is the font looking?", "is the cloud looking?"
+    qs = _questions("a poster in a font that looks like handwriting")
+    assert not any("looking" in q for q in qs)
+    assert "is the cloud looking?" not in _questions("a cloud that looks like a dog")
+    # a look after a linking verb is still asked
+    assert "is the man tired?" in _questions("the man looks tired")

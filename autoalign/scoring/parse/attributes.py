@@ -246,6 +246,8 @@ class _AttributesReader(_ReferentsReader):
                 continue  # "a monkey doing linkbuilding": not "is the monkey doing?"
             if _lemma(verb) in self.not_things["quantity"] and (after := _next(verb)) is not None and after.lower_ == "of":
                 continue  # "peacock birds set of two": a quantity read as a verb, not "are the birds set?"
+            if _lemma(verb) in ("look", "seem", "appear") and any(c.dep_ == "prep" and c.lower_ == "like" for c in verb.children):
+                continue  # "a font that looks like handwriting": a likeness, no "is the font looking?"
             if verb.tag_ in ("VBG", "VBN") or verb.dep_ in ("ROOT", "conj", "relcl", "acl", "advcl"):
                 way = self._direction(verb)  # "head looking forward": "is the head looking forward?", not "... looking?"
                 self.add_attr(noun, f"{vwords} {way}" if way else vwords, "state", verb.i)

@@ -1542,6 +1542,26 @@ def _mend_part_with_pose_head(doc, lex) -> None:
         _put_back(doc, saved)
 
 
+def _mend_capital_look_in_name(doc) -> None:
+    """ "the Golden Gate Bridge at sunset", "a walk in Central Park": a describing word written with a capital inside a
+    run of capitalised words, after a lower-case word, is the first word of a name ("is there the Golden Gate Bridge?"),
+    no look ("is the Gate Bridge golden?"). A word that opens its sentence, or follows another capital ("A Red Car On The
+    Road", title case), is left as read."""
+    for tok in doc:
+        if tok.pos_ != "ADJ" or not tok.is_title or not tok.is_alpha or tok.is_sent_start or tok.i == 0 or tok.i + 1 >= len(doc):
+            continue
+        before, after = doc[tok.i - 1], doc[tok.i + 1]
+        if not (before.is_lower or before.is_punct and before.text not in (".", "!", "?")) or not after.is_title or after.pos_ != "PROPN":
+            continue
+        head = tok.head
+        if head.i <= tok.i or head.pos_ != "PROPN" or not head.is_title or not all(doc[i].is_title for i in range(tok.i, head.i + 1)):
+            continue
+        saved = _saved(doc, tags=True)
+        tok.tag_, tok.pos_ = "NNP", "PROPN"
+        _rehang(tok, head, "compound")
+        _put_back(doc, saved)
+
+
 def _mend_parse(doc, lex, model: str):
     """Mend the tagger's known slips in ``doc`` (each mend on its own: one that fails is logged and skipped)."""
     mends = (
@@ -1579,6 +1599,7 @@ def _mend_parse(doc, lex, model: str):
         ("an only-describing word read as a noun", lambda: _mend_only_adjective_read_as_noun(doc, lex, model)),
         ("listed places", lambda: _mend_listed_place(doc, lex)),
         ("split names", lambda: _mend_split_name(doc, lex, model)),
+        ("capitalised looks inside a name", lambda: _mend_capital_look_in_name(doc)),
         ("pronoun nouns", lambda: _mend_pronoun_noun(doc, lex)),
         ("nouns in a noun's place", lambda: _mend_noun_in_noun_place(doc, lex, model)),
         ("agent participles", lambda: _mend_agent_participle(doc)),

@@ -518,6 +518,12 @@ class _ThingsReader(_FramesReader):
             start = min([start, first_word.i] + [c.i for c in first_word.children if c.i < first_word.i])
         # ("a red panda", "a black hole": a colour that names a kind with the noun, ``adjective_names``, is no colour)
         named_kind = {c.i for c in parts if adjective_name(c.lower_, tok.lower_, self.lex)}
+        # ("the Golden Gate Bridge": a colour written with a capital inside a name, after a lower-case word, is the name's)
+        named_kind |= {
+            c.i for c in parts
+            if c.lower_ in self.lex["colors"] and c.tag_ == "NNP" and c.is_title and c.i > 0 and not c.is_sent_start
+            and self.doc[c.i - 1].is_lower and c.i + 1 < len(self.doc) and self.doc[c.i + 1].is_title
+        }
         colour_parts = [c for c in parts if (c.lower_ in self.lex["colors"] or _shading(c, self.lex)) and c.i not in named_kind]
         if colour_parts and tok.lower_ not in self.lex["colors"]:
             # "bright orange boots" with "orange" read as a compound: the boots, coloured orange (asked below)
