@@ -147,6 +147,13 @@ def _act(noun: Noun, parse: Parse) -> bool:
     return not noun.attrs and not noun.numbers and not any(c.dep_ == "prep" and c.lower_ == "of" for c in tok.children)
 
 
+def _fragment_bounds(doc: Any, i: int) -> tuple[int, int]:
+    """(start, end) of the fragment holding word ``i``: the words between the ",", ";", "|" or "." around it."""
+    start = next((j for j in range(i, -1, -1) if doc[j].text in (",", ";", "|", ".")), -1) + 1
+    end = next((j for j in range(i, len(doc)) if doc[j].text in (",", ";", "|", ".")), len(doc))
+    return start, end
+
+
 def _frame_looks(parse: Parse) -> list[tuple[Any, Any]]:
     """ "beautiful artwork by boris groh, vivid, detailed", "..., maco photography, realistic, vibrant": where the last
     thing a describing tag follows is the picture's frame, named in a fragment of its own with no thing in it (the picture
@@ -167,8 +174,7 @@ def _frame_looks(parse: Parse) -> list[tuple[Any, Any]]:
         if not before:
             continue
         frame = before[-1]
-        start = next((i for i in range(frame.index, -1, -1) if doc[i].text in (",", ";", "|", ".")), -1) + 1
-        end = next((i for i in range(frame.index, len(doc)) if doc[i].text in (",", ";", "|", ".")), len(doc))
+        start, end = _fragment_bounds(doc, frame.index)
         if end > look.index or any(i in things for i in range(start, look.index)) or doc[frame.index].pos_ != "NOUN":
             continue  # (a thing named in the frame's fragment or after it is what the tag describes)
         out.append((frame, look))
@@ -189,8 +195,7 @@ def _frame_as_subject(parse: Parse) -> list[tuple[Any, str, str]]:
         if frame.kind != "frame" or frame.index >= len(doc) or doc[frame.index].pos_ != "NOUN":
             continue
         tok = doc[frame.index]
-        start = next((i for i in range(tok.i, -1, -1) if doc[i].text in (",", ";", "|", ".")), -1) + 1
-        end = next((i for i in range(tok.i, len(doc)) if doc[i].text in (",", ";", "|", ".")), len(doc))
+        start, end = _fragment_bounds(doc, tok.i)
         if any(c.dep_ == "prep" and c.lower_ == "of" for c in tok.children) or any(i in things for i in range(start, end)):
             continue  # ("a painting of a fox by ...": the fox is the subject; the artist stays the picture's)
         for c in tok.children:
