@@ -49,9 +49,14 @@ def load(name: str) -> dict[str, Any]:
     }
 
 
+def name_of(config: "Config") -> str:
+    """The name of the config's vocabulary file (``detection.vocabulary``); "" when it has none."""
+    return getattr(config.detection, "vocabulary", "") or ""
+
+
 def of(config: "Config") -> dict[str, Any] | None:
     """The config's vocabulary (``detection.vocabulary``), or None when it has none."""
-    name = getattr(config.detection, "vocabulary", "") or ""
+    name = name_of(config)
     return load(name) if name else None
 
 
@@ -111,7 +116,7 @@ def warn_outside(prompt: str, config: "Config") -> list[str]:
 def unseen_phrases(prompt: str, config: "Config") -> list[str]:
     """The prompt's object phrases that pair a colour or a count with a thing as the vocabulary's ``held_out`` says
     its models never saw ("a red triangle" in the shapes world), in prompt order; empty without a vocabulary."""
-    name = getattr(config.detection, "vocabulary", "") or ""
+    name = name_of(config)
     return list(_unseen_phrases(prompt, name)) if name else []
 
 
