@@ -443,15 +443,11 @@ def facts_from_parse(parse: Parse, closed_counts: bool = False) -> list[Fact]:
             else:
                 kind = "time_countable" if tag.countable else "time"
                 b.add("global", "time", (tag.value,), kind, "global", tag.value, tag.value, [], value=tag.value, article=_article(tag.value))
-    for frame, look in _frame_looks(parse):
-        with salvage(f"the look {look.value!r} of the frame {frame.value!r}", text):
-            word = parse.doc[frame.index].lower_
-            deps = [global_id[frame.index]] if frame.index in global_id else []
-            b.add("attribute", "state", (word, look.value), "attribute", "attribute", look.value, look.value, deps,
-                  noun=word, value=look.value, be="are" if is_plural(word) else "is", article=_article(look.value), do="does")
-
-    for frame, value, phrase in _frame_as_subject(parse):
-        with salvage(f"the frame {frame.value!r} as the subject", text):
+    # what is said of the picture's frame: its looks ("is the artwork vivid?"), then the frame as the prompt's subject
+    # ("is the art by charles vess?"); (frame, value, how the question says it)
+    said_of_frames = [(frame, look.value, look.value) for frame, look in _frame_looks(parse)] + _frame_as_subject(parse)
+    for frame, value, phrase in said_of_frames:
+        with salvage(f"{phrase!r} of the frame {frame.value!r}", text):
             word = parse.doc[frame.index].lower_
             deps = [global_id[frame.index]] if frame.index in global_id else []
             b.add("attribute", "state", (word, value), "attribute", "attribute", value, value, deps,
