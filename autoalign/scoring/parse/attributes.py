@@ -566,11 +566,12 @@ class _AttributesReader(_ReferentsReader):
                     decade = words[0].lower_.strip("'")
                     self.add_attr(self.nouns[thing.i], decade, "state", words[0].i, phrase=f"from the {decade}")
                 continue
-            title_case = words[0].pos_ == "PROPN" and words[0].is_title and words[0].lower_ in self.lex["attribute_kinds"]["material"]
-            if len(words) == 1 and not listed and words[0].i in self.nouns and (words[0].pos_ == "NOUN" and words[0].tag_ == "NN" or title_case) and (
-                _lemma(words[0]) in self.lex["attribute_kinds"]["material"] or title_case
-            ) and _lemma(words[0]) not in self.lex["scene_materials"]:
-                # (a stock title's part may open with a capital: "side chairs, 1950s  Teak, leather")
+            materials = self.lex["attribute_kinds"]["material"]
+            # (a stock title's part may open with a capital: "side chairs, 1950s  Teak, leather")
+            a_material = words[0].pos_ == "NOUN" and words[0].tag_ == "NN" and _lemma(words[0]) in materials or (
+                words[0].pos_ == "PROPN" and words[0].is_title and words[0].lower_ in materials
+            )
+            if len(words) == 1 and not listed and words[0].i in self.nouns and a_material and _lemma(words[0]) not in self.lex["scene_materials"]:
                 # "set of eight side chairs, 1950s, walnut, leather", "a mask, porcelain, intricate": a tag that is only a
                 # material names what the subject is made of ("are the side chairs made of leather?"), no thing of its own
                 thing = self._tag_subject(fragments, 1, fragments[1])  # (the subject of the tags, past any tag between)
