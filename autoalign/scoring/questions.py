@@ -63,7 +63,7 @@ _RESOLUTION = re.compile(r"\d+\s?k|\d{3,4}\s?p|u?hd|full hd")
 _FILM = re.compile(r"\d+\s?mm (?:film|lens)")
 
 LLMProvider = Callable[[], Any]  # returns an object with complete_json(messages, schema, name)
-CACHE_VERSION = "44"  # bump when generated questions change for the same settings (history: git log -S CACHE_VERSION)
+CACHE_VERSION = "45"  # bump when generated questions change for the same settings (history: git log -S CACHE_VERSION)
 
 
 # ---- the VQ2 answer-consistency filter -------------------------------------------------------------
@@ -562,12 +562,16 @@ def facts_from_parse(parse: Parse, closed_counts: bool = False) -> list[Fact]:
             owner = parse.noun_at(quote.noun) if quote.noun is not None else None
             span = quote.raw or f'"{quote.text}"'
             if owner is not None:
-                b.add("text", "text", (owner.lemma, quote.text), "text_on", "text", quote.text, span, [entity_id[owner.index]], "text_on",
+                said = b.add("text", "text", (owner.lemma, quote.text), "text_on", "text", quote.text, span, [entity_id[owner.index]], "text_on",
                       noun=owner.phrase, text=quote.text)
             else:
                 # "what text is written in the image?" has one answer: with two such texts ("the words 'giraffe' and
                 # 'toothbrush'") it cannot check either, so neither is put to the answer-consistency filter
-                b.add("text", "text", (quote.text,), "text", "text", quote.text, span, [], "text" if loose < 2 else "", text=quote.text)
+                said = b.add("text", "text", (quote.text,), "text", "text", quote.text, span, [], "text" if loose < 2 else "", text=quote.text)
+            for look in quote.looks:
+                # "a poster that says 'stay home' in bold red font": how the text is lettered, where no word names it
+                b.add("attribute", look.kind, ("text", look.value), "text_look", "attribute", look.value, span, [said.id], text=quote.text,
+                      value=look.phrase)
     return b.facts
 
 

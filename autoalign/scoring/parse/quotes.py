@@ -117,3 +117,74 @@ def read_quotes(text: str, doc: Any, nouns: list[Noun], lex: dict[str, Any]) -> 
             owner = quotes[-1].noun
         quotes.append(Quote(text=qtext, noun=owner, char_start=start, char_end=end, raw=raw))
     return quotes
+
+
+_LOOK_STOPS = frozenset({"ADP", "DET", "VERB", "AUX", "PRON", "CCONJ", "SCONJ", "PART", "NUM", "PUNCT", "SPACE"})
+
+
+def text_looks(doc: Any, char_end: int, lex: dict[str, Any]) -> tuple[list[tuple[str, str, str]], tuple[int, int]] | None:
+    """How a quote that ends at character ``char_end`` is lettered, as the words right after it say (``text_looks``):
+    "... 'stay home' in bold red font" -> [("bold red font", "font", "in bold red font")]; "... 'open' written in neon
+    pink" -> [("neon pink", "color", "in neon pink")]; "'good' and 'morning' in rainbow colors" -> [("rainbow", "color",
+    "in rainbow colors")]. Each look is (value, kind, phrase); with the token span the phrase takes. None where the words
+    after the quote say no such look ("written in blue icing", "in gold glitter": a colour before a thing)."""
+    toks = [t for t in doc if t.idx >= char_end]
+    j = 0
+    if j < len(toks) and toks[j].lower_ in lex["text_look_participles"]:
+        j += 1
+        if j < len(toks) and toks[j].lower_ == "out":
+            j += 1
+    if j >= len(toks) or toks[j].lower_ != "in":
+        return None
+    j += 1
+    start = toks[j].i if j < len(toks) else len(doc)
+    if j < len(toks) and toks[j].lower_ in ("a", "an"):
+        j += 1
+    colours, lettering, shades = lex["colors"] | lex["text_look_colours"], lex["lettering"], lex["colour_modifiers"]
+    run = []
+    for t in toks[j : j + 7]:
+        hyphen = t.text == "-" and run and t.whitespace_ == "" and not run[-1].whitespace_
+        if t.pos_ in _LOOK_STOPS and not hyphen and t.lower_ not in colours and t.lower_ not in lettering and t.lower_ != "and":
+            break
+        if not (t.is_alpha or hyphen or "-" in t.text):
+            break
+        run.append(t)
+    while run and run[-1].lower_ == "and":
+        run.pop()  # ("'hi' in red and a cat ...")
+    # a font: the run up to its last lettering word ("bold red font", "flowing cursive script", "a minimalist sans-serif font")
+    last = max((k for k, t in enumerate(run) if t.lower_ in lettering or _lemma(t) in lettering), default=None)
+    if last is not None and "and" not in [t.lower_ for t in run[:last]]:
+        end = run[last].i + 1
+        if end < len(doc) and doc[end].pos_ in ("NOUN", "PROPN") and doc[end].lower_ not in lettering:
+            return None  # ("in script letters stickers": a thing)
+        value = doc[run[0].i : end].text.lower()
+        words = doc[start:end].text.lower()
+        return [(value, "font", f"in {words}")], (start, end)
+    # colours only ("in red", "in neon pink", "in purple and green", "in rainbow colors")
+    looks, shade, k = [], [], 0
+    while k < len(run):
+        t = run[k]
+        if t.lower_ in shades and k + 1 < len(run) and run[k + 1].lower_ in colours:
+            shade.append(t.lower_)
+        elif t.lower_ in colours:
+            looks.append(" ".join([*shade, t.lower_]))
+            shade = []
+        elif t.lower_ == "and" and looks and k + 1 < len(run):
+            pass
+        elif t.lower_ in ("color", "colors", "colour", "colours") and looks and k == len(run) - 1:
+            k += 1
+            break
+        else:
+            break
+        k += 1
+    if not looks or k < len(run) and run[k - 1].lower_ not in ("color", "colors", "colour", "colours"):
+        return None  # ("in gold glitter", "in red paint": a colour before a thing)
+    end = run[k - 1].i + 1
+    if start != run[0].i:
+        return None  # ("in a red": no colour said so)
+    if end < len(doc) and doc[end].pos_ in ("NOUN", "PROPN"):
+        return None
+    said = doc[start:end].text.lower()
+    if len(looks) == 1:
+        return [(looks[0], "color", f"in {said}")], (start, end)
+    return [(c, "color", f"in {c}") for c in looks], (start, end)

@@ -17,7 +17,7 @@ from autoalign.scoring.parse.lexicon import (
     load_spacy,
 )
 from autoalign.scoring.parse.mend import _join_hyphens, _join_participle_looks, _join_widths, _mend_parse
-from autoalign.scoring.parse.quotes import _spaced_quotes, read_quotes
+from autoalign.scoring.parse.quotes import _spaced_quotes, read_quotes, text_looks
 from autoalign.scoring.parse.records import Attribute, GlobalTag, Noun, Parse, Quote, Relation
 from autoalign.scoring.parse.relations import _RelationsReader
 from autoalign.scoring.parse.salvage import salvage
@@ -428,6 +428,45 @@ def _tags_naming_a_thing(doc, globals_: list[GlobalTag], nouns: list[Noun]) -> l
     return kept
 
 
+def _quote_looks(doc, nouns: list[Noun], quotes: list[Quote], text: str, lex) -> list[Noun]:
+    """How a quoted text is lettered, said right after it (:func:`.quotes.text_looks`: "a poster that says 'stay home' in
+    bold red font", "a sign with 'open' written in neon pink"): a look of the word that names the text right before the
+    quote where one does ("the words 'good' and 'morning' in rainbow colors": "are the words in rainbow colors?"), else
+    of the quote itself (``Quote.looks``: 'is the text "stay home" in bold red font?'). The look's words are no things
+    ("is there neon?", "is there a sans-serif?"): those nouns are dropped (their relations go with them)."""
+    by_index = {n.index: n for n in nouns}
+    dropped: set[int] = set()
+    for k, quote in enumerate(quotes):
+        if k + 1 < len(quotes) and text[quote.char_end : quotes[k + 1].char_start].strip(" ,").lower() in ("and", "or", "&", ""):
+            continue  # ("'good' and 'morning' in rainbow colors": the look follows the list's last quote)
+        found = text_looks(doc, quote.char_end, lex)
+        if found is None:
+            continue
+        looks, (start, end) = found
+        listed = [quote]
+        for prev in reversed(quotes[:k]):
+            if text[prev.char_end : listed[0].char_start].strip(" ,").lower() not in ("and", "or", "&", ""):
+                break
+            listed.insert(0, prev)
+        before = [t for t in doc if t.idx + len(t) <= listed[0].char_start and not t.is_quote]
+        named = before[-1] if before else None
+        owner = by_index.get(named.i) if named is not None and _in(named, lex["text_nouns"]) else None
+        for value, kind, phrase in looks:
+            if owner is not None:
+                if not any(a.index == start or a.phrase in (phrase, value) or a.value == value for a in owner.attrs):
+                    # (not again where the word's own look reads it: "the words ... in simple letters and colors")
+                    owner.attrs.append(Attribute(value=value, kind=kind, index=start, phrase=phrase))
+                    (owner.colors if kind == "color" else owner.attributes).append(value)
+                continue
+            for q in listed:
+                q.looks.append(Attribute(value=value, kind=kind, index=start, phrase=phrase))
+        dropped |= {i for i in range(start, end) if i in by_index and (owner is None or i != owner.index)}
+        for n in nouns:  # nor are they a look of another thing ("a street sign reading 'Elm St' in white": no "is the
+            if n is not owner:  # street sign reading in white?")
+                n.attrs = [a for a in n.attrs if not start <= a.index < end]
+    return [n for n in nouns if n.index not in dropped] if dropped else nouns
+
+
 def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
     """Read things, modifiers, relations, global tags and quotes out of ``prompt``.
 
@@ -500,6 +539,8 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
     quotes = []
     with salvage("quotes", text):
         quotes = read_quotes(text, doc, nouns, lex)
+    with salvage("the looks of quoted text", text):
+        nouns = _quote_looks(doc, nouns, quotes, text, lex)
     # nouns inside quotes are text, not objects
     quote_chars = [(q.char_start, q.char_end) for q in quotes]
     nouns = [n for n in nouns if not any(a <= doc[n.index].idx < b for a, b in quote_chars)]

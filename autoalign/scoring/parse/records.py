@@ -69,6 +69,7 @@ class Quote:
     char_start: int
     char_end: int = 0
     raw: str = ""  # as written in the prompt, quotes included
+    looks: list[Attribute] = field(default_factory=list)  # how the text is lettered, where no word names it ("... in red")
 
 
 @dataclass
