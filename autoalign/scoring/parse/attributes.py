@@ -35,6 +35,17 @@ def _copula(verb) -> bool:
     )
 
 
+# a size written as a tag of its own ("72 x 18 x 30 in", "37 1/2 x 16 1/2 x 17 3/8 in", "12 cm tall", "50 x 70 cm")
+_SIZE_NUMBER = r"\d+(?:[.,]\d+)?(?:\s+\d+/\d+|/\d+)?"
+_SIZE_UNIT = r"(?:in|ins|inch|inches|cm|mm|m|ft|feet|foot|\"|''|”)"
+_SIZE_DIMENSIONS = rf"{_SIZE_NUMBER}(?:\s*{_SIZE_UNIT})?(?:\s*(?:x|×|by)\s*{_SIZE_NUMBER}(?:\s*{_SIZE_UNIT})?)+"
+_SIZE = (rf"(?:{_SIZE_DIMENSIONS}"
+         rf"|{_SIZE_NUMBER}\s*{_SIZE_UNIT}\s+(?:tall|high|wide|long|deep|across|in diameter|in length|in height|in width))")
+# set off as a tag: after a comma, a sentence end or two spaces; to a comma, a sentence end or the end of the prompt
+_SIZE_SPAN = re.compile(
+    rf"(?:(?<=[,.;:|] )|(?<=[,;|])|(?<=  ))(?P<size>{_SIZE})(?:\s*\(\s*(?P<second>{_SIZE})\s*\))?\s*(?=$|[,;|]|\.(?:\s|$))",
+    re.IGNORECASE,
+)
 # a decade written as a tag of its own ("1960s", "1880s")
 _DECADE_TAG = re.compile(r"(?:1[5-9]|20)\d0s")
 
@@ -555,9 +566,12 @@ class _AttributesReader(_ReferentsReader):
         render", "8k", "artstation"), holds a number or a thing, or a name is not a look of a thing."""
         colours, describing = self.lex["colors"], ("JJ", "JJR", "JJS", "VBN", "RB", "RBR", "RBS", "CC")
         fragments = self._fragments()
+        sized = self._tagged_sizes(fragments)
         for k, fragment in enumerate(fragments[1:], start=1):
             words = [t for t in fragment if not t.is_punct]
             listed = any(t.dep_ == "cc" for t in words[0].sent)  # ("cutting cloth, paper, and other thin material": a list)
+            if words and words[0].i in sized:
+                continue  # (a size, read below)
             if len(words) == 1 and _DECADE_TAG.fullmatch(words[0].lower_) and words[0].i not in self.nouns:
                 # "set of six dining chairs, 1960s, walnut": a decade set off as a tag says when the subject is from ("are
                 # the dining chairs from the 1960s?"), as DSG's annotators ask it
@@ -620,6 +634,43 @@ class _AttributesReader(_ReferentsReader):
                 continue
             kind = "color" if all(t.lower_ in colours for t in content) else "state"
             self.add_attr(self.nouns[thing.i], self.doc[words[0].i : words[-1].i + 1].text.lower(), kind, words[0].i)
+
+    def _tagged_sizes(self, fragments: list) -> set[int]:
+        """ "walnut sideboard with four drawers, 72 x 18 x 30 in", "brass desk lamp, 45 cm high", "side chairs, vinyl (8).
+        37 1/2 x 16 1/2 x 17 3/8 in (95.3 x 42 x 44 cm)": a size set off as a tag (after the prompt's first fragment,
+        between commas, sentence ends or two spaces) is the size of the prompt's subject, the first thing of its first
+        fragment that hangs on no other thing ("is the sideboard 72 x 18 x 30 in?", as DSG's annotators ask a size),
+        never of a part; a size in brackets after it is a second size. The tokens the sizes take (no thing, no look of
+        their own: "45 cm high" asks no "is the lamp high?")."""
+        doc = self.doc
+        if not fragments or not any(t.like_num for t in doc):
+            return set()
+        inside = {t.i for t in fragments[0]}
+        # (a maker's name before the thing is no subject: "GIANNI ROSSI Set of six side chairs" sizes the chairs)
+        names = {i for i in inside if i in self.nouns and doc[i].pos_ == "PROPN" and not doc[i].is_lower}
+        thing = next((t for t in fragments[0] if t.i in self.nouns and t.i not in names
+                      and not any(a.i in inside and a.i in self.nouns and a.i not in names for a in t.ancestors)), None)
+        first_end = fragments[0][-1].idx + len(fragments[0][-1])
+        taken: set[int] = set()
+        for m in _SIZE_SPAN.finditer(doc.text):
+            if thing is None or m.start() < first_end:
+                continue
+            for group in ("size", "second"):
+                if m.group(group) is None:
+                    continue
+                span = doc.char_span(m.start(group), m.end(group), alignment_mode="expand")
+                if span is None:
+                    continue
+                ids = {t.i for t in span}
+                noun = self.nouns[thing.i]
+                noun.attrs = [a for a in noun.attrs if a.index not in ids]
+                noun.attributes = [w for w in noun.attributes if noun.modifier_start.get(w) not in ids]
+                value = " ".join(m.group(group).split())
+                self.add_attr(noun, value, "size", span.start, phrase=value)
+                taken |= ids
+                for i in ids:
+                    self.nouns.pop(i, None)
+        return taken
 
     def _tag_subject(self, fragments: list, k: int, words: list):
         """The thing a describing tag (fragment ``k``) is about: the thing named last before it, in the prompt's first
