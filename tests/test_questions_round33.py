@@ -57,3 +57,30 @@ def test_a_size_set_off_as_a_tag_is_the_subjects_size():
     assert "are the dining chairs 31 x 17 x 19 in?" in qs
     # a number tag that is no size is left alone
     assert not any("2023" in q for q in _questions("a red bicycle leaning on a wall, 2023"))
+
+
+def test_colours_and_materials_in_brackets_after_a_thing_are_its_looks():
+    # before: "is there a matte?" and no colour of the vases
+    qs = _questions("Set of three ceramic vases (matte white / sage green)")
+    assert "are the vases matte white?" in qs and "are the vases sage green?" in qs
+    assert "is there a matte?" not in qs
+    # before: "is there a mustard yellow?", "is the mustard yellow on the sofa?"
+    qs = _questions("Two velvet cushions (mustard yellow) on a grey sofa")
+    assert "are the velvet cushions mustard yellow?" in qs and not any("is the mustard yellow" in q for q in qs)
+    # before: "is there brass?", "is there a glass?"
+    qs = _questions("pair of table lamps (brass, opal glass)")
+    assert "are the table lamps made of brass?" in qs and "are the table lamps made of opal glass?" in qs
+    # a bracket that is not only looks is left as read
+    qs = _questions("a dog (a golden retriever) on a rug")
+    assert "is there a rug?" in qs and not any("made of" in q for q in qs)
+
+
+def test_a_pose_word_with_its_place_after_a_degree_is_the_parts():
+    # before: nothing asked of the torso's pose ("parallel" hung on "bent", the verb before)
+    qs = _questions("The person is bent forward with the torso almost parallel to the ground.")
+    assert "is the torso parallel to the ground?" in qs
+    qs = _questions("Someone leaning back with the thighs nearly perpendicular to the floor.")
+    assert "are the thighs perpendicular to the floor?" in qs
+    # without a degree word, as before
+    qs = _questions("The person is bent forward with the torso parallel to the ground.")
+    assert "is the torso parallel to the ground?" in qs

@@ -68,6 +68,8 @@ def lexicon() -> dict[str, Any]:
     data["colour_modifiers"] = set(words["colour_modifiers"]["words"])
     data["text_look_participles"] = set(words["text_looks"]["participles"])
     data["text_look_colours"] = set(words["text_looks"]["colours"])
+    data["bracketed_materials"] = set(words["bracketed_looks"]["materials"])
+    data["pose_degrees"] = set(words["pose_degrees"]["words"])
     data["worn_colours"] = {k: set(v) for k, v in words["worn_colours"].items() if not k.startswith("_")}
     data["material_adjectives"] = {k: v for k, v in words["material_adjectives"].items() if not k.startswith("_")}
     data["material_nouns"] = set(words["material_nouns"]["words"])

@@ -1271,6 +1271,27 @@ def _mend_listed_subject(doc, lex) -> None:
         _rehang(part, verb, "nsubjpass" if verb.tag_ == "VBN" else "nsubj")
 
 
+def _mend_pose_after_degree(doc, lex) -> None:
+    """ "bent forward with the torso almost parallel to the ground": a pose word with its place ("parallel to the
+    ground") after a body part and words of degree (``pose_degrees``) is the part's, as it is without them ("the torso
+    parallel to the ground": "is the torso parallel to the ground?"); the tagger hangs it on the verb before."""
+    degrees, parts = lex["pose_degrees"], lex["body_parts"]
+    for tok in doc:
+        if tok.lower_ not in lex["pose_states"] or not any(c.dep_ == "prep" and c.i > tok.i for c in tok.children):
+            continue
+        j = tok.i - 1
+        while j > 0 and doc[j].lower_ in degrees and j > tok.i - 3:
+            j -= 1
+        part = doc[j]
+        if j == tok.i - 1 or tok.head.i == part.i or not _in(part, parts) or part.pos_ != "NOUN":
+            continue
+        saved = _saved(doc)
+        _rehang(tok, part, "amod")
+        for k in range(j + 1, tok.i):
+            _rehang(doc[k], tok, "advmod")
+        _put_back(doc, saved)
+
+
 def _mend_measure_apart(doc, lex) -> None:
     """ "standing with feet shoulder width apart": the parts before a measure named by a body part ("shoulder width",
     "hip width": ``pose_nouns.measures``) and "apart" are the thing, apart ("are the feet apart?"), not one compound
@@ -1617,6 +1638,7 @@ def _mend_parse(doc, lex, model: str):
         ("one-word describing tags read as nouns", lambda: _mend_lone_adjective_tag(doc, model)),
         ("participles hung on a kind", lambda: _mend_kind_participle(doc, lex)),
         ("body parts listed before their own verb", lambda: _mend_listed_subject(doc, lex)),
+        ("pose words after a degree", lambda: _mend_pose_after_degree(doc, lex)),
         ("parts a measure apart", lambda: _mend_measure_apart(doc, lex)),
         ("parts with a pose word read as one thing", lambda: _mend_part_with_pose_head(doc, lex)),
         ("-ing nouns after a describing word", lambda: _mend_ing_noun(doc)),

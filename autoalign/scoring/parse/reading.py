@@ -23,7 +23,7 @@ from autoalign.scoring.parse.relations import _RelationsReader
 from autoalign.scoring.parse.salvage import salvage
 from autoalign.scoring.parse.stand_ins import parse_with_stand_ins
 from autoalign.scoring.parse.things import _ThingsReader
-from autoalign.scoring.parse.tokens import _in
+from autoalign.scoring.parse.tokens import _in, _lemma
 
 logger = logging.getLogger(__name__)
 
@@ -428,6 +428,51 @@ def _tags_naming_a_thing(doc, globals_: list[GlobalTag], nouns: list[Noun]) -> l
     return kept
 
 
+def _bracketed_looks(doc, nouns: list[Noun], lex) -> list[Noun]:
+    """A product title's colours or materials in brackets right after a thing ("three ceramic vases (matte white / sage
+    green)", "two velvet cushions (mustard yellow)", "pair of table lamps (brass, opal glass)"): looks of that thing
+    ("are the vases sage green?", "are the table lamps made of brass?"), never things of their own ("is there a
+    matte?", "is there a mustard yellow?"). Only where every part between "/", ",", "and" ends in a colour or a
+    material word ("(natural / charcoal)", "(blue stripe)" are left as read)."""
+    by_index = {n.index: n for n in nouns}
+    colours = lex["colors"] | lex["text_look_colours"]
+    materials = lex["attribute_kinds"]["material"] | lex["material_nouns"] | lex["bracketed_materials"]
+    dropped: set[int] = set()
+    for open_ in (t for t in doc if t.text == "(" and t.i > 0):
+        owner = by_index.get(open_.i - 1)
+        close = next((t.i for t in doc[open_.i + 1 : open_.i + 12] if t.text == ")"), None)
+        if owner is None or close is None or close == open_.i + 1:
+            continue
+        parts: list[list] = [[]]
+        for t in doc[open_.i + 1 : close]:
+            if t.text in ("/", ",", "&") or t.lower_ == "and":
+                parts.append([])
+            else:
+                parts[-1].append(t)
+        if any(not part or len(part) > 3 or not all(t.is_alpha for t in part) for part in parts):
+            continue
+        looks = []
+        for part in parts:
+            value = " ".join(t.lower_ for t in part)
+            if part[-1].lower_ in colours:
+                looks.append((value, "color", value, part[0].i))
+            elif part[-1].lower_ in materials or _lemma(part[-1]) in materials:
+                looks.append((value, "material", f"made of {value}", part[0].i))
+            else:
+                break
+        else:
+            for value, kind, phrase, index in looks:
+                if not any(a.value == value for a in owner.attrs):
+                    owner.attrs.append(Attribute(value=value, kind=kind, index=index, phrase=phrase))
+                    (owner.colors if kind == "color" else owner.attributes).append(value)
+            inside = set(range(open_.i + 1, close))
+            dropped |= inside & set(by_index)
+            for n in nouns:
+                if n is not owner:
+                    n.attrs = [a for a in n.attrs if a.index not in inside]
+    return [n for n in nouns if n.index not in dropped] if dropped else nouns
+
+
 def _quote_looks(doc, nouns: list[Noun], quotes: list[Quote], text: str, lex) -> list[Noun]:
     """How a quoted text is lettered, said right after it (:func:`.quotes.text_looks`: "a poster that says 'stay home' in
     bold red font", "a sign with 'open' written in neon pink"): a look of the word that names the text right before the
@@ -541,6 +586,9 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
         quotes = read_quotes(text, doc, nouns, lex)
     with salvage("the looks of quoted text", text):
         nouns = _quote_looks(doc, nouns, quotes, text, lex)
+    if "(" in text:
+        with salvage("looks in brackets", text):
+            nouns = _bracketed_looks(doc, nouns, lex)
     # nouns inside quotes are text, not objects
     quote_chars = [(q.char_start, q.char_end) for q in quotes]
     nouns = [n for n in nouns if not any(a <= doc[n.index].idx < b for a, b in quote_chars)]
