@@ -84,3 +84,16 @@ def test_a_pose_word_with_its_place_after_a_degree_is_the_parts():
     # without a degree word, as before
     qs = _questions("The person is bent forward with the torso parallel to the ground.")
     assert "is the torso parallel to the ground?" in qs
+
+
+def test_a_noun_read_as_a_look_before_describing_tags_is_a_thing():
+    # before: "scarf" read as a describing word of the tags after it: no scarf, and "is the fox wearing?"
+    qs = _questions("portrait of a fox wearing a scarf, cute, fluffy, highly detailed")
+    assert "is there a scarf?" in qs and "is the fox wearing the scarf?" in qs
+    assert "is the fox wearing?" not in qs
+    # before: no teacup, nothing the dragon sits on
+    qs = _questions("a tiny dragon sitting on a teacup, adorable, whimsical, pixar style")
+    assert "is there a teacup?" in qs and "is the dragon sitting on the teacup?" in qs
+    # a describing word before a comma stays one ("a red, white and blue shirt")
+    qs = _questions("a man wearing a red, white and blue shirt")
+    assert "is there a red?" not in qs

@@ -782,6 +782,32 @@ def _mend_only_adjective_read_as_noun(doc, lex, model: str) -> None:
         _put_back(doc, saved)
 
 
+def _mend_noun_read_as_look_before_tags(doc, model: str) -> None:
+    """ "portrait of a fox wearing a scarf, cute, fluffy", "a tiny dragon sitting on a teacup, adorable, whimsical": a
+    word WordNet knows only as a noun, after an article and a verb or preposition, read as a describing word right before
+    a comma (the tagger takes the tags after it for its thing), is the thing the verb or preposition takes ("is the fox
+    wearing the scarf?", "is the dragon on the teacup?")."""
+    index = _lemma_index(model)
+    if not index or "," not in doc.text:
+        return
+    for tok in doc:
+        if tok.tag_ != "JJ" or not tok.is_alpha or not tok.is_lower or tok.i < 2 or tok.i + 1 >= len(doc) or doc[tok.i + 1].text != ",":
+            continue
+        det, head = doc[tok.i - 1], doc[tok.i - 2]
+        if det.lower_ not in ("a", "an", "the") or tok.lower_ not in index.get("noun", ()) or tok.lower_ in index.get("adj", ()):
+            continue
+        if head.pos_ not in ("ADP", "VERB") or any(c.dep_ in ("pobj", "dobj") and c.i != tok.i for c in head.children if c.i < tok.i):
+            continue
+        saved = _saved(doc, tags=True)
+        for c in list(head.children):  # (a tag the tagger hung on the preposition instead: "..., pixar style")
+            if c.i > tok.i and c.dep_ in ("pobj", "dobj"):
+                _rehang(c, tok, "appos")
+        _rehang(tok, head, "pobj" if head.pos_ == "ADP" else "dobj")
+        _rehang(det, tok, "det")
+        tok.tag_, tok.pos_, tok.lemma_ = "NN", "NOUN", tok.lower_
+        _put_back(doc, saved)
+
+
 def _mend_adjective_on_verb(doc) -> None:
     """ "cute girl smiling while crying": a describing word hung on the verb after the thing it stands before (the thing
     the verb's subject) describes the thing."""
@@ -1618,6 +1644,7 @@ def _mend_parse(doc, lex, model: str):
         ("a verb read as a plural", lambda: _mend_verb_read_as_plural(doc, lex, model)),
         ("an -ing verb joined to a place", lambda: _mend_ing_joined_to_place(doc)),
         ("an only-describing word read as a noun", lambda: _mend_only_adjective_read_as_noun(doc, lex, model)),
+        ("a noun read as a look before tags", lambda: _mend_noun_read_as_look_before_tags(doc, model)),
         ("listed places", lambda: _mend_listed_place(doc, lex)),
         ("split names", lambda: _mend_split_name(doc, lex, model)),
         ("capitalised looks inside a name", lambda: _mend_capital_look_in_name(doc)),
