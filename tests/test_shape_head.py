@@ -105,6 +105,25 @@ def test_the_segformer_grounder_reads_shapes_through_its_head(grounder_copy):
     assert [len(g.boxes) for g in drop.ground([scene], ["red circle", "blue square"])[0]] == [0, 0]
 
 
+def test_blob_score_reads_a_blob_with_its_majority_shape_but_not_for_sure(grounder_copy):
+    """``blob_score``: an instance the head calls a blob is read with the pixels' majority shape and that score, even
+    with ``drop_blobs`` (which then drops only what the head calls ``none``); below ``threshold`` it is refused."""
+    from autoalign.config import ConfigError
+    from autoalign.models.grounder import SegformerGrounder
+
+    scene = draw(Scene([Obj("circle", "red", "big", 16, 16), Obj("square", "blue", "big", 46, 46)]))
+    _always("blob", grounder_copy).save(grounder_copy)
+    for options in ({"blob_score": 0.5}, {"blob_score": 0.5, "drop_blobs": 1}):
+        read = SegformerGrounder(RoleSpec("segformer", str(grounder_copy), options=options), CPU)
+        found = read.ground([scene], ["red circle", "blue square"])[0]
+        assert [[b.score for b in g.boxes] for g in found] == [[0.5], [0.5]]
+    _always("none", grounder_copy).save(grounder_copy)
+    none = SegformerGrounder(RoleSpec("segformer", str(grounder_copy), options={"blob_score": 0.5, "drop_blobs": 1}), CPU)
+    assert [len(g.boxes) for g in none.ground([scene], ["red circle", "blue square"])[0]] == [0, 0]
+    with pytest.raises(ConfigError, match="blob_score 0.2 is below threshold 0.3"):
+        SegformerGrounder(RoleSpec("segformer", str(grounder_copy), options={"blob_score": 0.2}), CPU)
+
+
 def test_head_score_scores_a_shape_the_head_names_by_the_head(grounder_copy):
     """``head_score = 1``: an instance whose shape the head names is scored by the head's probability of that shape
     times the colour's mean probability; by default it keeps the pixels' score, which belongs to their own shape."""

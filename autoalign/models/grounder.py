@@ -227,13 +227,22 @@ class SegformerGrounder(TransformersGrounder):
     """A semantic-segmentation model read into instances (module docstring)."""
 
     default_model = None
-    OPTIONS = {"threshold": (0.3, 0.0, 1.0), "min_area": (0.003, 0.0, 1.0)}  # min_area: a fraction of the image
-    # drop_blobs = 1: an instance the shape head (when the model has one) calls a blob or no object is not read at all;
+    # min_area: a fraction of the image; blob_score > 0: an instance the shape head calls a blob (an object no shape
+    # fits) is read with the pixels' majority shape and this score, so set it between threshold and the layout's sure
+    OPTIONS = {"threshold": (0.3, 0.0, 1.0), "min_area": (0.003, 0.0, 1.0), "blob_score": (0.0, 0.0, 1.0)}
+    # drop_blobs = 1: an instance the shape head (when the model has one) calls a blob or no object is not read at all
+    # (with blob_score, a blob is read as above and only "none" is dropped);
     # shape_head = 0: the folder's shape head is not used (each instance keeps the pixels' majority shape);
     # head_score = 1: a shape the head names is scored by the head (module docstring)
     INT_OPTIONS = {**TransformersGrounder.INT_OPTIONS, "drop_blobs": (0, 0, 1), "shape_head": (1, 0, 1),
                    "head_score": (0, 0, 1)}
     _head: Any = None
+
+    def __init__(self, spec: RoleSpec, device: DeviceSpec):
+        super().__init__(spec, device)
+        if 0 < self.opts["blob_score"] < self.opts["threshold"]:
+            raise ConfigError(f"[grounder] blob_score {self.opts['blob_score']} is below threshold {self.opts['threshold']}: "
+                              "a blob would never be read; set it at least as high (or 0 to turn it off)")
 
     def _load_model(self, path: str) -> tuple[Any, Any]:
         from transformers import AutoImageProcessor, SegformerForSemanticSegmentation
@@ -329,7 +338,9 @@ class SegformerGrounder(TransformersGrounder):
 
     def _head_shapes(self, found: list[dict[str, Any]], shape_names: set[str]) -> list[dict[str, Any]]:
         """Each instance's shape as the shape head names it (:mod:`autoalign.models.shape_head`); an instance it calls a
-        blob or no object keeps the majority vote's shape, or is dropped with ``drop_blobs``."""
+        blob or no object keeps the majority vote's shape, or is dropped with ``drop_blobs``. With ``blob_score`` a blob
+        keeps the majority vote's shape scored ``blob_score``: read, so it counts (an extra or a miscount shows), but
+        not for sure (the layout's ``sure`` refuses it and names its box)."""
         import numpy as np
 
         from autoalign.models.shape_head import features
@@ -344,6 +355,8 @@ class SegformerGrounder(TransformersGrounder):
                 f["labels"] = (f["labels"] - shape_names) | {name}
                 if self.opts["head_score"]:
                     f["score"] = float(p.max()) * f["p_color"]
+            elif name == "blob" and self.opts["blob_score"] > 0:
+                f["score"] = float(self.opts["blob_score"])
             elif self.opts["drop_blobs"]:
                 continue
             kept.append(f)
