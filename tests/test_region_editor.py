@@ -387,7 +387,7 @@ def test_wire_connects_what_the_settings_ask_for_and_keeps_what_is_connected():
 
     class FakeGrounder:  # test double: finds the phrase in the first image only
         def ground(self, images, phrases):
-            return [[type("G", (), {"boxes": [(0, 0, 1, 1)] if i == 0 else []})()] for i in range(len(images))]
+            return [[type("G", (), {"boxes": [Box((0, 0, 1, 1), 0.9)] if i == 0 else []})()] for i in range(len(images))]
 
     def grounder():
         built.append(1)
@@ -402,3 +402,17 @@ def test_wire_connects_what_the_settings_ask_for_and_keeps_what_is_connected():
     assert ed.check is keep and ed.rank is cosine
     plain = editor("world:generator").wire(cosine, grounder)
     assert plain.check is None and plain.rank is None
+
+
+def test_the_paste_check_does_not_take_a_blob_for_the_phrase():
+    """With the grounder's ``blob_score`` (round 33) a blob is read at that score, found but not for sure; a drawing
+    whose only box for the phrase is such a blob does not show the phrase, as before the option."""
+
+    class BlobGrounder:  # test double: the first image shows the phrase, the second only a blob read at 0.5
+        blob_floor = 0.5
+
+        def ground(self, images, phrases):
+            return [[type("G", (), {"boxes": [Box((0, 0, 1, 1), 0.9 if i == 0 else 0.5)]})()] for i in range(len(images))]
+
+    ed = editor("world:generator", paste_check="grounder").wire(lambda images, text: [0.0] * len(images), BlobGrounder)
+    assert ed.check([None, None], "blue square") == [True, False]

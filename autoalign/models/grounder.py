@@ -244,6 +244,12 @@ class SegformerGrounder(TransformersGrounder):
             raise ConfigError(f"[grounder] blob_score {self.opts['blob_score']} is below threshold {self.opts['threshold']}: "
                               "a blob would never be read; set it at least as high (or 0 to turn it off)")
 
+    @property
+    def blob_floor(self) -> float:
+        """The score a blob is read at (``blob_score``; 0 when off): a box scoring no higher is found, not shown for
+        sure, so the region editor's ``paste_check`` does not take a drawing of a blob for a drawing of the phrase."""
+        return float(self.opts["blob_score"])
+
     def _load_model(self, path: str) -> tuple[Any, Any]:
         from transformers import AutoImageProcessor, SegformerForSemanticSegmentation
 

@@ -369,7 +369,9 @@ class InpaintRegionEditor:
             self.rank = cosine
         if self.paste_check == "grounder" and self.check is None:
             def check(images: list[Image.Image], phrase: str) -> list[bool]:
-                return [bool(per[0].boxes) for per in grounder().ground(images, [phrase])]
+                found = grounder()
+                floor = getattr(found, "blob_floor", 0.0)  # a blob read at the grounder's blob_score is no drawing of it
+                return [any(b.score > floor for b in per[0].boxes) for per in found.ground(images, [phrase])]
 
             self.check = check
         return self
