@@ -90,10 +90,11 @@ def test_the_loop_sends_an_unsure_object_to_the_region_editor(world):
 
 def test_the_shapes_grounded_pass_is_not_sure_of_a_red_oval(world):
     """A rendered red square, a flat red oval and a yellow circle for "a red square, a red circle and a yellow
-    circle". The shipped preset's shape head calls the oval a blob and ``drop_blobs`` leaves it unread (round 29), so
-    the pass refuses the image whatever ``sure`` says. Without ``drop_blobs`` the world's grounder reads the oval as
-    the red circle, counts and colours agree, but its box scores well below the rendered shapes' (about 0.65
-    against 0.99), so with ``sure`` the pass names it."""
+    circle". The preset's shape head calls the oval a blob. With ``drop_blobs`` alone (round 29) it is left unread, so
+    the pass refuses the image for a missing circle whatever ``sure`` says; with the shipped ``blob_score`` (round 33)
+    it is read as the red circle at that score, below ``sure``, so the pass names it as unsure, with its box. Without
+    ``drop_blobs`` the world's grounder reads the oval as the red circle, counts and colours agree, but its box scores
+    well below the rendered shapes' (about 0.65 against 0.99), so with ``sure`` the pass names it."""
     from autoalign.detection import grounded_pass
     from autoalign.models.cache import Models
 
@@ -101,10 +102,13 @@ def test_the_shapes_grounded_pass_is_not_sure_of_a_red_oval(world):
     image = draw(Scene([Obj("square", "red", "big", 16, 14), Obj("circle", "yellow", "small", 52, 10)]))
     ImageDraw.Draw(image).ellipse((12, 36, 44, 58), fill=image.getpixel((16, 14)))
     prompt = "a red square and a red circle and a yellow circle"
-    assert shipped.grounder.options.get("drop_blobs") == 1
-    unsure_off = replace(shipped, detection=replace(shipped.detection, options={
-        **shipped.detection.options, "layout": {**shipped.detection.options.get("layout", {}), "sure": 0.0}}))
-    refused = grounded_pass(image, prompt, shipped_models, unsure_off)
+    assert shipped.grounder.options.get("drop_blobs") == 1 and shipped.grounder.options.get("blob_score") == 0.5
+    (unsure,) = grounded_pass(image, prompt, shipped_models, shipped)
+    assert unsure.evidence["unsure"] is True and unsure.phrase == "red circle" and unsure.evidence["score"] == 0.5
+    dropped = load_config("shapes", overrides={"grounder": {"options": {"drop_blobs": 1, "blob_score": 0.0}}})
+    unsure_off = replace(dropped, detection=replace(dropped.detection, options={
+        **dropped.detection.options, "layout": {**dropped.detection.options.get("layout", {}), "sure": 0.0}}))
+    refused = grounded_pass(image, prompt, Models(dropped), unsure_off)
     assert refused and not any(m.evidence.get("unsure") for m in refused)  # refused for what is missing, not unsure
 
     config = load_config("shapes", overrides={"grounder": {"options": {"drop_blobs": 0}}})
@@ -127,22 +131,23 @@ def test_the_shapes_grounded_pass_is_not_sure_of_a_red_oval(world):
 
 def test_blob_score_refuses_an_extra_blob_that_drop_blobs_hides(world):
     """"a red square and a yellow circle" over a rendered red square, yellow circle and an extra flat red oval. The
-    shipped head calls the oval a blob; ``drop_blobs`` leaves it unread, so the grounded pass calls the image aligned
-    although it shows a third object (round 33: such extras were a fifth of the validation images the pass let
-    through wrongly). With ``blob_score`` the oval is read, with its majority shape and a score below ``sure``, so
-    the pass names it and the image is not aligned."""
+    preset's head calls the oval a blob; ``drop_blobs`` alone leaves it unread, so the grounded pass called the image
+    aligned although it shows a third object (round 33: such extras were a fifth of the validation images the pass
+    let through wrongly). With ``blob_score`` (shipped since round 33) the oval is read, with its majority shape and a
+    score below ``sure``, so the pass names it and the image is not aligned."""
     from autoalign.detection import grounded_pass
     from autoalign.models.cache import Models
 
-    shipped, shipped_models = world
+    config, models = world
     image = draw(Scene([Obj("square", "red", "big", 16, 14), Obj("circle", "yellow", "small", 52, 10)]))
     ImageDraw.Draw(image).ellipse((12, 36, 44, 58), fill=image.getpixel((16, 14)))
     prompt = "a red square and a yellow circle"
-    assert grounded_pass(image, prompt, shipped_models, shipped) == []  # the oval unread: aligned
-    config = load_config("shapes", overrides={"grounder": {"options": {"drop_blobs": 1, "blob_score": 0.5}}})
-    refused = grounded_pass(image, prompt, Models(config), config)
+    dropped = load_config("shapes", overrides={"grounder": {"options": {"drop_blobs": 1, "blob_score": 0.0}}})
+    assert grounded_pass(image, prompt, Models(dropped), dropped) == []  # the oval unread: aligned
+    assert config.grounder.options.get("blob_score") == 0.5
+    refused = grounded_pass(image, prompt, models, config)
     assert refused
     boxes = [Box.from_dict(b) for m in refused for b in m.evidence.get("boxes", [])]
     assert any(abs(b.center[0] - 28) <= 2 and abs(b.center[1] - 47) <= 2 and b.score == 0.5 for b in boxes)
     clean = draw(Scene([Obj("square", "red", "big", 16, 14), Obj("circle", "yellow", "small", 52, 10)]))
-    assert grounded_pass(clean, prompt, Models(config), config) == []  # nothing read as a blob: aligned
+    assert grounded_pass(clean, prompt, models, config) == []  # nothing read as a blob: aligned

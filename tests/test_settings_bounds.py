@@ -100,7 +100,7 @@ def test_bounds_hold_for_config_files_too(tmp_path):
 
 
 def test_the_threshold_range_follows_the_primary_score():
-    assert load_config("shapes").loop.threshold == 2.1  # CLIPScore's scale runs to 2.5
+    assert load_config("shapes").loop.threshold == 1.95  # CLIPScore's scale runs to 2.5
     with pytest.raises(ConfigError, match=r"loop.threshold \(scoring.primary 'vq2'\) must be a number in \[0, 1\]"):
         load_config("tiny", overrides={"loop": {"threshold": 2.2}})
     with pytest.raises(ConfigError, match=r"scoring.primary 'clip'\) must be a number in \[0, 2.5\]"):

@@ -184,7 +184,7 @@ def test_past_runs_table_belongs_to_the_session(studio):
 @pytest.mark.parametrize("preset", ["shapes", "tiny"])
 def test_the_studio_runs_each_preset_with_the_pages_own_defaults(tmp_path_factory, preset):
     """What an artist gets without touching a control: the page's defaults are valid for its preset (on
-    shapes the pass threshold is 2.1, CLIPScore's scale), and they make the preset's own configuration."""
+    shapes the pass threshold is 1.95, CLIPScore's scale), and they make the preset's own configuration."""
     double = StreamDouble()
     demo, url = serve(tmp_path_factory, double, preset)
     try:
@@ -215,7 +215,7 @@ def test_preset_defaults_fill_the_settings_with_the_presets_values_and_ranges(cl
     assert tiny["threshold"]["maximum"] == 1.0  # scoring.primary vq2
     shapes = shown("shapes")
     assert (shapes["candidates"]["value"], shapes["steps"]["value"]) == (4, 20)
-    assert (shapes["threshold"]["value"], shapes["threshold"]["maximum"]) == (2.1, 2.5)  # CLIPScore's scale
+    assert (shapes["threshold"]["value"], shapes["threshold"]["maximum"]) == (1.95, 2.5)  # CLIPScore's scale
 
 
 def test_model_failure_shows_an_error_and_the_studio_keeps_serving(tmp_path_factory):

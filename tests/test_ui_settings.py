@@ -26,7 +26,7 @@ def test_preset_defaults_are_the_presets_own_values():
     assert (d["steps"], d["width"], d["device"]) == (2, 64, "cpu")
     assert "seed" not in data["loop"] and d["seed"] == LoopSettings().seed  # left out by the preset: the library's
     shapes = preset_defaults("shapes")
-    assert (shapes["threshold"], shapes["candidates"], shapes["steps"]) == (2.1, 4, 20)
+    assert (shapes["threshold"], shapes["candidates"], shapes["steps"]) == (1.95, 4, 20)
 
 
 def test_settings_left_unset_keep_the_presets_values():
@@ -39,7 +39,7 @@ def test_settings_left_unset_keep_the_presets_values():
 def test_the_values_the_page_shows_make_the_presets_own_config(preset):
     shown = preset_defaults(preset)
     on_page = StudioSettings(preset=preset, values=dict(shown))
-    # valid as shown even when every knob is sent (threshold 2.1 on shapes is inside CLIPScore's range)
+    # valid as shown even when every knob is sent (threshold 1.95 on shapes is inside CLIPScore's range)
     assert on_page.to_config().loop == load_config(preset).loop
     assert on_page.changed_from(shown).overrides() == {}
 
