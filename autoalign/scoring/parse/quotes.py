@@ -77,6 +77,12 @@ def _writing_verb(doc, start: int, lex: dict[str, Any]):
     return verb if verb.pos_ == "VERB" and verb.tag_ != "VBN" and _lemma(verb) in lex["writing_verbs"] else None
 
 
+def listed_together(text: str, quote: Quote, start: int) -> bool:
+    """Whether a quote that opens at character ``start`` follows ``quote`` in one list ("the words 'good' and 'morning'",
+    "'a', 'b' or 'c'"): nothing between them but commas, spaces and one "and", "or" or "&"."""
+    return text[quote.char_end : start].strip(" ,").lower() in ("and", "or", "&", "")
+
+
 def read_quotes(text: str, doc: Any, nouns: list[Noun], lex: dict[str, Any]) -> list[Quote]:
     """The quotes of ``text`` (the text ``doc`` was parsed from), each with the thing it is written on."""
     quotes: list[Quote] = []
@@ -112,7 +118,7 @@ def read_quotes(text: str, doc: Any, nouns: list[Noun], lex: dict[str, Any]) -> 
             # "fur in the shape of word 'hello'": the quote is the shape the fur takes, written by nothing on a thing
             # (asked "is 'hello' written in the image?", never "... written on the fur?")
             owner = None
-        if quotes and text[quotes[-1].char_end : start].strip(" ,").lower() in ("and", "or", "&", ""):
+        if quotes and listed_together(text, quotes[-1], start):
             # "the words 'good' and 'morning' on a mug": quotes listed together are written on one thing
             owner = quotes[-1].noun
         quotes.append(Quote(text=qtext, noun=owner, char_start=start, char_end=end, raw=raw))

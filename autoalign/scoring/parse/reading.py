@@ -17,7 +17,7 @@ from autoalign.scoring.parse.lexicon import (
     load_spacy,
 )
 from autoalign.scoring.parse.mend import _join_hyphens, _join_participle_looks, _join_widths, _mend_parse
-from autoalign.scoring.parse.quotes import _spaced_quotes, read_quotes, text_looks
+from autoalign.scoring.parse.quotes import _spaced_quotes, listed_together, read_quotes, text_looks
 from autoalign.scoring.parse.records import Attribute, GlobalTag, Noun, Parse, Quote, Relation
 from autoalign.scoring.parse.relations import _RelationsReader
 from autoalign.scoring.parse.salvage import salvage
@@ -482,7 +482,7 @@ def _quote_looks(doc, nouns: list[Noun], quotes: list[Quote], text: str, lex) ->
     by_index = {n.index: n for n in nouns}
     dropped: set[int] = set()
     for k, quote in enumerate(quotes):
-        if k + 1 < len(quotes) and text[quote.char_end : quotes[k + 1].char_start].strip(" ,").lower() in ("and", "or", "&", ""):
+        if k + 1 < len(quotes) and listed_together(text, quote, quotes[k + 1].char_start):
             continue  # ("'good' and 'morning' in rainbow colors": the look follows the list's last quote)
         found = text_looks(doc, quote.char_end, lex)
         if found is None:
@@ -490,7 +490,7 @@ def _quote_looks(doc, nouns: list[Noun], quotes: list[Quote], text: str, lex) ->
         looks, (start, end) = found
         listed = [quote]
         for prev in reversed(quotes[:k]):
-            if text[prev.char_end : listed[0].char_start].strip(" ,").lower() not in ("and", "or", "&", ""):
+            if not listed_together(text, prev, listed[0].char_start):
                 break
             listed.insert(0, prev)
         before = [t for t in doc if t.idx + len(t) <= listed[0].char_start and not t.is_quote]
