@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from autoalign.config import Config
+    from autoalign.grounding import LayoutObject
 
 logger = logging.getLogger(__name__)
 
@@ -129,6 +130,16 @@ def _unseen_phrases(prompt: str, name: str) -> tuple[str, ...]:
     vocab = load(name)
     if not (vocab["unseen_colors"] or vocab["unseen_counts"]):
         return ()
-    return tuple(obj.chunk for obj in read_layout(prompt).objects
-                 if any((c.lower(), obj.noun) in vocab["unseen_colors"] for c in obj.colors)
-                 or (obj.count, obj.noun) in vocab["unseen_counts"])
+    return tuple(obj.chunk for obj in read_layout(prompt).objects if _is_unseen(obj, vocab))
+
+
+def unseen_object(obj: "LayoutObject", config: "Config") -> bool:
+    """Whether one of a layout's objects pairs a colour or a count with its thing as the vocabulary's ``held_out``
+    says the models never saw (:func:`unseen_phrases`, for an object already read); False without a vocabulary."""
+    name = name_of(config)
+    return bool(name) and _is_unseen(obj, load(name))
+
+
+def _is_unseen(obj: "LayoutObject", vocab: dict[str, Any]) -> bool:
+    return (any((c.lower(), obj.noun) in vocab["unseen_colors"] for c in obj.colors)
+            or (obj.count, obj.noun) in vocab["unseen_counts"])

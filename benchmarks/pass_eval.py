@@ -91,12 +91,14 @@ def signals(image: Any, prompt: str, card: ScoreCard, models: Any, config: Any) 
     from autoalign.detection import grounded_aspects, grounded_pass
     from autoalign.detection.layout import LayoutDetector
     from autoalign.grounding import read_layout
-    from autoalign.vocabulary import unseen_phrases
+    from autoalign.vocabulary import unseen_object, unseen_phrases
 
     layout = read_layout(prompt)
     detector = LayoutDetector(models, config)
     boxes = detector.ground_layout(image, layout) if layout.objects else {}
     scores = [b.score for o in layout.objects for b in boxes.get(o.query, [])]
+    unseen = [b.score for o in layout.objects if unseen_object(o, config) for b in boxes.get(o.query, [])]
+    seen = [b.score for o in layout.objects if not unseen_object(o, config) for b in boxes.get(o.query, [])]
     grounded = grounded_pass(image, prompt, models, config) if getattr(config.detection, "grounded_pass", False) else []
     probe = []
     if "clip-probe" in config.detection.detectors:
@@ -109,6 +111,8 @@ def signals(image: Any, prompt: str, card: ScoreCard, models: Any, config: Any) 
                       "size": bool((m.evidence or {}).get("size"))} for m in grounded],
         "probe": [{"aspect": m.aspect, "phrase": m.phrase, "correction": m.correction} for m in probe],
         "min_box": min(scores) if scores else None,
+        "min_box_seen": min(seen) if seen else None,
+        "min_box_unseen": min(unseen) if unseen else None,
         "boxes": len(scores),
         "errors": detector.errors(image, prompt),
         "objects": len(layout.objects),
@@ -233,6 +237,7 @@ class Rule:
     relation_gate: float | None = None
     unseen_gate: bool = True
     unseen_threshold: float | None = None
+    unseen_sure: float | None = None
 
     def name(self) -> str:
         parts = [f"gate {self.gate:g}", f"sure {self.sure:g}"]
@@ -246,6 +251,8 @@ class Rule:
             parts.append("no gate for unseen pairs")
         elif self.unseen_threshold is not None:
             parts.append(f"unseen pairs gate {self.unseen_threshold:g}")
+        if self.unseen_sure is not None:
+            parts.append(f"unseen pairs sure {self.unseen_sure:g}")
         return ", ".join(parts)
 
     def passes(self, r: dict[str, Any]) -> bool:
@@ -259,7 +266,11 @@ class Rule:
             gate = float("-inf")
         elif self.unseen_threshold is not None and r.get("unseen"):
             gate = self.unseen_threshold
-        if r["clip"] >= gate and weakest >= self.sure:
+        sure = weakest >= self.sure
+        if self.unseen_sure is not None:  # records before round 34 lack the split: they read as all seen
+            seen, unseen = r.get("min_box_seen", r["min_box"]), r.get("min_box_unseen")
+            sure = (seen is None or seen >= self.sure) and (unseen is None or unseen >= self.unseen_sure)
+        if r["clip"] >= gate and sure:
             return True
         return self.low_gate is not None and self.low_gate <= r["clip"] < gate and weakest >= max(self.low_sure, self.sure)
 
@@ -267,7 +278,8 @@ class Rule:
 def preset_rule(config: Any) -> Rule:
     from autoalign.detection.layout import LayoutDetector
 
-    return Rule(gate=float(config.loop.threshold), sure=LayoutDetector(None, config).sure,
+    detector = LayoutDetector(None, config)
+    return Rule(gate=float(config.loop.threshold), sure=detector.sure, unseen_sure=detector.unseen_sure,
                 unseen_gate=bool(config.loop.unseen_gate), unseen_threshold=config.loop.unseen_threshold)
 
 
@@ -328,7 +340,8 @@ def paired(records: Sequence[dict[str, Any]], base: Sequence[bool], new: Sequenc
 
 def grid(gate: float, sure: float) -> list[Rule]:
     """The rules searched: the gate and ``sure`` moved, an under-the-gate band with a surer box, clip-probe off,
-    a separate gate for relations, no gate or a lower one for prompts with an unseen pair (either way of the preset's)."""
+    a separate gate for relations, no gate or a lower one for prompts with an unseen pair (either way of the preset's),
+    a lower ``sure`` for the objects of an unseen pair (``[detection.options.layout] unseen_sure``)."""
     rules = [Rule(g, s) for g, s in itertools.product((1.8, 1.9, 2.0, 2.1, 2.2, 2.3, 2.4), (0.0, 0.7, 0.8, 0.85, 0.9, 0.95))]
     rules += [Rule(gate, sure, low_gate=lo, low_sure=ls) for lo, ls in
               itertools.product((1.6, 1.7, 1.8, 1.9, 2.0), (0.85, 0.9, 0.93, 0.95, 0.97))]
@@ -336,6 +349,7 @@ def grid(gate: float, sure: float) -> list[Rule]:
     rules += [Rule(gate, sure, relation_gate=rg) for rg in (1.8, 1.9, 2.0, 2.2, 2.3, 2.4)]
     rules += [Rule(g, s, unseen_gate=u) for g, s, u in itertools.product((2.0, 2.1, 2.2), (0.7, 0.75, 0.8, 0.85), (True, False))]
     rules += [Rule(gate, sure, unseen_threshold=u) for u in (1.5, 1.6, 1.7, 1.8, 1.9)]
+    rules += [Rule(gate, sure, unseen_sure=u) for u in (0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75)]
     return rules
 
 

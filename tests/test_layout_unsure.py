@@ -61,6 +61,27 @@ def test_the_sure_option_is_checked(world):
         detector(world, sure=1.5)
     with pytest.raises(ConfigError, match="sure must be a number in"):
         detector(world, sure=True)
+    with pytest.raises(ConfigError, match="unseen_sure must be a number in"):
+        detector(world, sure=0.8, unseen_sure=-0.1)
+
+
+def test_unseen_sure_holds_only_the_objects_of_an_unseen_pair_to_its_score(world):
+    """``unseen_sure`` (round 34): the world's vocabulary marks "blue circle" unseen (no split but the compositional
+    one draws it), "red square" seen; an object of an unseen pair is sure from ``unseen_sure``, every other from
+    ``sure``."""
+    layout = read_layout("a red square and a blue circle")
+
+    def found(square: float, circle: float) -> dict[str, list[Box]]:
+        sq, ci = Box((7.0, 5.0, 27.0, 22.0), square, "red square"), Box((40.0, 30.0, 55.0, 45.0), circle, "blue circle")
+        return {"red square": [sq], "square": [sq], "blue circle": [ci], "circle": [ci]}
+
+    lower = detector(world, sure=0.8, unseen_sure=0.55)
+    assert detector(world, sure=0.8).mismatches(layout, found(0.97, 0.6))[0].phrase == "blue circle"  # unset: sure
+    assert lower.mismatches(layout, found(0.97, 0.6)) == []  # the unseen pair's object at 0.6: sure enough
+    (m,) = lower.mismatches(layout, found(0.97, 0.5))  # a blob read at blob_score 0.5 stays unsure
+    assert (m.phrase, m.evidence["unsure"], m.evidence["score"]) == ("blue circle", True, 0.5)
+    (m,) = lower.mismatches(layout, found(0.6, 0.97))  # the seen pair's object is still held to sure
+    assert (m.phrase, m.evidence["score"]) == ("red square", 0.6)
 
 
 def test_the_planner_redraws_an_unsure_object_where_it_stood():

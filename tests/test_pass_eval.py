@@ -70,6 +70,16 @@ def test_an_unseen_threshold_is_a_lower_gate_for_prompts_with_an_unseen_pair():
     assert "unseen pairs gate 1.7" in rule.name()
 
 
+def test_unseen_sure_reads_the_weakest_box_of_the_unseen_pairs_objects_apart():
+    rule = Rule(gate=2.0, sure=0.8, unseen_sure=0.55)
+    split = {"min_box_seen": 0.95}
+    assert rule.passes({**_rec(min_box=0.6, unseen=True), **split, "min_box_unseen": 0.6})
+    assert not rule.passes({**_rec(min_box=0.5, unseen=True), **split, "min_box_unseen": 0.5})  # a blob at blob_score
+    assert not rule.passes({**_rec(min_box=0.6), "min_box_seen": 0.6, "min_box_unseen": None})  # a seen object: sure
+    assert not Rule(gate=2.0, sure=0.8).passes({**_rec(min_box=0.6, unseen=True), **split, "min_box_unseen": 0.6})
+    assert "unseen pairs sure 0.55" in rule.name()
+
+
 def test_rates_and_pairs_count_images():
     records = [_rec(aligned=True, id="a"), _rec(aligned=False, id="a"), _rec(aligned=True, id="b"),
                _rec(aligned=False, readable=False, id="b")]

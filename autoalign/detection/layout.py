@@ -32,7 +32,8 @@ vocabulary), never a colour or a thing the preset's models do not know.
 Options (``[detection.options.layout]``): ``position_threshold`` (GenEval's 0.1), ``max_mismatches``,
 ``sizes`` (false: a box's size says little in a photograph; the ``shapes`` preset turns it on, where a size
 word is a size in pixels), ``sure`` (0, off: the box score below which an object is not read for sure; a
-grounder's scores mean different things, so it is chosen per preset on validation).
+grounder's scores mean different things, so it is chosen per preset on validation), ``unseen_sure`` (unset: ``sure``;
+the same for an object whose colour or count the preset's vocabulary marks unseen, :func:`autoalign.vocabulary.unseen_object`).
 """
 
 from __future__ import annotations
@@ -98,14 +99,17 @@ class LayoutDetector:
         self.models = models
         self.config = config
         opts = {**detector_options(config, self.name), **options}
-        unknown = sorted(set(opts) - {"position_threshold", "max_mismatches", "sizes", "sure"})
+        unknown = sorted(set(opts) - {"position_threshold", "max_mismatches", "sizes", "sure", "unseen_sure"})
         if unknown:
             raise ConfigError(f"[detection.options.layout] unknown option(s) {', '.join(unknown)}; "
-                              "allowed: position_threshold, max_mismatches, sizes, sure")
-        sure = opts.get("sure", 0.0)
-        if isinstance(sure, bool) or not isinstance(sure, (int, float)) or not 0 <= sure <= 1:
-            raise ConfigError(f"[detection.options.layout] sure must be a number in [0, 1] (got {sure!r})")
-        self.sure = float(sure)
+                              "allowed: position_threshold, max_mismatches, sizes, sure, unseen_sure")
+        for key in ("sure", "unseen_sure"):
+            value = opts.get(key, 0.0)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+                raise ConfigError(f"[detection.options.layout] {key} must be a number in [0, 1] (got {value!r})")
+        self.sure = float(opts.get("sure", 0.0))
+        # the sure of an object whose colour / count pairing the vocabulary marks unseen (None: ``sure``)
+        self.unseen_sure = float(opts["unseen_sure"]) if "unseen_sure" in opts else None
         sizes = opts.get("sizes", False)
         if not isinstance(sizes, bool):
             raise ConfigError(f"[detection.options.layout] sizes must be true or false (got {sizes!r})")
@@ -118,6 +122,17 @@ class LayoutDetector:
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
             raise ConfigError(f"[detection.options.layout] max_mismatches must be a positive integer (got {limit!r})")
         self.limit = limit
+
+    def sure_for(self, obj: LayoutObject) -> float:
+        """The box score below which ``obj`` is not read for sure: ``unseen_sure`` for an object whose colour or
+        count the preset's vocabulary marks unseen (its models never saw the pair, so the grounder's score of a
+        right drawing of it runs lower), else ``sure``."""
+        if self.unseen_sure is not None:
+            from autoalign.vocabulary import unseen_object
+
+            if unseen_object(obj, self.config):
+                return self.unseen_sure
+        return self.sure
 
     # the grounder's closed vocabulary, when it has one (the world's SegFormer); None for open-vocabulary detectors
     def _closed(self, grounder) -> tuple[list[str], list[str]] | None:
@@ -238,9 +253,9 @@ class LayoutDetector:
                 {"subject": a.noun, "object": b.noun, "expected": rel.direction, "found": seen,
                  "boxes": _boxes([x, y])})))
         if not scored and self.sure > 0:
-            weakest = min(((b, o) for o in layout.objects for b in boxes.get(o.query, [])), key=lambda bo: bo[0].score,
-                          default=None)
-            if weakest is not None and weakest[0].score < self.sure:
+            below = [(b, o) for o in layout.objects for b in boxes.get(o.query, []) if b.score < self.sure_for(o)]
+            weakest = min(below, key=lambda bo: bo[0].score, default=None)
+            if weakest is not None:
                 box, o = weakest
                 scored.append((1.0 - box.score, Mismatch(
                     "attribute", o.query, o.query, round(1.0 - box.score, 6), self.name,
