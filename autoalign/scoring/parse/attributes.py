@@ -698,13 +698,20 @@ class _AttributesReader(_ReferentsReader):
                 thing = owner
         # "a cabin in the woods, cozy", "a knight in shining armor, hyper-realistic": a place hung on a thing is no subject
         # of a tag; the thing it is the place of is ("is the cabin cozy?", not "are the woods cozy?")
-        while thing.dep_ == "pobj" and thing.head.dep_ == "prep" and thing.head.lower_ not in ("of", "with"):
+        while thing.dep_ == "pobj" and thing.head.dep_ == "prep":
             held = thing.head.head
+            # (the tagger reads "made" after a thing as a past tense now and then: "sculpture of letter W made from ... wire")
+            participle = held.tag_ in ("VBN", "VBD") and held.dep_ == "acl" and held.head.i in self.nouns
+            if thing.head.lower_ == "of" and not (participle and _lemma(held) in self.lex["making_verbs"]):
+                break  # ("a bowl of ramen, steaming": the ramen; only what a thing is "made of", "built of" is climbed)
+            if thing.head.lower_ == "with" and not (participle and not any(self.nouns[held.head.i].lemma in v for v in self.lex["containers"].values())):
+                break  # ("a bowl filled with cherries, juicy": a container's contents are what a tag describes)
             if held.i in self.nouns:
                 thing = held
-            elif held.tag_ == "VBN" and held.dep_ == "acl" and held.head.i in self.nouns:
-                # "a cat shrouded in smoke whisps, ..., twisted", "a girl covered in flowers, ethereal": what a past
-                # participle covers or surrounds a thing with is no subject of a tag; the thing it describes is
+            elif participle:
+                # "a cat shrouded in smoke whisps, ..., twisted", "a girl covered in flowers, ethereal", "an elephant made of
+                # flowers, colorful", "a station overgrown with plants, moody": what a past participle makes a thing of,
+                # covers or surrounds it with is no subject of a tag; the thing it describes is
                 thing = held.head
             else:
                 break
