@@ -428,6 +428,22 @@ def _tags_naming_a_thing(doc, globals_: list[GlobalTag], nouns: list[Noun]) -> l
     return kept
 
 
+def _add_look(owner: Noun, value: str, kind: str, index: int, phrase: str) -> None:
+    """A look read after the parse (a bracketed one, a quoted text's) given to its thing: its attribute, and the word in
+    its colours or other describing words."""
+    owner.attrs.append(Attribute(value=value, kind=kind, index=index, phrase=phrase))
+    (owner.colors if kind == "color" else owner.attributes).append(value)
+
+
+def _look_words(nouns: list[Noun], by_index: dict[int, Noun], owner: Noun | None, span: set[int]) -> set[int]:
+    """The words of a look (token indices ``span``) are no look of any other thing than ``owner`` (their attributes are
+    taken away) and no things of their own: the indices of the nouns to drop."""
+    for n in nouns:
+        if n is not owner:
+            n.attrs = [a for a in n.attrs if a.index not in span]
+    return {i for i in span if i in by_index and (owner is None or i != owner.index)}
+
+
 def _bracketed_looks(doc, nouns: list[Noun], lex) -> list[Noun]:
     """A product title's colours or materials in brackets right after a thing ("three ceramic vases (matte white / sage
     green)", "two velvet cushions (mustard yellow)", "pair of table lamps (brass, opal glass)"): looks of that thing
@@ -463,13 +479,8 @@ def _bracketed_looks(doc, nouns: list[Noun], lex) -> list[Noun]:
         else:
             for value, kind, phrase, index in looks:
                 if not any(a.value == value for a in owner.attrs):
-                    owner.attrs.append(Attribute(value=value, kind=kind, index=index, phrase=phrase))
-                    (owner.colors if kind == "color" else owner.attributes).append(value)
-            inside = set(range(open_.i + 1, close))
-            dropped |= inside & set(by_index)
-            for n in nouns:
-                if n is not owner:
-                    n.attrs = [a for a in n.attrs if a.index not in inside]
+                    _add_look(owner, value, kind, index, phrase)
+            dropped |= _look_words(nouns, by_index, owner, set(range(open_.i + 1, close)))
     return [n for n in nouns if n.index not in dropped] if dropped else nouns
 
 
@@ -500,15 +511,13 @@ def _quote_looks(doc, nouns: list[Noun], quotes: list[Quote], text: str, lex) ->
             if owner is not None:
                 if not any(a.index == start or a.phrase in (phrase, value) or a.value == value for a in owner.attrs):
                     # (not again where the word's own look reads it: "the words ... in simple letters and colors")
-                    owner.attrs.append(Attribute(value=value, kind=kind, index=start, phrase=phrase))
-                    (owner.colors if kind == "color" else owner.attributes).append(value)
+                    _add_look(owner, value, kind, start, phrase)
                 continue
             for q in listed:
                 q.looks.append(Attribute(value=value, kind=kind, index=start, phrase=phrase))
-        dropped |= {i for i in range(start, end) if i in by_index and (owner is None or i != owner.index)}
-        for n in nouns:  # nor are they a look of another thing ("a street sign reading 'Elm St' in white": no "is the
-            if n is not owner:  # street sign reading in white?")
-                n.attrs = [a for a in n.attrs if not start <= a.index < end]
+        # (nor are they a look of another thing: "a street sign reading 'Elm St' in white" asks no "is the street sign
+        # reading in white?")
+        dropped |= _look_words(nouns, by_index, owner, set(range(start, end)))
     return [n for n in nouns if n.index not in dropped] if dropped else nouns
 
 
