@@ -1,7 +1,7 @@
 """Does CLIP, shown one object alone, tell a right object from a wrong one where the grounder is unsure? (round 34,
 issue 36; analysis only, no preset change.)
 
-``python -m experiments.crop_confirm --records pe-base.jsonl --work /work/runs/pe-work [--runs DIR] --out X.json``
+``python -m experiments.crop_confirm --records pe-base.jsonl --work /work/runs/pe-work [--runs RUN] --out X.json``
 
 Reads :mod:`autoalign.benchmarks.pass_eval`'s records (validation images only) and, for each image whose prompt names
 objects, grounds it again with the ``shapes`` preset's grounder (the loop's own :class:`LayoutDetector`). For every
@@ -28,14 +28,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-
-def auc(pos: list[float], neg: list[float]) -> float | None:
-    """ROC AUC: the chance a positive scores above a negative (ties half)."""
-    if not pos or not neg:
-        return None
-    p, n = np.asarray(pos)[:, None], np.asarray(neg)[None, :]
-    return float(((p > n).sum() + 0.5 * (p == n).sum()) / (p.size * n.size))
 
 
 def lone_object(image, mask: np.ndarray):
@@ -80,14 +72,12 @@ def margins(image, prompt: str, models: Any, config: Any) -> list[dict[str, Any]
     return out
 
 
-def load_image(record: dict[str, Any], work: Path, runs: list[Path]):
+def load_image(record: dict[str, Any], work: Path, runs: Path | None):
     from PIL import Image
 
-    if record["source"] == "generated":
-        path = work / record["id"] / f"cand_{record['image']:02d}.png"
-    else:
-        path = next(r / record["image"] for r in runs if (r / record["image"]).exists())
-    with Image.open(path) as im:
+    from experiments.pass_signals import image_path
+
+    with Image.open(image_path(record, work, runs or Path("."))) as im:
         return im.convert("RGB")
 
 
@@ -95,7 +85,7 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--records", required=True)
     ap.add_argument("--work", required=True)
-    ap.add_argument("--runs", action="append", default=[])
+    ap.add_argument("--runs", type=Path, help="the shapes-val run the records' edited and final images are from")
     ap.add_argument("--cache", help="JSON lines of margins per image (written, then reused)")
     ap.add_argument("--out")
     args = ap.parse_args(argv)
@@ -104,6 +94,7 @@ def main(argv: list[str] | None = None) -> None:
 
     from autoalign.config import load_config
     from autoalign.models.cache import Models
+    from experiments.pass_signals import auc as pass_signals_auc
 
     records = [json.loads(line) for line in Path(args.records).read_text().splitlines() if line.strip()]
     cache = Path(args.cache) if args.cache else None
@@ -115,7 +106,7 @@ def main(argv: list[str] | None = None) -> None:
     for r in tqdm(records, desc="crops", unit="image"):
         key = (r["id"], str(r["image"]))
         if key not in done:
-            done[key] = margins(load_image(r, Path(args.work), [Path(p) for p in args.runs]), r["prompt"], models, config)
+            done[key] = margins(load_image(r, Path(args.work), args.runs), r["prompt"], models, config)
             if cache:
                 with cache.open("a") as f:
                     f.write(json.dumps({"id": r["id"], "image": r["image"], "boxes": done[key]}) + "\n")
@@ -132,7 +123,8 @@ def main(argv: list[str] | None = None) -> None:
             wrong = [r["crop"] for r in rows if not r["oracle"]["aligned"]]
             cut = {f"{c:g}": {"right >= cut": sum(m >= c for m in right), "wrong >= cut": sum(m >= c for m in wrong)}
                    for c in (-0.2, -0.1, 0.0, 0.05, 0.1, 0.2)}
-            report[f"{part} / {name}"] = {"right": len(right), "wrong": len(wrong), "auc": auc(right, wrong), "cuts": cut}
+            auc = pass_signals_auc([True] * len(right) + [False] * len(wrong), right + wrong)
+            report[f"{part} / {name}"] = {"right": len(right), "wrong": len(wrong), "auc": auc, "cuts": cut}
     print(json.dumps(report, indent=1))
     if args.out:
         from autoalign.files import atomic_write_json
