@@ -148,6 +148,7 @@ class _AttributesReader(_ReferentsReader):
         self._pronoun_predicates()
         self._state_places()
         self._site_states()
+        self._purpose_states()
         self._phase_states()
         self._tagged_looks()
         for noun in list(self.nouns.values()):
@@ -466,6 +467,27 @@ class _AttributesReader(_ReferentsReader):
             name = self.doc[min([site.i, *(c.i for c in _compounds(site))]) : site.i + 1].text
             for thing in self._things_placed_by(prep.head):
                 self.add_attr(self.nouns[thing.i], name, "state", thing.i, phrase=f"{prep.lower_} {name}")
+
+    def _purpose_states(self) -> None:
+        """ "a set of nine labels for the summer season", "balloons for a birthday party": what a thing is made or sold for
+        (``purposes``) is a state of the thing the "for" is hung on, directly or through a quantity word's "of" ("are the
+        labels for the summer season?"); a possessive pronoun is left out ("arrows for your design": "are the arrows for
+        design?"). Hung on a verb ("packed for the trip"), nothing is asked."""
+        for purpose in self.doc:
+            if purpose.dep_ != "pobj" or purpose.i in self.nouns or not self._is_purpose(purpose):
+                continue
+            prep, thing = purpose.head, self._purpose_owner(purpose)
+            if thing is None:
+                continue
+            words = [t for t in self.doc[prep.i + 1 : purpose.i + 1] if not (t.tag_ == "PRP$" or t.dep_ == "poss" and t.pos_ == "PRON")]
+            if not words:
+                continue
+            phrase = "for " + " ".join(t.text if t.pos_ == "PROPN" else t.lower_ for t in words).replace(" 's", "'s")
+            value = " ".join(t.lower_ for t in words if t.dep_ != "det").replace(" 's", "'s")
+            self.add_attr(self.nouns[thing.i], value, "state", thing.i, phrase=phrase)
+            for c in purpose.children:  # "posters for the summer festival in red and orange": the posters' colours
+                if c.dep_ == "prep" and c.lower_ == "in":
+                    self._in_colours(self.nouns[thing.i], c)
 
     def _phase_states(self) -> None:
         """ "a golfer mid swing", "a dancer in mid jump", "the poser is mid swing", "arms are head level": the thing is in

@@ -212,6 +212,12 @@ class _RelationsReader(_ReferentsReader):
             # "travelling across the land towards a mountain": the travelling goes there; also across a
             # quantity of it ("across a vast expanse of land towards ..."), so before the thing after "of"
             anchor = _anchor(anchor.head)
+        if _is_noun(anchor) and anchor.i not in self.nouns and tok.lower_ != "of" and self._is_purpose(anchor):
+            # "a basket for easter with painted eggs", "jars for storage on a shelf": the thing the occasion or use is
+            # for has them or stands there, not the occasion ("in red and orange" is read with the colours)
+            if any(c.dep_ == "pobj" and c.lower_ in self.lex["colors"] for c in tok.children):
+                return None
+            return self._purpose_owner(anchor)
         if _is_noun(anchor) and anchor.i not in self.nouns:
             # "a photograph of a bed with a laptop", "a flock of geese in front of ...": the thing after "of"
             of = next((c for c in anchor.children if c.dep_ == "prep" and c.lower_ == "of"), None)

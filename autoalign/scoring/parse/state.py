@@ -52,6 +52,33 @@ class _ReaderState:
         self.globals.append(recorded)
         return recorded
 
+    def _is_purpose(self, tok) -> bool:
+        """Whether ``tok`` heads what a thing is made or sold for, after "for" (``not_things.purpose``: "a set of nine labels
+        for the summer season", "balloons for a birthday party", "arrows for your design"): an occasion or a use, which no
+        picture shows; no thing, but a state of the thing it is hung on (``_purpose_states``). A noun that owns it
+        ("for Valentine's day", "for mother's day") is part of it."""
+        if tok.dep_ == "poss" and tok.pos_ in ("NOUN", "PROPN") and tok.head.i > tok.i:
+            tok = tok.head
+        if tok.dep_ != "pobj" or tok.head.lower_ != "for" or tok.pos_ not in ("NOUN", "PROPN"):
+            return False
+        return tok.lemma_.lower() in self.not_things["purpose"] or tok.lower_ in self.not_things["purpose"]
+
+    def _purpose_owner(self, tok):
+        """The thing whose purpose ``tok`` (:meth:`_is_purpose`) names: the thing its "for" hangs on, or the thing after
+        the "of" of a quantity word it hangs on ("a set of nine labels for the summer season": the labels), or the thing
+        named right before "for" inside that thing's phrase ("a kitchen with white appliances and shelving units for
+        storage": the units); None when "for" hangs on no thing ("packed for the trip") or on a noun read as a verb ("the
+        spoon bake the lasagna for the party")."""
+        anchor = tok.head.head if tok.dep_ == "pobj" else None
+        if anchor is None or anchor.i > tok.i:
+            return None
+        if anchor.i not in self.nouns:
+            anchor = next((o for p in anchor.children if p.dep_ == "prep" and p.lower_ == "of" for o in p.children if o.dep_ == "pobj"), anchor)
+        if anchor.i not in self.nouns or anchor.i >= tok.head.i or any(c.dep_ in ("nsubj", "dobj") for c in anchor.children):
+            return None
+        before = self.doc[tok.head.i - 1]
+        return before if before.i in self.nouns and before.i != anchor.i and before in anchor.subtree else anchor
+
     def add_attr(self, noun: Noun, value: str, kind: str, index: int, phrase: str = "") -> None:
         key = (noun.index, phrase or value)
         if key in self._attr_seen or not value:

@@ -153,6 +153,8 @@ class _ThingsReader(_FramesReader):
                 continue  # "written by hand", "on foot": how it is done, not "is there a hand?"
             if lem in nt["outing"] and tok.dep_ == "pobj" and tok.head.lower_ == "for" and not _compounds(tok):
                 continue  # "taking his dog for a walk": what they go out for, not "is there a walk?"
+            if self._is_purpose(tok):
+                continue  # "labels for the summer season": what the labels are for (``_purpose_states``), not "is there a season?"
             if (_in(tok, lex["style_tag_words"]) or tok.i == tok.sent.start) and not _compounds(tok) and self._frame_after(tok):
                 continue  # "studio close-up shot of a book", "progress shot of a garage": the frame's kind, not "is there a studio?"
             if lem in nt["pronoun"] and not _compounds(tok):
