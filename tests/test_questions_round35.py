@@ -1,8 +1,10 @@
 """Issue 39, round 35: what a thing is made or sold for ("a set of nine labels for the summer season", "balloons for a
 birthday party", "arrows for your design"), an occasion or a use after "for" (``not_things.purpose``), is no thing in
-the picture but the thing's state: "are the labels for the summer season?", never "is there a summer season?".
-Prompts written for these tests (none taken from a DSG file). The first two tests fail at the start of the round
-(e045df9); the third is a guard that passes before and after."""
+the picture but the thing's state: "are the labels for the summer season?", never "is there a summer season?". And a
+colour tag after a product ("two pairs of running shoes, pink and grey", "leather boots, brown") is its colour where the
+tagger read the colour as a noun.
+Prompts written for these tests (none taken from a DSG file). The first, second and fourth tests fail at the start of
+the round (e045df9); the third and fifth are guards that pass before and after."""
 
 from __future__ import annotations
 
@@ -52,3 +54,26 @@ def test_a_thing_after_for_and_for_after_a_verb_read_as_before():
     # an outing stays no thing and no state
     qs = _questions("A man is holding a leash and taking his dog for a walk.")
     assert not any("walk" in q for q in qs)
+
+
+def test_a_colour_tag_after_a_product_is_its_colour_where_the_tagger_read_a_noun():
+    # a colour tag the tagger reads as a thing (before: "is there a grey?", nothing pink)
+    qs = _questions("two pairs of running shoes for women, pink and grey")
+    assert "are the running shoes pink and grey?" in qs and "is there a grey?" not in qs
+    # (before: "is there a brown?")
+    qs = _questions("two horses in a field, brown and white")
+    assert "are the horses brown and white?" in qs and "is there a brown?" not in qs
+    # a lone colour word that is also a noun (before: nothing asked of the colour)
+    assert "are the leather boots brown?" in _questions("Pair of leather boots, brown")
+    assert "are the vases white?" in _questions("Three ceramic vases, white, matte finish")
+
+
+def test_colours_in_a_list_of_things_or_black_and_white_are_read_as_before():
+    # an item of a list of things is a thing
+    qs = _questions("a pear, orange, and two bananas")
+    assert "is there an orange?" in qs and not any(q.startswith("is the pear orange") for q in qs)
+    # "black and white" set off as a tag is the picture's colouring, not the fisherman's
+    qs = _questions("portrait of an old fisherman, black and white, film grain")
+    assert "is the fisherman black and white?" not in qs
+    # a colour tag the tagger reads as a describing word, as before
+    assert "are the mugs blue?" in _questions("four mugs, blue")

@@ -615,7 +615,15 @@ class _AttributesReader(_ReferentsReader):
                     self.add_attr(self.nouns[thing.i], words[0].lower_, "material", words[0].i, phrase=f"made of {words[0].lower_}")
                     self.nouns.pop(words[0].i, None)
                 continue
-            if not words or len(words) > 5 or any(t.i in self.nouns or not t.text.replace("-", "").isalpha() for t in words):
+            # "two pairs of running shoes, pink and grey": a tag of colours only, one of them read as a thing ("is there a
+            # grey?"), is the look of the thing before it, as any colour tag is; not an item of a list of things ("a pear,
+            # orange, and two bananas"), nor "black and white" (the picture's colouring: "portrait of a fisherman, black and
+            # white, film grain")
+            sentence = words[0].sent if words else []
+            coloured = bool(words) and all(t.lower_ in colours or t.tag_ == "CC" for t in words) and words[-1].lower_ in colours and not any(
+                t.dep_ == "cc" and t not in fragment for t in sentence
+            ) and [t.lower_ for t in words] != ["black", "and", "white"]
+            if not words or len(words) > 5 or any(t.i in self.nouns and not coloured or not t.text.replace("-", "").isalpha() for t in words):
                 continue
             content = [t for t in words if t.tag_ not in ("RB", "RBR", "RBS", "CC")]
             if len(words) > 1 and _lemma(words[-1]) in ("color", "colour", "tone", "hue") and all(
@@ -647,7 +655,7 @@ class _AttributesReader(_ReferentsReader):
                 continue
             if len(content) == 1 and _in(content[0], self.lex["style_had"]):
                 continue  # "portrait of a cowboy, bokeh": what the picture has, no look of the cowboy
-            if len(words) == 1 and not lone and not _in(words[0], self.lex["style_tag_words"]) and _reads_as_seen_noun(words[0].lower_, self.model):
+            if len(words) == 1 and not lone and not coloured and not _in(words[0], self.lex["style_tag_words"]) and _reads_as_seen_noun(words[0].lower_, self.model):
                 continue  # "a furry caterpillar, pupa": a thing's name the tagger read as a describing word, no look
             if any(t.i in self.skip and t.tag_ == "NNP" and not lone for t in words):
                 continue  # a name
@@ -656,6 +664,9 @@ class _AttributesReader(_ReferentsReader):
                 continue
             kind = "color" if all(t.lower_ in colours for t in content) else "state"
             self.add_attr(self.nouns[thing.i], self.doc[words[0].i : words[-1].i + 1].text.lower(), kind, words[0].i)
+            if coloured:
+                for t in words:
+                    self.nouns.pop(t.i, None)  # (a colour of the tag, no thing: "is there a grey?")
 
     def _tagged_sizes(self, fragments: list) -> set[int]:
         """ "walnut sideboard with four drawers, 72 x 18 x 30 in", "brass desk lamp, 45 cm high", "side chairs, vinyl (8).
