@@ -129,6 +129,32 @@ def generated_figures(clip: Any, rows: Sequence[dict[str, Any]], gate: float) ->
     return out
 
 
+def as_tables(result: dict[str, Any], argv: Sequence[str]) -> dict[str, Any]:
+    """The figures in the docs' generic results shape (title, command, measures, tables; scripts/make_results.py)."""
+    from autoalign.benchmarks.metrics import Metric
+
+    tables = []
+    for part in ("rendered", "generated"):
+        rows, columns = [], None
+        for folder, entry in result["clips"].items():
+            for kind, figures in entry.get(part, {}).items():
+                columns = columns or ["CLIP", "prompts", *figures]
+                rows.append([Path(folder).name, kind, *(Metric.from_dict(m).fmt() if isinstance(m, dict) else f"{m:.3f}"
+                                                         for m in figures.values())])
+        if rows:
+            tables.append({"name": f"{part} images" + (f" ({result['run']})" if part == "generated" else ""), "columns": columns, "rows": rows})
+    return {
+        "title": "World CLIPs on colour-shape pairs the world's models never saw (validation data)",
+        "command": "python -m experiments.clip_unseen " + " ".join(argv),
+        "measures": (f"CLIPScore (2.5 x cosine) against the loop's gate {result['gate']:g}. Rendered: validation scenes "
+                     f"({result['n_rendered_per_kind']} a kind), the own caption against a caption one edit away; generated: "
+                     f"the {result['n_run_images']} images of a validation bench run, read by the oracle. Wilson 95 % "
+                     "intervals for shares, bootstrap for ROC AUC."),
+        "tables": tables,
+        "raw": result,
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("clips", nargs="+", help="CLIP folders (open_clip hub layout), e.g. autoalign/world/weights/clip")
@@ -158,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.out:
         from autoalign.files import atomic_write_json
 
-        atomic_write_json(args.out, result)
+        atomic_write_json(args.out, as_tables(result, argv if argv is not None else sys.argv[1:]))
     return 0
 
 

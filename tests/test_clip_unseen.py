@@ -81,7 +81,8 @@ def test_the_committed_world_clip_end_to_end(tmp_path, capsys):
     out = tmp_path / "clip.json"
     assert clip_unseen.main([str(WEIGHTS_DIR / "clip"), "--n", "4", "--run", str(_run(tmp_path / "run")), "--out", str(out)]) == 0
     data = json.loads(out.read_text())
-    entry = data["clips"][str(WEIGHTS_DIR / "clip")]
+    assert data["tables"][0]["rows"][0][0] == "clip"
+    entry = data["raw"]["clips"][str(WEIGHTS_DIR / "clip")]
     for figures in entry["rendered"].values():
         assert figures["own caption above the one-edit-away caption"]["n"] == 4
     assert entry["generated"]["seen pairs"]["right images at or above the gate 1.95"]["n"] == 2
