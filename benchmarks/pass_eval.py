@@ -181,6 +181,11 @@ def collect(items: Sequence[dict[str, Any]], models: Any, config: Any, work: Pat
     return records
 
 
+def edited_images(item_dir: Path) -> list[Path]:
+    """Every image a run item's rounds drew after round 0: instruction edits, region edits, regenerations."""
+    return sorted(p for pattern in ("i*_s*.png", "region_s*.png", "regen_*.png") for p in (item_dir / "rounds").glob(f"r*/{pattern}"))
+
+
 def run_images(run_dir: Path, models: Any, config: Any) -> list[dict[str, Any]]:
     """The images of a ``bench run`` on shapes-val (its latest record per prompt): the final image, with the loop's
     own verdict (``loop_pass``: the run stopped "aligned"), and every edited image the run drew (instruction edits,
@@ -201,8 +206,7 @@ def run_images(run_dir: Path, models: Any, config: Any) -> list[dict[str, Any]]:
         position[record.category] = k + 1
         item = {"id": record.id, "prompt": record.prompt, "category": record.category, "part": PARTS[k % 2], "top": False}
         item_dir = run_dir / record.run_dir
-        edits = sorted(p for pattern in ("i*_s*.png", "region_s*.png", "regen_*.png") for p in (item_dir / "rounds").glob(f"r*/{pattern}"))
-        paths = [(run_dir / record.stages["corrected"].image, "final"), *((p, "edit") for p in edits)]
+        paths = [(run_dir / record.stages["corrected"].image, "final"), *((p, "edit") for p in edited_images(item_dir))]
         images = []
         for path, _ in paths:
             with Image.open(path) as im:

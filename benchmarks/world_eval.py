@@ -403,10 +403,16 @@ def clip_score_fn(clip):
     return score
 
 
-def eval_clip(config, n: int, weights: Path | None = None, splits: Sequence[str] = SPLITS) -> dict[str, Any]:
+def clip_scorer(folder: str | Path):
+    """The open_clip scorer of a CLIP folder (open_clip's hub layout) on the CPU in float32, as the world is judged."""
     from autoalign.config import RoleSpec
     from autoalign.models.clip import OpenClipScorer
     from autoalign.models.loading import DeviceSpec
+
+    return OpenClipScorer(RoleSpec(backend="open_clip", model=str(folder), options={}), DeviceSpec("cpu", "float32"))
+
+
+def eval_clip(config, n: int, weights: Path | None = None, splits: Sequence[str] = SPLITS) -> dict[str, Any]:
     from autoalign.world import WEIGHTS_DIR
 
     root = Path(weights) if weights else WEIGHTS_DIR
@@ -415,7 +421,7 @@ def eval_clip(config, n: int, weights: Path | None = None, splits: Sequence[str]
         if not (root / name).is_dir():
             out[name] = {"missing": str(root / name)}
             continue
-        clip = OpenClipScorer(RoleSpec(backend="open_clip", model=str(root / name), options={}), DeviceSpec("cpu", "float32"))
+        clip = clip_scorer(root / name)
         out[name] = {
             f"{split} {kind} swap": winoground(clip_score_fn(clip), swap_pairs(n, split, kind))
             for split in splits for kind in ("colour", "relation")

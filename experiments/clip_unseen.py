@@ -28,34 +28,17 @@ from pathlib import Path
 from typing import Any, Sequence
 
 
-def _clip(folder: str):
-    from autoalign.config import RoleSpec
-    from autoalign.models.clip import OpenClipScorer
-    from autoalign.models.loading import DeviceSpec
-
-    return OpenClipScorer(RoleSpec(backend="open_clip", model=str(folder), options={}), DeviceSpec("cpu", "float32"))
-
-
 def rendered_cases(n: int) -> dict[str, list[tuple[Any, str, str]]]:
     """(image, own caption, a caption one edit away) for ``n`` seen-pair and ``n`` unseen-pair validation scenes."""
     from autoalign.benchmarks.suites import VAL_UNSEEN_START
-    from autoalign.world import facts
-    from autoalign.world.oracle import check
     from autoalign.world.render import draw
-    from autoalign.world.training.data import world_scenes
+    from autoalign.world.training.data import false_one_edit_away, world_scenes
 
     out: dict[str, list[tuple[Any, str, str]]] = {}
     for kind, split, start in (("seen pairs (val)", "val", 0), ("unseen pairs (compositional, validation range)", "compositional", VAL_UNSEEN_START)):
         rng = random.Random(f"clip_unseen/{split}")
-        cases = []
-        for spec, scene in world_scenes(split, n, start):
-            negative = spec
-            for _ in range(10):
-                negative = facts.perturb(spec, rng)
-                if not check(negative, scene).aligned:
-                    break
-            cases.append((draw(scene), spec.caption(), negative.caption()))
-        out[kind] = cases
+        out[kind] = [(draw(scene), spec.caption(), false_one_edit_away(spec, scene, rng).caption())
+                     for spec, scene in world_scenes(split, n, start)]
     return out
 
 
@@ -81,6 +64,7 @@ def run_images(run: Path) -> list[dict[str, Any]]:
     """Every image a shapes bench run drew, with its prompt, whether the prompt names an unseen pair, and the oracle's
     verdict (unreadable counts as wrong, as in the bench's figures)."""
     from autoalign.benchmarks.bench_runner import latest_results
+    from autoalign.benchmarks.pass_eval import edited_images
     from autoalign.benchmarks.shapes_bench import oracle_view
     from autoalign.world.scene import parse_caption
 
@@ -90,8 +74,8 @@ def run_images(run: Path) -> list[dict[str, Any]]:
             continue
         spec = parse_caption(record.prompt)
         folder = run / record.run_dir
-        paths = [*sorted(folder.glob("candidates/*.png")), *sorted(folder.glob("extra/*.png")),
-                 *sorted(folder.glob("rounds/r*/*_s*.png")), folder / "final.png"]
+        paths = [*sorted(folder.glob("candidates/*.png")), *sorted(folder.glob("extra/*.png")), *edited_images(folder),
+                 folder / "final.png"]
         for path in paths:
             if path.is_file():
                 rows.append({"prompt": record.prompt, "unseen": spec.uses_held_out(), "path": path,
@@ -164,27 +148,28 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, help="write the figures here as JSON")
     args = ap.parse_args(argv)
 
-    from autoalign.benchmarks.metrics import Metric
+    from autoalign.benchmarks.world_eval import clip_scorer
 
     cases = rendered_cases(args.n)
     rows = run_images(args.run) if args.run else []
     result: dict[str, Any] = {"gate": args.gate, "n_rendered_per_kind": args.n, "run": str(args.run or ""),
                               "n_run_images": len(rows), "clips": {}}
     for folder in args.clips:
-        clip = _clip(folder)
+        clip = clip_scorer(folder)
         entry: dict[str, Any] = {"rendered": {kind: rendered_figures(clip, c, args.gate) for kind, c in cases.items()}}
         if rows:
             entry["generated"] = generated_figures(clip, rows, args.gate)
         result["clips"][folder] = entry
-        for part, body in entry.items():
-            for kind, figures in body.items():
-                for name, m in figures.items():
-                    text = Metric.from_dict(m).fmt() if isinstance(m, dict) else f"{m:.3f}"
-                    print(f"{Path(folder).name:12s} {part:9s} {kind:48s} {name:42s} {text}")
+    data = as_tables(result, argv if argv is not None else sys.argv[1:])
+    for table in data["tables"]:
+        print(f"\n{table['name']}")
+        for row in table["rows"]:
+            for name, text in zip(table["columns"][2:], row[2:]):
+                print(f"{row[0]:12s} {row[1]:48s} {name:42s} {text}")
     if args.out:
         from autoalign.files import atomic_write_json
 
-        atomic_write_json(args.out, as_tables(result, argv if argv is not None else sys.argv[1:]))
+        atomic_write_json(args.out, data)
     return 0
 
 

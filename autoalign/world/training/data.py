@@ -188,9 +188,15 @@ def clip_pairs(split: str, n: int, rng: random.Random, start: int = 0, swaps: bo
         if swap is not None and not check(swap, scene).aligned:
             out.append((spec, scene, spec.caption(), swap.caption()))
             continue
-        for _ in range(10):
-            neg = facts.perturb(spec, rng)
-            if not check(neg, scene).aligned:
-                break
-        out.append((spec, scene, spec.caption(), neg.caption()))
+        out.append((spec, scene, spec.caption(), false_one_edit_away(spec, scene, rng).caption()))
     return out
+
+
+def false_one_edit_away(spec: Spec, scene: Scene, rng: random.Random, tries: int = 10) -> Spec:
+    """A spec one edit away from ``spec`` (:func:`facts.perturb`) that is false on ``scene``: the first of ``tries``
+    draws that is, or the last draw when none is."""
+    for _ in range(tries):
+        negative = facts.perturb(spec, rng)
+        if not check(negative, scene).aligned:
+            break
+    return negative
