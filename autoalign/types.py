@@ -507,6 +507,9 @@ class Box:
     # the grounder's mask as a boolean (height, width) array, in memory only: never in to_dict / the trace
     # (whoever keeps it writes a file and sets ``mask``); not compared, not shown
     mask_array: Any = field(default=None, compare=False, repr=False)
+    # the same box scored by a reader of the whole instance, where the grounder has one (the world grounder's shape
+    # head: its probability of the shape it names x the colour's); in memory only, None otherwise
+    head_score: float | None = field(default=None, compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {"xyxy": list(self.xyxy), "score": self.score, "label": self.label, "mask": self.mask}

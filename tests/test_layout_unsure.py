@@ -84,6 +84,30 @@ def test_unseen_sure_holds_only_the_objects_of_an_unseen_pair_to_its_score(world
     assert (m.phrase, m.evidence["score"]) == ("red square", 0.6)
 
 
+def test_unseen_score_head_holds_an_unseen_pair_s_object_to_its_head_score(world):
+    """``unseen_score = "head"`` (round 36): an object of an unseen pair ("blue circle") is sure by its box's
+    ``head_score``, the whole-instance reading, where the grounder gives one; a seen pair's object ("red square") and
+    a box without a head score keep the box's score."""
+    layout = read_layout("a red square and a blue circle")
+
+    def found(square: Box, circle: Box) -> dict[str, list[Box]]:
+        return {"red square": [square], "square": [square], "blue circle": [circle], "circle": [circle]}
+
+    sq = Box((7.0, 5.0, 27.0, 22.0), 0.97, "red square", head_score=0.99)
+    ci = Box((40.0, 30.0, 55.0, 45.0), 0.6, "blue circle", head_score=0.9)
+    head = detector(world, sure=0.8, unseen_score="head")
+    assert detector(world, sure=0.8).mismatches(layout, found(sq, ci))[0].phrase == "blue circle"  # default "box"
+    assert head.mismatches(layout, found(sq, ci)) == []  # the head is sure of the blue circle
+    (m,) = head.mismatches(layout, found(sq, replace(ci, score=0.95, head_score=0.7)))  # and the other way round
+    assert (m.phrase, m.evidence["score"], m.evidence["boxes"][0]["score"]) == ("blue circle", 0.7, 0.7)
+    (m,) = head.mismatches(layout, found(sq, replace(ci, head_score=None)))  # no head score: the box's
+    assert (m.phrase, m.evidence["score"]) == ("blue circle", 0.6)
+    (m,) = head.mismatches(layout, found(replace(sq, score=0.6), ci))  # a seen pair: its box score, head or not
+    assert (m.phrase, m.evidence["score"]) == ("red square", 0.6)
+    with pytest.raises(ConfigError, match="unseen_score must be"):
+        detector(world, sure=0.8, unseen_score="pixels")
+
+
 def test_the_planner_redraws_an_unsure_object_where_it_stood():
     blob = Box((10.0, 35.0, 47.0, 58.0), 0.68, "red square")
     m = Mismatch("attribute", "red square", "red square", 0.32, "layout",

@@ -144,6 +144,10 @@ def test_head_score_scores_a_shape_the_head_names_by_the_head(grounder_copy):
     assert old.score == pytest.approx(inst["score"])  # the circle's probability, reported for a square
     assert new.score == pytest.approx(p_square * inst["p_color"], rel=1e-5)
     assert new.score != pytest.approx(old.score)
+    # either way the box carries the head's reading, for the layout detector's unseen_score (round 36)
+    assert old.head_score == pytest.approx(new.score, rel=1e-5) and new.head_score == pytest.approx(new.score, rel=1e-5)
+    (plain,) = pixels.ground([scene], ["red circle"])[0][0].boxes
+    assert plain.head_score is None  # no head read it
 
 
 def test_the_recipe_labels_generated_instances_by_the_world_s_reading(grounder_copy, tmp_path, monkeypatch):

@@ -33,12 +33,17 @@ Options (``[detection.options.layout]``): ``position_threshold`` (GenEval's 0.1)
 ``sizes`` (false: a box's size says little in a photograph; the ``shapes`` preset turns it on, where a size
 word is a size in pixels), ``sure`` (0, off: the box score below which an object is not read for sure; a
 grounder's scores mean different things, so it is chosen per preset on validation), ``unseen_sure`` (unset: ``sure``;
-the same for an object whose colour or count the preset's vocabulary marks unseen, :func:`autoalign.vocabulary.unseen_object`).
+the same for an object whose colour or count the preset's vocabulary marks unseen, :func:`autoalign.vocabulary.unseen_object`),
+``unseen_score`` (``"box"``, the default: such an object's box is held to ``sure`` by its score; ``"head"``: by its
+``Box.head_score`` where the grounder gives one, the reading of the whole instance by the world grounder's shape head.
+A SegFormer's pixels vote for the shape their colour came with in training, so a right drawing of a colour-shape pair
+it never saw scores low by the pixels; the head, which reads the whole mask, scores it higher (round 36)).
 """
 
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from PIL import Image
@@ -99,10 +104,10 @@ class LayoutDetector:
         self.models = models
         self.config = config
         opts = {**detector_options(config, self.name), **options}
-        unknown = sorted(set(opts) - {"position_threshold", "max_mismatches", "sizes", "sure", "unseen_sure"})
+        unknown = sorted(set(opts) - {"position_threshold", "max_mismatches", "sizes", "sure", "unseen_sure", "unseen_score"})
         if unknown:
             raise ConfigError(f"[detection.options.layout] unknown option(s) {', '.join(unknown)}; "
-                              "allowed: position_threshold, max_mismatches, sizes, sure, unseen_sure")
+                              "allowed: position_threshold, max_mismatches, sizes, sure, unseen_sure, unseen_score")
         for key in ("sure", "unseen_sure"):
             value = opts.get(key, 0.0)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
@@ -110,6 +115,9 @@ class LayoutDetector:
         self.sure = float(opts.get("sure", 0.0))
         # the sure of an object whose colour / count pairing the vocabulary marks unseen (None: ``sure``)
         self.unseen_sure = float(opts["unseen_sure"]) if "unseen_sure" in opts else None
+        self.unseen_score = opts.get("unseen_score", "box")
+        if self.unseen_score not in ("box", "head"):
+            raise ConfigError(f'[detection.options.layout] unseen_score must be "box" or "head" (got {self.unseen_score!r})')
         sizes = opts.get("sizes", False)
         if not isinstance(sizes, bool):
             raise ConfigError(f"[detection.options.layout] sizes must be true or false (got {sizes!r})")
@@ -127,12 +135,21 @@ class LayoutDetector:
         """The box score below which ``obj`` is not read for sure: ``unseen_sure`` for an object whose colour or
         count the preset's vocabulary marks unseen (its models never saw the pair, so the grounder's score of a
         right drawing of it runs lower), else ``sure``."""
-        if self.unseen_sure is not None:
-            from autoalign.vocabulary import unseen_object
-
-            if unseen_object(obj, self.config):
-                return self.unseen_sure
+        if self.unseen_sure is not None and self._unseen(obj):
+            return self.unseen_sure
         return self.sure
+
+    def sure_score(self, box: Box, obj: LayoutObject) -> float:
+        """The score of ``box`` that :meth:`sure_for` holds ``obj`` to: its ``head_score`` for an object the
+        vocabulary marks unseen with ``unseen_score = "head"`` (where the grounder gives one), else its score."""
+        if self.unseen_score == "head" and box.head_score is not None and self._unseen(obj):
+            return box.head_score
+        return box.score
+
+    def _unseen(self, obj: LayoutObject) -> bool:
+        from autoalign.vocabulary import unseen_object
+
+        return unseen_object(obj, self.config)
 
     # the grounder's closed vocabulary, when it has one (the world's SegFormer); None for open-vocabulary detectors
     def _closed(self, grounder) -> tuple[list[str], list[str]] | None:
@@ -253,13 +270,14 @@ class LayoutDetector:
                 {"subject": a.noun, "object": b.noun, "expected": rel.direction, "found": seen,
                  "boxes": _boxes([x, y])})))
         if not scored and self.sure > 0:
-            below = [(b, o) for o in layout.objects for b in boxes.get(o.query, []) if b.score < self.sure_for(o)]
-            weakest = min(below, key=lambda bo: bo[0].score, default=None)
+            below = [(self.sure_score(b, o), b, o) for o in layout.objects for b in boxes.get(o.query, [])]
+            weakest = min((x for x in below if x[0] < self.sure_for(x[2])), key=lambda x: x[0], default=None)
             if weakest is not None:
-                box, o = weakest
-                scored.append((1.0 - box.score, Mismatch(
-                    "attribute", o.query, o.query, round(1.0 - box.score, 6), self.name,
-                    {"unsure": True, "object": o.query, "score": round(box.score, 6), "boxes": _boxes([box])})))
+                score, box, o = weakest
+                scored.append((1.0 - score, Mismatch(
+                    "attribute", o.query, o.query, round(1.0 - score, 6), self.name,
+                    {"unsure": True, "object": o.query, "score": round(score, 6),
+                     "boxes": _boxes([replace(box, score=score)])})))
         scored.sort(key=lambda p: -p[0])
         return [m for _, m in scored]
 

@@ -33,6 +33,8 @@ share one code path):
   ``shape_head = 0``: the majority vote, whatever the folder holds). With ``head_score = 1`` such an instance's score
   is the head's probability of the shape it names times the colour's mean probability, the confidence of the
   reading it reports (0: the majority shape's mean probability times the colour's, whichever shape the head names).
+  Either way a box of a shape the head names carries that head score as ``Box.head_score`` (the layout detector's
+  ``unseen_score`` reads it).
 """
 
 from __future__ import annotations
@@ -359,8 +361,9 @@ class SegformerGrounder(TransformersGrounder):
             name = self._head.labels[int(p.argmax())]
             if name in shape_names:
                 f["labels"] = (f["labels"] - shape_names) | {name}
+                f["head_score"] = float(p.max()) * f["p_color"]
                 if self.opts["head_score"]:
-                    f["score"] = float(p.max()) * f["p_color"]
+                    f["score"] = f["head_score"]
             elif name == "blob" and self.opts["blob_score"] > 0:
                 f["score"] = float(self.opts["blob_score"])
             elif self.opts["drop_blobs"]:
@@ -388,5 +391,5 @@ class SegformerGrounder(TransformersGrounder):
         boxes = []
         for inst in instances:
             if wanted <= inst["labels"]:
-                boxes.append(Box(inst["xyxy"], inst["score"], phrase, mask_array=inst["mask"]))
+                boxes.append(Box(inst["xyxy"], inst["score"], phrase, mask_array=inst["mask"], head_score=inst.get("head_score")))
         return boxes
