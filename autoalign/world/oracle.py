@@ -113,6 +113,25 @@ def components(label: np.ndarray, names: list[str]):
             yield name, comps == c
 
 
+def objects_of(image: Image.Image) -> list[tuple[str, np.ndarray]]:
+    """The image's palette blobs of at least :data:`MIN_AREA` pixels, as ``(colour name, boolean mask)``: what
+    :func:`reading_under` compares a grounder's masks with."""
+    label, names = palette_labels(np.asarray(image.convert("RGB"), dtype=np.float32))
+    return [(name, c) for name, c in components(label, names) if c.sum() >= MIN_AREA]
+
+
+def reading_under(mask: np.ndarray, objects: list[tuple[str, np.ndarray]], min_iou: float = 0.5) -> tuple[str, str | None]:
+    """The world's reading of the object under a grounder's ``mask``: the blob of ``objects`` (:func:`objects_of`) it
+    overlaps most, at IoU ``min_iou`` or more, as ``(shape, colour)``, the shape ``blob`` where no shape fits it
+    (:func:`blob_shape`); ``("none", None)`` where no blob overlaps it enough."""
+    best, reading = 0.0, ("none", None)
+    for name, blob in objects:
+        iou = float((mask & blob).sum()) / float((mask | blob).sum())
+        if iou > best:
+            best, reading = iou, (blob_shape(blob, name)[0] or "blob", name)
+    return reading if best >= min_iou else ("none", None)
+
+
 def read(image: Image.Image) -> Reading:
     """The scene an image shows, or an abstention with its reason."""
     image = image.convert("RGB")

@@ -426,7 +426,7 @@ def shape_head_data(grounder_dir: Path, n: int, seed: int = 0, progress: bool = 
     """The shape head's examples: ``n`` generated images of ``train`` captions (:func:`generated_bank`, one per caption),
     read by the grounder in ``grounder_dir`` (its SegFormer alone: no head yet), each instance as
     :func:`autoalign.models.shape_head.features` and labelled by the world's reading of the palette blob it overlaps most
-    (IoU >= 0.5): that blob's shape, ``blob`` when no shape fits it (:func:`autoalign.world.oracle.blob_shape`), else
+    (IoU >= 0.5, :func:`autoalign.world.oracle.reading_under`): that blob's shape, ``blob`` when no shape fits it, else
     ``none``. Returns ``(rows, targets, labels, majority)``: ``majority`` is the SegFormer's own vote per instance."""
     from dataclasses import replace
 
@@ -447,16 +447,10 @@ def shape_head_data(grounder_dir: Path, n: int, seed: int = 0, progress: bool = 
     for start in range(0, len(bank), 32):
         chunk = [item[0] for item in bank[start:start + 32]]
         for image, instances in zip(chunk, grounder.read_instances(chunk)):
-            label, names = oracle.palette_labels(np.asarray(image, dtype=np.float32))
-            blobs = [(name, c) for name, c in oracle.components(label, names) if c.sum() >= oracle.MIN_AREA]
+            blobs = oracle.objects_of(image)
             for f in instances:
-                best, target = 0.0, "none"
-                for name, blob in blobs:
-                    iou = float((f["mask"] & blob).sum()) / float((f["mask"] | blob).sum())
-                    if iou > best:
-                        best, target = iou, (oracle.blob_shape(blob, name)[0] or "blob")
                 rows.append(features(f["mask"], f["p_shape"]))
-                targets.append(labels.index(target if best >= 0.5 else "none"))
+                targets.append(labels.index(oracle.reading_under(f["mask"], blobs)[0]))
                 majority.append(labels.index(next(iter(f["labels"] & set(shape_names)))))
     return (np.array(rows, dtype=np.float32).reshape(-1, len(FEATURES)), np.array(targets, dtype=int), labels,
             np.array(majority, dtype=int))
