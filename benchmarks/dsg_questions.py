@@ -24,7 +24,14 @@ head word, so "the Statue of Liberty", head word "liberty", is the generated "St
 * global (value): a generated global fact sharing a word with the value;
 * text rendering (thing, "TEXT"): a generated text fact with the same text.
 
-("riding" also counts as "ride": a lone -ing word gets its verb stems). The 160 prompts are split by ``sha1(item_id)`` (even: tuning part, odd: held-out part); both parts
+("riding" also counts as "ride": a lone -ing word gets its verb stems). Since round 36 (``--matching current``, the
+default; ``--matching round35`` is the rule before) three readings are added, each where the generated question checks
+the same fact: a British spelling is read as the American one ("colourful" is "colorful", "grey" "gray":
+``SPELLING_VARIANTS``); a plural head word that the pipeline leaves as it is after "the" is read as its singular
+("sofas" -> "sofa"; not a name, "Jeff Bezos"); and an attribute is also covered by a generated relation of that thing
+whose object is the value's head word, when each of the value's other words is said of that object (``(beer bottles,
+reflection)`` by "do the beer bottles have reflection?"; ``(zebras, black and white stripes)`` only with "are the
+stripes black?" and "... white?" as well). The 160 prompts are split by ``sha1(item_id)`` (even: tuning part, odd: held-out part); both parts
 are reported. Questions per prompt are compared with DSG's; ``--sample-questions N`` and
 ``--sample-matches N`` print deterministic samples for checking by hand.
 
@@ -55,6 +62,7 @@ import numpy as np
 from autoalign.benchmarks.metrics import wilson
 from autoalign.config import RoleSpec
 from autoalign.files import atomic_write_json
+from autoalign.inflect import is_plural, singular
 from autoalign.scoring.parse import lexicon, load_spacy, number_value, parse_prompt
 from autoalign.scoring.questions import Fact, SpacyQuestions, facts_from_parse
 from autoalign.types import Question
@@ -69,6 +77,27 @@ SPATIAL_SYNONYMS = (
     frozenset({"under", "beneath", "below", "underneath"}),
     frozenset({"above", "over"}),
 )
+
+
+# British spellings read as the American ones on both sides (``matching="current"``): "colourful" is "colorful". A
+# lemma that begins with a key is read with the value in its place ("greyish" -> "grayish", "stylised" -> "stylized").
+SPELLING_VARIANTS = {
+    "colour": "color", "grey": "gray", "centre": "center", "theatre": "theater", "metre": "meter", "litre": "liter",
+    "fibre": "fiber", "sombre": "somber", "lustre": "luster", "jewellery": "jewelry", "aluminium": "aluminum",
+    "favourite": "favorite", "armour": "armor", "harbour": "harbor", "neighbour": "neighbor", "flavour": "flavor",
+    "vapour": "vapor", "odour": "odor", "honour": "honor", "humour": "humor", "parlour": "parlor", "rumour": "rumor",
+    "moustache": "mustache", "pyjama": "pajama", "aeroplane": "airplane", "doughnut": "donut", "plough": "plow",
+    "mould": "mold", "cosy": "cozy", "catalogue": "catalog", "programme": "program", "tyre": "tire", "kerb": "curb",
+    "stylis": "styliz", "personalis": "personaliz", "customis": "customiz", "organis": "organiz", "realis": "realiz",
+    "symbolis": "symboliz", "miniaturis": "miniaturiz", "modernis": "moderniz", "ageing": "aging",
+}
+_SPELLING = re.compile(r"^(?:" + "|".join(sorted(SPELLING_VARIANTS, key=len, reverse=True)) + ")")
+MATCHINGS = ("current", "round35")  # round35: the rule before round 36 (no spelling variants, plurals, relation objects)
+
+
+def american(word: str) -> str:
+    """``word`` with a British spelling of :data:`SPELLING_VARIANTS` at its start read as the American one."""
+    return _SPELLING.sub(lambda m: SPELLING_VARIANTS[m.group(0)], word)
 
 
 def same_predicate(generated: frozenset[str], human: frozenset[str], synonyms: bool = True) -> bool:
@@ -119,11 +148,23 @@ def read_anns(path: str | Path) -> list[HumanTuple]:
 
 
 class Lemmas:
-    """Content-word lemmas of short texts (cached), by the same spaCy pipeline as the generator."""
+    """Content-word lemmas of short texts (cached), by the same spaCy pipeline as the generator.
 
-    def __init__(self) -> None:
+    ``matching="current"`` also reads British spellings as American ones (:func:`american`) and a plural head word the
+    pipeline leaves unlemmatised after "the" by its lemma after a number ("the sofas" -> "sofas", "two sofas" ->
+    "sofa"); ``"round35"`` is the reading before round 36."""
+
+    def __init__(self, matching: str = "current") -> None:
+        if matching not in MATCHINGS:
+            raise ValueError(f"matching must be one of {', '.join(MATCHINGS)}, not {matching!r}")
         self.nlp = load_spacy()
+        self.matching = matching
         self.cache: dict[str, frozenset[str]] = {}
+        self.heads: dict[str, str] = {}
+
+    def spelled(self, lemma: str) -> str:
+        """``lemma`` as the matching rule compares it (American spelling with ``matching="current"``)."""
+        return american(lemma) if self.matching == "current" else lemma
 
     def __call__(self, text: str) -> frozenset[str]:
         text = re.sub(r"_\d+\b", "", text).replace("==", " ")
@@ -131,7 +172,7 @@ class Lemmas:
         if hit is None:
             doc = self.nlp(text.lower())
             toks = [t for t in doc if t.lower_ not in _DROP and not t.is_punct]
-            hit = frozenset({t.lemma_.lower() for t in toks} | {v for t in toks for v in _verb_stems(t.lower_)})
+            hit = frozenset(self.spelled(w) for w in {t.lemma_.lower() for t in toks} | {v for t in toks for v in _verb_stems(t.lower_)})
             self.cache[text] = hit
         return hit
 
@@ -142,8 +183,22 @@ class Lemmas:
         words = [w for w in re.findall(r"[\w-]+", text.lower()) if w not in _DROP]
         if not words:
             return ""
-        doc = self.nlp(f"the {words[-1]}")  # read as a noun: "building" is a building, not "build"
-        return doc[-1].lemma_.lower() if len(doc) > 1 else words[-1]
+        word = words[-1]
+        hit = self.heads.get(word)
+        if hit is None:
+            doc = self.nlp(f"the {word}")  # read as a noun: "building" is a building, not "build"
+            hit = doc[-1].lemma_.lower() if len(doc) > 1 else word
+            named = re.search(rf"\b{re.escape(word)}\b", text, re.IGNORECASE)
+            proper = named is not None and named.group(0)[:1].isupper()  # "Jeff Bezos" is no plural
+            if self.matching == "current" and hit == word and is_plural(word) and not proper:
+                # "the sofas" keeps its plural; after a number the pipeline reads it as one ("two sofas" -> "sofa"), and
+                # that lemma is taken only when it is the word's singular ("news", "series" stay as they are)
+                counted = self.nlp(f"two {word}")
+                if len(counted) == 2 and counted[-1].lemma_.lower() == singular(word):
+                    hit = singular(word)
+            hit = self.spelled(hit)
+            self.heads[word] = hit
+        return hit
 
 
 def _verb_stems(word: str) -> set[str]:
@@ -167,10 +222,12 @@ class Matcher:
     def __init__(self, lemmas: Lemmas, synonyms: bool = True):
         self.lem = lemmas
         self.synonyms = synonyms  # False: predicates must share a lemma (the rule before SPATIAL_SYNONYMS)
+        # round35: an attribute's value is not looked for among the objects of the thing's relations
+        self.relation_objects = lemmas.matching == "current"
 
     def _names(self, fact: Fact) -> frozenset[str]:
         """Lemmas of the generated thing's name ("bathroom sink" -> {bathroom, sink})."""
-        return self.lem(fact.question.answer) | {fact.args[0]}
+        return self.lem(fact.question.answer) | {fact.args[0], self.lem.spelled(fact.args[0])}
 
     def _named(self, head: str, facts: list[Fact]) -> set[str]:
         """The generated things a human argument names: its head word, and every generated entity whose name holds that
@@ -181,6 +238,31 @@ class Matcher:
     def _thing(self, fact: Fact, head: str, named: set[str]) -> bool:
         """Whether ``fact`` is about the human argument with head word ``head``, which names ``named`` (:meth:`_named`)."""
         return fact.args[0] in named or head in self.lem(fact.args[0])
+
+    def _relation_object(self, head: str, named_by: set[str], value: str, facts: list[Fact]) -> Fact | None:
+        """An attribute whose value the generator named as what the thing has or is in: (beer bottles, reflection) is
+        "do the beer bottles have reflection?", (word, chalk) "is the word written in chalk?". The value's head word is
+        the object's key, and each of its other words is said of that object (in its name or one of its attributes:
+        (zebras, black and white stripes) needs "are the stripes black and white?" too); "is the table on the wooden
+        floor?" says nothing of the table's wood."""
+        lem = self.lem
+        words = [w for w in re.findall(r"[\w-]+", re.sub(r"_\d+\b", "", value).lower()) if w not in _DROP]
+        if not words:
+            return None
+        value_head = lem.head(value)
+        for f in facts:
+            if f.category != "relation" or len(f.args) < 3 or not f.args[2] or not self._thing(f, head, named_by):
+                continue
+            obj = f.args[2]
+            if lem.spelled(obj) != value_head and value_head not in lem(obj):
+                continue
+            said = set(lem(obj)) | {value_head}
+            for g in facts:
+                if g.args and g.args[0] == obj and g.category in ("entity", "attribute"):
+                    said |= self._names(g) if g.category == "entity" else lem(g.args[1])
+            if all(lem(w) & said for w in words[:-1]):
+                return f
+        return None
 
     def match(self, h: HumanTuple, facts: list[Fact]) -> Fact | None:
         lem = self.lem
@@ -216,6 +298,8 @@ class Matcher:
                     return f
                 if f.category == "relation" and self._thing(f, head, named_by) and lem(f.args[1]) & value:
                     return f
+            if self.relation_objects:
+                return self._relation_object(head, named_by, " ".join(args[1:]), facts)
             return None
         if broad in ("relation", "action"):
             heads = [lem.head(a) for a in args]
@@ -571,6 +655,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--seed", type=int, default=17, help="Seed of the --sample-* draws (another seed: a fresh sample).")
     ap.add_argument("--part", choices=["tune", "held"], default="tune", help="Which part the samples come from.")
     ap.add_argument("--lexical-predicates", action="store_true", help="Match relation predicates by shared lemmas only (no spatial synonyms).")
+    ap.add_argument("--matching", choices=MATCHINGS, default="current",
+                    help="current: British spellings read as American, a plural head word read as its singular, an "
+                         "attribute's value found as the object of the thing's relation; round35: the rule before round 36.")
     ap.add_argument("--misses", action="store_true",
                     help="Print the tuning part's uncovered human tuples with the generated questions (tuning part only: "
                          "the held-out part's misses are never printed).")
@@ -601,7 +688,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         tuples = [h for h in tuples if split_of(h.item_id) == "tune"]
     parts = ("tune",) if args.tune_only else ("tune", "held", "all")
     prompts = {h.item_id: h.prompt for h in tuples}
-    matcher = Matcher(Lemmas(), synonyms=not args.lexical_predicates)
+    matcher = Matcher(Lemmas(args.matching), synonyms=not args.lexical_predicates)
     if args.generator == "llm":
         out = compare_llm(args, tuples, prompts, matcher)
         print(json.dumps(out, indent=1) if args.json else _format_llm(out))
@@ -610,7 +697,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             atomic_write_json(Path(args.results_json), results_page_llm(out, command))
         return out
     settings = {"on": [True], "off": [False], "both": [False, True]}[args.filter]
-    out: dict[str, Any] = {"file": args.anns, "prompts": len(prompts), "human_tuples": len(tuples), "split": "sha1(item_id) % 2: even = tune" + (" (tuning part only)" if args.tune_only else "")}
+    out: dict[str, Any] = {"file": args.anns, "prompts": len(prompts), "human_tuples": len(tuples), "split": "sha1(item_id) % 2: even = tune" + (" (tuning part only)" if args.tune_only else ""),
+                           "matching": args.matching}
     samples: dict[str, Any] = {}
     for use_filter in settings:
         gen = SpacyQuestions(RoleSpec("spacy", None, {"filter": use_filter}))
@@ -694,7 +782,9 @@ def results_page(out: dict[str, Any], command: str) -> dict[str, Any]:
         "measures": (
             "Recall of the human-checked DSG tuples (one row of the annotation file each) by the facts the offline (spaCy) "
             "generator writes, by the tuple-atom matching rule of benchmarks/dsg_questions.py (thing head words as lemmas, "
-            "a shared value or predicate lemma, spatial synonym groups). Items are split by sha1(item_id) % 2: the tuning "
+            "a shared value or predicate lemma, spatial synonym groups; matching "
+            f"'{out.get('matching', 'current')}': 'current' also reads British spellings as American, a plural head word "
+            "as its singular and an attribute's value as the object of the thing's relation, 'round35' does not). Items are split by sha1(item_id) % 2: the tuning "
             "part was read while writing rules, the held part only measured. 95 % Wilson intervals over tuples (tuples of "
             "one prompt are not independent, so the intervals are somewhat too narrow)."
         ),
@@ -771,7 +861,7 @@ def _print_misses(pairs: list[tuple[HumanTuple, Fact | None]], facts_by_item: di
 
 
 def _print(out: dict[str, Any]) -> None:
-    print(f"{out['file']}: {out['prompts']} prompts, {out['human_tuples']} human tuples; split {out['split']}")
+    print(f"{out['file']}: {out['prompts']} prompts, {out['human_tuples']} human tuples; split {out['split']}; matching {out.get('matching', 'current')}")
     for key in ("filter_off", "filter_on"):
         if key not in out:
             continue

@@ -150,3 +150,63 @@ def test_results_json_has_the_results_page_shape(anns, tmp_path):
     first = page["tables"][0]
     assert first["columns"][:5] == ["part", "prompts", "questions/prompt", "DSG questions/prompt", "all"]
     assert [r[0] for r in first["rows"]] == ["tune", "held", "all"]
+
+
+def _matched(rows, tmp_path, matching):
+    matcher = Matcher(Lemmas(matching))
+    got = {}
+    for h in read_anns(_write_anns(tmp_path / f"anns-{matching}.csv", rows)):
+        f = matcher.match(h, facts_from_parse(parse_prompt(h.prompt)))
+        got[h.question] = f.question.text if f else None
+    return got
+
+
+def test_matching_reads_british_spellings_as_american(tmp_path):
+    rows = [
+        ("p6", "a colourful kite above a grey sofa", "attribute", "color", "attribute - color (kite, colorful)", "Is the kite colorful?"),
+        ("p6", "a colourful kite above a grey sofa", "attribute", "color", "attribute - color (sofa, gray)", "Is the sofa gray?"),
+        ("p6", "a colourful kite above a grey sofa", "attribute", "color", "attribute - color (sofa, green)", "Is the sofa green?"),
+    ]
+    assert _matched(rows, tmp_path, "current") == {
+        "Is the kite colorful?": "is the kite colourful?",
+        "Is the sofa gray?": "is the sofa grey?",
+        "Is the sofa green?": None,
+    }
+    assert set(_matched(rows, tmp_path, "round35").values()) == {None}  # the rule before round 36
+
+
+def test_matching_reads_a_plural_head_word_as_its_singular():
+    lemmas, before = Lemmas(), Lemmas("round35")
+    assert lemmas.head("3-seater sofas") == "sofa"  # "the sofas" is left as "sofas" by the pipeline
+    assert before.head("3-seater sofas") == "sofas"
+    assert lemmas.head("news") == "news" and lemmas.head("series") == "series"  # no plural to undo
+    assert lemmas.head("Jeff Bezos") == "bezos"  # a name is no plural
+    assert lemmas("colourful greyish centre") == {"colorful", "grayish", "center"}
+    with pytest.raises(ValueError, match="round35"):
+        Lemmas("newest")
+
+
+def test_matching_finds_an_attribute_named_as_the_object_of_the_things_relation(tmp_path):
+    rows = [
+        ("p7", "three glass jars with reflections", "attribute", "state", "attribute - state (jars, reflections)", "Do the jars have reflections?"),
+        ("p8", "a cat on a wooden floor", "attribute", "material", "attribute - material (cat, wooden)", "Is the cat wooden?"),
+        ("p9", "a zebra with stripes", "attribute", "color", "attribute - color (zebra, black stripes)", "Does the zebra have black stripes?"),
+        ("p9", "a zebra with stripes", "attribute", "color", "attribute - color (zebra, stripes)", "Does the zebra have stripes?"),
+    ]
+    assert _matched(rows, tmp_path, "current") == {
+        "Do the jars have reflections?": "do the glass jars have reflections?",
+        "Is the cat wooden?": None,  # the floor's wood is not the cat's
+        "Does the zebra have black stripes?": None,  # nothing says the stripes are black
+        "Does the zebra have stripes?": "does the zebra have stripes?",
+    }
+    assert set(_matched(rows, tmp_path, "round35").values()) == {None}
+
+
+def test_benchmark_matching_flag_keeps_the_rule_before_round_36(tmp_path):
+    rows = [("p6", "a colourful kite above a grey sofa", "attribute", "color", "attribute - color (kite, colorful)", "Is the kite colorful?")]
+    path = str(_write_anns(tmp_path / "anns.csv", rows))
+    new = main(["--anns", path, "--filter", "on", "--json", "--tune-only"])  # (p6 is in the tuning part)
+    old = main(["--anns", path, "--filter", "on", "--json", "--tune-only", "--matching", "round35"])
+    assert (new["matching"], old["matching"]) == ("current", "round35")
+    assert new["filter_on"]["tune"]["by_category_broad"]["attribute"]["recall"] == 1.0
+    assert old["filter_on"]["tune"]["by_category_broad"]["attribute"]["recall"] == 0.0
