@@ -28,10 +28,12 @@ head word, so "the Statue of Liberty", head word "liberty", is the generated "St
 default; ``--matching round35`` is the rule before) three readings are added, each where the generated question checks
 the same fact: a British spelling is read as the American one ("colourful" is "colorful", "grey" "gray":
 ``SPELLING_VARIANTS``); a plural head word that the pipeline leaves as it is after "the" is read as its singular
-("sofas" -> "sofa"; not a name, "Jeff Bezos"); and an attribute is also covered by a generated relation of that thing
+("sofas" -> "sofa"; not a name, "Jeff Bezos"), and "someone" as "person", the generator's name for it; and an attribute is also covered by a generated relation of that thing
 whose object is the value's head word, when each of the value's other words is said of that object (``(beer bottles,
 reflection)`` by "do the beer bottles have reflection?"; ``(zebras, black and white stripes)`` only with "are the
-stripes black?" and "... white?" as well). The 160 prompts are split by ``sha1(item_id)`` (even: tuning part, odd: held-out part); both parts
+stripes black?" and "... white?" as well); and a place relation is also covered by the converse one between the same
+two things (``CONVERSE_PLACES``: "is the wave behind the man?" covers ``(man, wave, in front of)``, "is the sky above
+the tower?" ``(tower, sky, under)``). The 160 prompts are split by ``sha1(item_id)`` (even: tuning part, odd: held-out part); both parts
 are reported. Questions per prompt are compared with DSG's; ``--sample-questions N`` and
 ``--sample-matches N`` print deterministic samples for checking by hand.
 
@@ -99,6 +101,19 @@ def american(word: str) -> str:
     """``word`` with a British spelling of :data:`SPELLING_VARIANTS` at its start read as the American one."""
     return _SPELLING.sub(lambda m: SPELLING_VARIANTS[m.group(0)], word)
 
+# place relations that say the same with their two things swapped ("the wave is behind the man": "the man is in front
+# of the wave"), read so by ``matching="current"``
+CONVERSE_PLACES = (
+    (frozenset({"front"}), frozenset({"behind"})),
+    (frozenset({"above", "over"}), frozenset({"under", "beneath", "below", "underneath"})),
+    (frozenset({"left"}), frozenset({"right"})),
+)
+
+
+def converse_predicate(generated: frozenset[str], human: frozenset[str]) -> bool:
+    """Whether a generated place relation between two things, read with the things swapped, says the human one."""
+    return any(generated & a and human & b or generated & b and human & a for a, b in CONVERSE_PLACES)
+
 
 def same_predicate(generated: frozenset[str], human: frozenset[str], synonyms: bool = True) -> bool:
     """The predicate part of the matching rule: a shared lemma, or a shared group of spatial synonyms."""
@@ -152,7 +167,7 @@ class Lemmas:
 
     ``matching="current"`` also reads British spellings as American ones (:func:`american`) and a plural head word the
     pipeline leaves unlemmatised after "the" by its lemma after a number ("the sofas" -> "sofas", "two sofas" ->
-    "sofa"); ``"round35"`` is the reading before round 36."""
+    "sofa"), and "someone" as "person"; ``"round35"`` is the reading before round 36."""
 
     def __init__(self, matching: str = "current") -> None:
         if matching not in MATCHINGS:
@@ -196,6 +211,8 @@ class Lemmas:
                 counted = self.nlp(f"two {word}")
                 if len(counted) == 2 and counted[-1].lemma_.lower() == singular(word):
                     hit = singular(word)
+            if self.matching == "current" and hit in ("someone", "somebody"):
+                hit = "person"  # the generator names the one the pronoun stands for a person ("is there a person?")
             hit = self.spelled(hit)
             self.heads[word] = hit
         return hit
@@ -222,7 +239,8 @@ class Matcher:
     def __init__(self, lemmas: Lemmas, synonyms: bool = True):
         self.lem = lemmas
         self.synonyms = synonyms  # False: predicates must share a lemma (the rule before SPATIAL_SYNONYMS)
-        # round35: an attribute's value is not looked for among the objects of the thing's relations
+        # round35: an attribute's value is not looked for among the objects of the thing's relations, and a place
+        # relation not read with its two things swapped (``CONVERSE_PLACES``)
         self.relation_objects = lemmas.matching == "current"
 
     def _names(self, fact: Fact) -> frozenset[str]:
@@ -316,6 +334,12 @@ class Matcher:
                     two = any(s in a and o in b for i, a in enumerate(keys) for j, b in enumerate(keys) if i != j)
                     if two and s != o and same_predicate(lem(f.args[1]), predicate, self.synonyms):
                         return f
+                if self.relation_objects:
+                    # the same place said from the other thing: (man, wave, in front of) by "is the wave behind the man?"
+                    for f in facts:
+                        swapped = f.category == "relation" and f.args[0] in keys[1] and f.args[2] in keys[0] and f.args[0] != f.args[2]
+                        if swapped and converse_predicate(lem(f.args[1]), predicate):
+                            return f
                 return None
             if named:
                 subject = self._named(named[0], facts)
@@ -656,8 +680,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--part", choices=["tune", "held"], default="tune", help="Which part the samples come from.")
     ap.add_argument("--lexical-predicates", action="store_true", help="Match relation predicates by shared lemmas only (no spatial synonyms).")
     ap.add_argument("--matching", choices=MATCHINGS, default="current",
-                    help="current: British spellings read as American, a plural head word read as its singular, an "
-                         "attribute's value found as the object of the thing's relation; round35: the rule before round 36.")
+                    help="current: British spellings read as American, a plural head word read as its singular, 'someone' "
+                         "as 'person', an attribute's value found as the object of the thing's relation, a place relation "
+                         "read with its two things swapped (behind / in front of); round35: the rule before round 36.")
     ap.add_argument("--misses", action="store_true",
                     help="Print the tuning part's uncovered human tuples with the generated questions (tuning part only: "
                          "the held-out part's misses are never printed).")
@@ -784,7 +809,8 @@ def results_page(out: dict[str, Any], command: str) -> dict[str, Any]:
             "generator writes, by the tuple-atom matching rule of benchmarks/dsg_questions.py (thing head words as lemmas, "
             "a shared value or predicate lemma, spatial synonym groups; matching "
             f"'{out.get('matching', 'current')}': 'current' also reads British spellings as American, a plural head word "
-            "as its singular and an attribute's value as the object of the thing's relation, 'round35' does not). Items are split by sha1(item_id) % 2: the tuning "
+            "as its singular, 'someone' as 'person', an attribute's value as the object of the thing's relation and a place "
+            "relation with its two things swapped, 'round35' does not). Items are split by sha1(item_id) % 2: the tuning "
             "part was read while writing rules, the held part only measured. 95 % Wilson intervals over tuples (tuples of "
             "one prompt are not independent, so the intervals are somewhat too narrow)."
         ),
