@@ -249,15 +249,22 @@ class _ThingsReader(_FramesReader):
 
     def _vague(self, tok) -> bool:
         """Whether a noun names no thing to see: a word of thought or time ("the cosmology of the universe", "the time of
-        day": ``not_things.abstract``), or a word that says only that something is there ("grassy areas", "the material
-        of the brain", "the foreground area": ``not_things.vague``) with no noun of its own naming its kind ("a picnic
-        area", "building material" are things)."""
+        day": ``not_things.abstract``; also after common nouns of its own, "world peace", "business success", but not a
+        name's, "Bob Hope"), or a word that says only that something is there ("grassy areas", "the material of the brain",
+        "the foreground area": ``not_things.vague``) with no noun of its own naming its kind ("a picnic area", "building
+        material" are things)."""
         nt = self.not_things
-        if _in(tok, nt["abstract"]) and not _compounds(tok):
+        if _in(tok, nt["abstract"]) and all(self._plain_compound(c) for c in _compounds(tok)):
             return True
         if not _in(tok, nt["vague"]):
             return False
         return not any(c.pos_ in ("NOUN", "PROPN") and not _in(c, nt["meta"]) and not _in(c, self.lex["state_places"]) for c in _compounds(tok))
+
+    def _plain_compound(self, tok) -> bool:
+        """Whether a compound before an abstract word is a plain common noun ("world peace", "business success"): not a
+        name ("Bob Hope"), a frame or an "-ing" word the tagger hung on it ("a painting symbolizing hope", read as one
+        name)."""
+        return tok.pos_ == "NOUN" and tok.is_lower and not tok.lower_.endswith("ing") and not _in(tok, self.lex["frame_nouns"])
 
     def _act_noun(self, tok) -> bool:
         """Whether a noun is an "-ing" form of a verb standing alone, which names an act, not a thing ("looking at a
