@@ -175,7 +175,7 @@ class Lemmas:
         self.nlp = load_spacy()
         self.matching = matching
         self.cache: dict[str, frozenset[str]] = {}
-        self.heads: dict[str, str] = {}
+        self.heads: dict[tuple[str, bool], str] = {}
 
     def spelled(self, lemma: str) -> str:
         """``lemma`` as the matching rule compares it (American spelling with ``matching="current"``)."""
@@ -199,12 +199,12 @@ class Lemmas:
         if not words:
             return ""
         word = words[-1]
-        hit = self.heads.get(word)
+        written = re.findall(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text, re.IGNORECASE)
+        proper = bool(written) and written[-1][:1].isupper()  # "Jeff Bezos" is no plural
+        hit = self.heads.get((word, proper))
         if hit is None:
             doc = self.nlp(f"the {word}")  # read as a noun: "building" is a building, not "build"
             hit = doc[-1].lemma_.lower() if len(doc) > 1 else word
-            named = re.search(rf"\b{re.escape(word)}\b", text, re.IGNORECASE)
-            proper = named is not None and named.group(0)[:1].isupper()  # "Jeff Bezos" is no plural
             if self.matching == "current" and hit == word and is_plural(word) and not proper:
                 # "the sofas" keeps its plural; after a number the pipeline reads it as one ("two sofas" -> "sofa"), and
                 # that lemma is taken only when it is the word's singular ("news", "series" stay as they are)
@@ -214,7 +214,7 @@ class Lemmas:
             if self.matching == "current" and hit in ("someone", "somebody"):
                 hit = "person"  # the generator names the one the pronoun stands for a person ("is there a person?")
             hit = self.spelled(hit)
-            self.heads[word] = hit
+            self.heads[word, proper] = hit
         return hit
 
 
