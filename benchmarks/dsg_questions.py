@@ -33,7 +33,8 @@ whose object is the value's head word, when each of the value's other words is s
 reflection)`` by "do the beer bottles have reflection?"; ``(zebras, black and white stripes)`` only with "are the
 stripes black?" and "... white?" as well); and a place relation is also covered by the converse one between the same
 two things (``CONVERSE_PLACES``: "is the wave behind the man?" covers ``(man, wave, in front of)``, "is the sky above
-the tower?" ``(tower, sky, under)``). The 160 prompts are split by ``sha1(item_id)`` (even: tuning part, odd: held-out part); both parts
+the tower?" ``(tower, sky, under)``); a global tuple of a thing and its look by that look asked of the thing
+(``global (white background)`` by "is the background white?"). The 160 prompts are split by ``sha1(item_id)`` (even: tuning part, odd: held-out part); both parts
 are reported. Questions per prompt are compared with DSG's; ``--sample-questions N`` and
 ``--sample-matches N`` print deterministic samples for checking by hand.
 
@@ -282,6 +283,23 @@ class Matcher:
                 return f
         return None
 
+    def _global_as_thing(self, want: frozenset[str], facts: list[Fact]) -> Fact | None:
+        """A global tuple that names a thing and its look, asked of that thing: (white background) by "is the background
+        white?" (DSG's own question for it), one word of the thing's name and the whole value, nothing else. Not a thing
+        alone ("is there a silk screen?" is no "is this a silk screen?"), and only a colour: "is the screen made of silk?"
+        is no silk screen either."""
+        if not want:
+            return None
+        names = {f.args[0]: self._names(f) for f in facts if f.category == "entity"}
+        colours = lexicon()["colors"]
+        for f in facts:
+            if f.category == "attribute" and f.args[0] in names and f.args[1].lower() in colours:
+                value = self.lem(f.args[1])
+                thing = want - value
+                if value and value <= want and thing and thing <= names[f.args[0]] and len(thing) == 1:
+                    return f
+        return None
+
     def match(self, h: HumanTuple, facts: list[Fact]) -> Fact | None:
         lem = self.lem
         args = h.args
@@ -298,7 +316,8 @@ class Matcher:
             return next((f for f in facts if f.category == "entity" and head in self._names(f)), None)
         if broad == "global":
             want = lem(" ".join(args))
-            return next((f for f in facts if f.category == "global" and lem(f.args[0]) & want), None)
+            hit = next((f for f in facts if f.category == "global" and lem(f.args[0]) & want), None)
+            return hit if hit is not None or not self.relation_objects else self._global_as_thing(want, facts)
         if broad == "count":
             head, n = lem.head(args[0]), _number(args[-1])
             named_by = self._named(head, facts)
@@ -682,7 +701,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--matching", choices=MATCHINGS, default="current",
                     help="current: British spellings read as American, a plural head word read as its singular, 'someone' "
                          "as 'person', an attribute's value found as the object of the thing's relation, a place relation "
-                         "read with its two things swapped (behind / in front of); round35: the rule before round 36.")
+                         "read with its two things swapped (behind / in front of), a global 'white background' as 'is the "
+                         "background white?'; round35: the rule before round 36.")
     ap.add_argument("--misses", action="store_true",
                     help="Print the tuning part's uncovered human tuples with the generated questions (tuning part only: "
                          "the held-out part's misses are never printed).")
@@ -809,8 +829,8 @@ def results_page(out: dict[str, Any], command: str) -> dict[str, Any]:
             "generator writes, by the tuple-atom matching rule of benchmarks/dsg_questions.py (thing head words as lemmas, "
             "a shared value or predicate lemma, spatial synonym groups; matching "
             f"'{out.get('matching', 'current')}': 'current' also reads British spellings as American, a plural head word "
-            "as its singular, 'someone' as 'person', an attribute's value as the object of the thing's relation and a place "
-            "relation with its two things swapped, 'round35' does not). Items are split by sha1(item_id) % 2: the tuning "
+            "as its singular, 'someone' as 'person', an attribute's value as the object of the thing's relation, a place "
+            "relation with its two things swapped and a global thing-and-look as the thing's look, 'round35' does not). Items are split by sha1(item_id) % 2: the tuning "
             "part was read while writing rules, the held part only measured. 95 % Wilson intervals over tuples (tuples of "
             "one prompt are not independent, so the intervals are somewhat too narrow)."
         ),

@@ -229,3 +229,17 @@ def test_matching_reads_a_place_relation_with_its_things_swapped(tmp_path):
     }
     before = _matched(rows, tmp_path, "round35")
     assert before["Is the surfer in front of the wave?"] is None and before["Is the tower below the moon?"] is None
+
+
+def test_matching_reads_a_global_thing_and_look_as_the_things_look(tmp_path):
+    rows = [
+        ("p9", "a red teapot on a white background, studio shot", "global", "-", "global - (white background)", "Is the background white?"),
+        ("p9", "a red teapot on a white background, studio shot", "global", "-", "global - (black background)", "Is the background black?"),
+        ("p9", "a red teapot on a white background, studio shot", "global", "-", "global - (studio shot)", "Is this a studio shot?"),
+    ]
+    assert _matched(rows, tmp_path, "current") == {
+        "Is the background white?": "is the background white?",
+        "Is the background black?": None,
+        "Is this a studio shot?": "is this a studio shot?",
+    }
+    assert _matched(rows, tmp_path, "round35")["Is the background white?"] is None
