@@ -96,7 +96,9 @@ def test_unseen_score_head_holds_an_unseen_pair_s_object_to_its_head_score(world
     sq = Box((7.0, 5.0, 27.0, 22.0), 0.97, "red square", head_score=0.99)
     ci = Box((40.0, 30.0, 55.0, 45.0), 0.6, "blue circle", head_score=0.9)
     head = detector(world, sure=0.8, unseen_score="head")
-    assert detector(world, sure=0.8).mismatches(layout, found(sq, ci))[0].phrase == "blue circle"  # default "box"
+    box = detector(world, sure=0.8, unseen_score="box")  # the default outside the shapes preset
+    assert box.mismatches(layout, found(sq, ci))[0].phrase == "blue circle"
+    assert detector(world).unseen_score == "head"  # as the shapes preset ships (round 36)
     assert head.mismatches(layout, found(sq, ci)) == []  # the head is sure of the blue circle
     (m,) = head.mismatches(layout, found(sq, replace(ci, score=0.95, head_score=0.7)))  # and the other way round
     assert (m.phrase, m.evidence["score"], m.evidence["boxes"][0]["score"]) == ("blue circle", 0.7, 0.7)
