@@ -338,7 +338,9 @@ def test_without_the_unseen_gate_the_detectors_alone_decide_an_unseen_prompt():
     assert should_stop(1, 0, low, [], shapes.loop, threshold=policy.threshold_for(shapes, UNSEEN)) == "aligned"
     assert should_stop(1, 0, low, [DOG], shapes.loop, threshold=float("-inf")) is None  # a detector's mismatch still stops it
     assert [m.source for m in mismatches_to_fix([], low, shapes, "two red circles")] == ["low_score"]
-    shapes.loop.unseen_gate = True  # the default: one gate for every prompt
+    shapes.loop.unseen_gate = True  # the default: a gate for every prompt, for an unseen one the preset's unseen_threshold
+    assert shapes.loop.unseen_threshold == 1.8 and policy.threshold_for(shapes, UNSEEN) == 1.8  # as shapes ships (round 36)
+    shapes.loop.unseen_threshold = None  # unset: one gate for every prompt
     assert policy.threshold_for(shapes, UNSEEN) == shapes.loop.threshold
     assert should_stop(1, 0, low, [], shapes.loop) is None
 
