@@ -240,9 +240,10 @@ class Matcher:
     def __init__(self, lemmas: Lemmas, synonyms: bool = True):
         self.lem = lemmas
         self.synonyms = synonyms  # False: predicates must share a lemma (the rule before SPATIAL_SYNONYMS)
-        # round35: an attribute's value is not looked for among the objects of the thing's relations, and a place
-        # relation not read with its two things swapped (``CONVERSE_PLACES``)
-        self.relation_objects = lemmas.matching == "current"
+        # the matcher's readings of round 36 (``matching="current"``): an attribute's value among the objects of the
+        # thing's relations, a place relation with its two things swapped (``CONVERSE_PLACES``), a global thing-and-look
+        # as the look asked of the thing; "round35" reads none of them
+        self.round36_readings = lemmas.matching == "current"
 
     def _names(self, fact: Fact) -> frozenset[str]:
         """Lemmas of the generated thing's name ("bathroom sink" -> {bathroom, sink})."""
@@ -317,7 +318,7 @@ class Matcher:
         if broad == "global":
             want = lem(" ".join(args))
             hit = next((f for f in facts if f.category == "global" and lem(f.args[0]) & want), None)
-            return hit if hit is not None or not self.relation_objects else self._global_as_thing(want, facts)
+            return hit if hit is not None or not self.round36_readings else self._global_as_thing(want, facts)
         if broad == "count":
             head, n = lem.head(args[0]), _number(args[-1])
             named_by = self._named(head, facts)
@@ -335,7 +336,7 @@ class Matcher:
                     return f
                 if f.category == "relation" and self._thing(f, head, named_by) and lem(f.args[1]) & value:
                     return f
-            if self.relation_objects:
+            if self.round36_readings:
                 return self._relation_object(head, named_by, " ".join(args[1:]), facts)
             return None
         if broad in ("relation", "action"):
@@ -353,7 +354,7 @@ class Matcher:
                     two = any(s in a and o in b for i, a in enumerate(keys) for j, b in enumerate(keys) if i != j)
                     if two and s != o and same_predicate(lem(f.args[1]), predicate, self.synonyms):
                         return f
-                if self.relation_objects:
+                if self.round36_readings:
                     # the same place said from the other thing: (man, wave, in front of) by "is the wave behind the man?"
                     for f in facts:
                         swapped = f.category == "relation" and f.args[0] in keys[1] and f.args[2] in keys[0] and f.args[0] != f.args[2]
