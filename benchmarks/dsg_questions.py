@@ -34,7 +34,10 @@ reflection)`` by "do the beer bottles have reflection?"; ``(zebras, black and wh
 stripes black?" and "... white?" as well); and a place relation is also covered by the converse one between the same
 two things (``CONVERSE_PLACES``: "is the wave behind the man?" covers ``(man, wave, in front of)``, "is the sky above
 the tower?" ``(tower, sky, under)``); a global tuple of a thing and its look by that look asked of the thing
-(``global (white background)`` by "is the background white?"). The 160 prompts are split by ``sha1(item_id)`` (even: tuning part, odd: held-out part); both parts
+(``global (white background)`` by "is the background white?"). Since round 37 (``current``; ``--matching round36`` is
+round 36's rule) an attribute is also covered by a question of the picture that holds every word of its value: DSG's
+annotators hang a user prompt's picture tags on its subject, ``(cat, shallow depth of field)``, which the generator asks
+of the picture, "does the image have shallow depth of field?" (the same fact; a shared word is not enough). The 160 prompts are split by ``sha1(item_id)`` (even: tuning part, odd: held-out part); both parts
 are reported. Questions per prompt are compared with DSG's; ``--sample-questions N`` and
 ``--sample-matches N`` print deterministic samples for checking by hand.
 
@@ -95,7 +98,9 @@ SPELLING_VARIANTS = {
     "symbolis": "symboliz", "miniaturis": "miniaturiz", "modernis": "moderniz", "ageing": "aging",
 }
 _SPELLING = re.compile(r"^(?:" + "|".join(sorted(SPELLING_VARIANTS, key=len, reverse=True)) + ")")
-MATCHINGS = ("current", "round35")  # round35: the rule before round 36 (no spelling variants, plurals, relation objects)
+# round36: the rule of round 36 (no picture tags); round35: the rule before round 36 (no spelling variants, plurals,
+# relation objects)
+MATCHINGS = ("current", "round36", "round35")
 
 
 def american(word: str) -> str:
@@ -180,7 +185,7 @@ class Lemmas:
 
     def spelled(self, lemma: str) -> str:
         """``lemma`` as the matching rule compares it (American spelling with ``matching="current"``)."""
-        return american(lemma) if self.matching == "current" else lemma
+        return american(lemma) if self.matching != "round35" else lemma
 
     def __call__(self, text: str) -> frozenset[str]:
         text = re.sub(r"_\d+\b", "", text).replace("==", " ")
@@ -206,13 +211,13 @@ class Lemmas:
         if hit is None:
             doc = self.nlp(f"the {word}")  # read as a noun: "building" is a building, not "build"
             hit = doc[-1].lemma_.lower() if len(doc) > 1 else word
-            if self.matching == "current" and hit == word and is_plural(word) and not proper:
+            if self.matching != "round35" and hit == word and is_plural(word) and not proper:
                 # "the sofas" keeps its plural; after a number the pipeline reads it as one ("two sofas" -> "sofa"), and
                 # that lemma is taken only when it is the word's singular ("news", "series" stay as they are)
                 counted = self.nlp(f"two {word}")
                 if len(counted) == 2 and counted[-1].lemma_.lower() == singular(word):
                     hit = singular(word)
-            if self.matching == "current" and hit in ("someone", "somebody"):
+            if self.matching != "round35" and hit in ("someone", "somebody"):
                 hit = "person"  # the generator names the one the pronoun stands for a person ("is there a person?")
             hit = self.spelled(hit)
             self.heads[word, proper] = hit
@@ -243,7 +248,9 @@ class Matcher:
         # the matcher's readings of round 36 (``matching="current"``): an attribute's value among the objects of the
         # thing's relations, a place relation with its two things swapped (``CONVERSE_PLACES``), a global thing-and-look
         # as the look asked of the thing; "round35" reads none of them
-        self.round36_readings = lemmas.matching == "current"
+        self.round36_readings = lemmas.matching != "round35"
+        # round 37's reading (``matching="current"`` only): a picture tag that DSG hung on a thing, asked of the picture
+        self.picture_tags = lemmas.matching == "current"
 
     def _names(self, fact: Fact) -> frozenset[str]:
         """Lemmas of the generated thing's name ("bathroom sink" -> {bathroom, sink})."""
@@ -301,6 +308,17 @@ class Matcher:
                     return f
         return None
 
+    def _picture_tag(self, value: str, facts: list[Fact]) -> Fact | None:
+        """An attribute that is a tag of the picture, which DSG's annotators hung on the prompt's thing and the generator
+        asked of the picture: (cat, shallow depth of field) by "does the image have shallow depth of field?", (clown girl,
+        masterpiece) by "is the image in masterpiece style?", (gift boxes, stock vector) by "is this a stock vector?". Every
+        word of the value must be in the one question of the picture (a shared word is not enough, as no thing ties the
+        two): "is the image blue and white?" covers (car, blue), "is the image bluish?" does not."""
+        want = self.lem(value)
+        if not want:
+            return None
+        return next((f for f in facts if f.category == "global" and want <= self.lem(f.args[0]) | self.lem(f.question.text)), None)
+
     def match(self, h: HumanTuple, facts: list[Fact]) -> Fact | None:
         lem = self.lem
         args = h.args
@@ -336,9 +354,10 @@ class Matcher:
                     return f
                 if f.category == "relation" and self._thing(f, head, named_by) and lem(f.args[1]) & value:
                     return f
-            if self.round36_readings:
-                return self._relation_object(head, named_by, " ".join(args[1:]), facts)
-            return None
+            hit = self._relation_object(head, named_by, " ".join(args[1:]), facts) if self.round36_readings else None
+            if hit is None and self.picture_tags:
+                hit = self._picture_tag(" ".join(args[1:]), facts)
+            return hit
         if broad in ("relation", "action"):
             heads = [lem.head(a) for a in args]
             things = [f for f in facts if f.category == "entity"]
@@ -703,7 +722,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     help="current: British spellings read as American, a plural head word read as its singular, 'someone' "
                          "as 'person', an attribute's value found as the object of the thing's relation, a place relation "
                          "read with its two things swapped (behind / in front of), a global 'white background' as 'is the "
-                         "background white?'; round35: the rule before round 36.")
+                         "background white?', a picture tag hung on a thing ((cat, shallow depth of field)) as asked of the "
+                         "picture; round36: the rule of round 36 (no picture tags); round35: the rule before round 36.")
     ap.add_argument("--misses", action="store_true",
                     help="Print the tuning part's uncovered human tuples with the generated questions (tuning part only: "
                          "the held-out part's misses are never printed).")
@@ -831,7 +851,9 @@ def results_page(out: dict[str, Any], command: str) -> dict[str, Any]:
             "a shared value or predicate lemma, spatial synonym groups; matching "
             f"'{out.get('matching', 'current')}': 'current' also reads British spellings as American, a plural head word "
             "as its singular, 'someone' as 'person', an attribute's value as the object of the thing's relation, a place "
-            "relation with its two things swapped and a global thing-and-look as the thing's look, 'round35' does not). Items are split by sha1(item_id) % 2: the tuning "
+            "relation with its two things swapped and a global thing-and-look as the thing's look, and an attribute whose every "
+            "value word is asked of the picture (a picture tag such as (cat, shallow depth of field)) as covered by that question; "
+            "'round36' reads all but the last, 'round35' none). Items are split by sha1(item_id) % 2: the tuning "
             "part was read while writing rules, the held part only measured. 95 % Wilson intervals over tuples (tuples of "
             "one prompt are not independent, so the intervals are somewhat too narrow)."
         ),

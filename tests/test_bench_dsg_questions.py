@@ -243,3 +243,21 @@ def test_matching_reads_a_global_thing_and_look_as_the_things_look(tmp_path):
         "Is this a studio shot?": "is this a studio shot?",
     }
     assert _matched(rows, tmp_path, "round35")["Is the background white?"] is None
+
+
+def test_matching_reads_a_picture_tag_hung_on_a_thing_as_the_pictures(tmp_path):
+    prompt = "mystical cat with glowing eyes, shallow depth of field, 8k, stock vector"
+    rows = [
+        ("p9", prompt, "attribute", "state", "attribute - state (cat, shallow depth of field)", "Does the cat have shallow depth of field?"),
+        ("p9", prompt, "attribute", "type", "attribute - type (cat, stock vector)", "Is the cat a stock vector?"),
+        ("p9", prompt, "attribute", "state", "attribute - state (cat, deep depth of field)", "Does the cat have deep depth of field?"),
+        ("p9", prompt, "attribute", "color", "attribute - color (cat, black)", "Is the cat black?"),
+    ]
+    got = _matched(rows, tmp_path, "current")
+    assert got["Does the cat have shallow depth of field?"] == "does the image have shallow depth of field?"
+    assert got["Is the cat a stock vector?"] == "is this a stock vector?"
+    # every word of the value must be asked of the picture: "deep" is not, and no tag says black
+    assert got["Does the cat have deep depth of field?"] is None and got["Is the cat black?"] is None
+    # the rules before round 37 leave the picture's tags to the picture
+    for before in ("round36", "round35"):
+        assert set(_matched(rows, tmp_path, before).values()) == {None}
