@@ -48,6 +48,8 @@ _SIZE_SPAN = re.compile(
 )
 # a decade written as a tag of its own ("1960s", "1880s")
 _DECADE_TAG = re.compile(r"(?:1[5-9]|20)\d0s")
+# a resolution tag's word ("4k uhd", "hdr"): the picture's, never a thing's look ("is the castle uhd?")
+_RESOLUTION_WORD = re.compile(r"\d+k|\d{3,4}p|u?hd|hdr|fhd|qhd")
 
 
 class _AttributesReader(_ReferentsReader):
@@ -653,6 +655,8 @@ class _AttributesReader(_ReferentsReader):
             lone = lone or " ".join(t.lower_ for t in words) in self.lex["genre_tags"]
             if not content or not (lone or all(t.tag_ in describing or t.lower_ in colours for t in words)):
                 continue
+            if any(_RESOLUTION_WORD.fullmatch(t.lower_) for t in words):
+                continue  # "a castle on a hill, 4k uhd": the picture's resolution, no look of the castle
             if len(content) == 1 and _in(content[0], self.lex["style_had"]):
                 continue  # "portrait of a cowboy, bokeh": what the picture has, no look of the cowboy
             if len(words) == 1 and not lone and not coloured and not _in(words[0], self.lex["style_tag_words"]) and _reads_as_seen_noun(words[0].lower_, self.model):

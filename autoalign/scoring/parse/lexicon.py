@@ -108,6 +108,9 @@ def lexicon() -> dict[str, Any]:
         r"^\s*(?:" + "|".join(re.escape(h) for h in headings) + r"|(?:[\w'&-]+\s+){0,3}(?:" + last + r"))\s*:\s*(?=\S)", re.I)
     sales = sorted(words["sale_phrases"]["words"], key=len, reverse=True)
     data["sale_re"] = re.compile(r"(?<![\w'\"])(?:" + "|".join(re.escape(w) for w in sales) + r")(?![\w'\"])\s*:?", re.I)
+    notes = sorted(words["sale_phrases"]["bracketed"], key=len, reverse=True)
+    data["sale_note_re"] = re.compile(  # (not a quoted text's own brackets: 'a sign that says "(optional)"')
+        r"(?<![\"'“‘])\s*\(\s*(?:" + "|".join(re.escape(w) for w in notes) + r")\s*\)(?![\"'”’])", re.I)
     data["containers"] = {k: set(v) for k, v in words["containers"].items() if not k.startswith("_")}
     data["film_still_nouns"] = set(words["film_still_nouns"]["words"])
     data["pose_prepositions"] = {k: set(v) for k, v in words["pose_prepositions"].items() if not k.startswith("_")}

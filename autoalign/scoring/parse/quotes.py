@@ -102,6 +102,12 @@ def read_quotes(text: str, doc: Any, nouns: list[Noun], lex: dict[str, Any]) -> 
             sentence = doc[owner].sent.start
             bearer = next((n.index for n in reversed(before) if n.index >= sentence and _lemma(doc[n.index]) in lex["text_bearers"]), None)
             owner = bearer if bearer is not None else owner
+        if owner is not None and all(w in ("called", "named") for w in between) and doc[owner].dep_ == "pobj" and doc[owner].head.lower_ == "for":
+            # "a logo for the company 'Bright Dawn'", "a logo for a shop called 'Bean There'": the quote names the company,
+            # and is written on the logo it is for (a thing that bears text), not on the company
+            holder = doc[owner].head.head
+            if holder.i != owner and _lemma(holder) in lex["text_bearers"] and any(n.index == holder.i for n in nouns):
+                owner = holder.i
         writer = _writing_verb(doc, start, lex)
         if writer is not None:
             # "a robot writing 'hello' on a whiteboard": written on the whiteboard, never on the robot; else in the image

@@ -61,6 +61,8 @@ _CLOSE_UP = re.compile(r"\b(close)[ ](up)(?=\s+(?:of|shot|photo|photograph|pictu
 # "a Victorian style living room", "disney style character": a style written apart before a thing's name (a word, "style",
 # a word that is no stop word), joined as if hyphenated (_join_style)
 _STYLE_BEFORE = re.compile(r"\b([A-Za-z][\w-]*) style (?=([A-Za-z]+)\b)", re.I)
+# "8 k", "4 k": a resolution written with a space (DiffusionDB's users often do), read as the one word "8k"
+_SPACED_K = re.compile(r"(?<![\w.,])(\d{1,2}) k\b(?![\w'’-])")
 _GLUED_RESOLUTION = re.compile(r"(?<=[a-z])(\s+)(\d{1,2}\s?k|\d{3,4}p|u?hd)(?=\s*(?:[,.;|]|$)|\s+[a-z]+\s*(?:[,.;|]|$))", re.I)
 
 
@@ -540,6 +542,8 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
         text = _STOCK_ID.sub("", _STOCK.sub(". ", text).replace(".. ", ". "))
     if "lose up" in text.lower():  # "a close up of a cat", "close up photo": the one word "close-up", the picture's frame
         text = _CLOSE_UP.sub(lambda m: m.group(1) + "-" + m.group(2), text)
+    if " k" in text:
+        text = _SPACED_K.sub(r"\1k", text)
     if _GLUED_RESOLUTION.search(text):
         # "a castle on a hill 8k", "a cyberpunk city 4 k, photo": a resolution after a thing's name, with no comma, is a
         # tag of the picture set off like any other ("is the image in 8k resolution?"), not a word of the name
@@ -547,6 +551,8 @@ def parse_prompt(prompt: str, model: str = DEFAULT_SPACY_MODEL) -> Parse:
         text = _set_off_look_before(text, model)
     if ":" in text[:40]:  # a shop's heading before a colon ("favorites: set of four buttons"): it labels the page, no thing
         text = lex["heading_re"].sub("", text)
+    if "(" in text:  # "knives (optional) with a block": a note on how it is sold, no thing ("is there an optional?")
+        text = lex["sale_note_re"].sub("", text)
     if "sale" in text.lower():  # "for sale croquet game": that a thing is sold no picture shows ("is there a sale?")
         text = lex["sale_re"].sub(" ", text).strip()
     if "::" in text:  # a user prompt's weighted parts ("zodiac tarot::2 moon"): the weight is no word, each part its own sentence
