@@ -32,3 +32,22 @@ def test_a_quote_naming_what_a_logo_is_for_is_written_on_the_logo():
     assert 'is "Bean There" written on the logo?' in _questions("a logo for a coffee shop called 'Bean There'")
     # a verb of saying after the thing keeps the quote on it, as before
     assert 'is "Open" written on the sign?' in _questions('a sign for the bakery that says "Open"')
+
+
+def test_a_tag_of_the_pictures_colouring_or_film_is_the_pictures():
+    qs = _questions("portrait of an old fisherman with a pipe, black and white, film grain, dramatic lighting")
+    assert "is the image black and white?" in qs and "does the image have film grain?" in qs
+    assert not any("black?" in q or "a black" in q or "fisherman black" in q or "a film grain" in q for q in qs)  # before: "is there a black?"
+    qs = _questions("a black and white cat on a sofa")  # a thing's own colours stay the thing's
+    assert "is the cat black?" in qs and "is the cat white?" in qs
+
+
+def test_user_prompt_words_written_apart_and_a_bracketed_look():
+    qs = _questions("cyberpunk samurai standing in the rain, neon reflections, hyperdetailed")
+    assert "is the image hyperdetailed?" in qs and not any("hyperdetailing" in q for q in qs)  # before: "is the ... samurai hyperdetailing?"
+    qs = _questions("a bowl of ramen on a table, top down view")
+    assert "is this a top-down view?" in qs and "is this a down view?" not in qs
+    qs = _questions("pair of brass candle holders (vintage) on a shelf")
+    assert "are the brass candle holders vintage?" in qs and not any("a vintage" in q for q in qs)  # before: "is there a vintage?"
+    qs = _questions("an isometric diorama of a tiny bakery, cute, pastel colors, low poly")
+    assert not any("," in q for q in qs) and "is there a bakery?" in qs  # before: "is the diorama of tiny bakery, cute, pastel colors?"

@@ -63,7 +63,7 @@ _RESOLUTION = re.compile(r"\d+\s?k|\d{3,4}\s?p|u?hd|full hd")
 _FILM = re.compile(r"\d+\s?mm (?:film|lens)")
 
 LLMProvider = Callable[[], Any]  # returns an object with complete_json(messages, schema, name)
-CACHE_VERSION = "49"  # bump when generated questions change for the same settings (history: git log -S CACHE_VERSION)
+CACHE_VERSION = "50"  # bump when generated questions change for the same settings (history: git log -S CACHE_VERSION)
 
 
 # ---- the VQ2 answer-consistency filter -------------------------------------------------------------

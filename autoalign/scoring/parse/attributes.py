@@ -376,8 +376,8 @@ class _AttributesReader(_ReferentsReader):
             if kind.lower_ not in kinds or kind.i in self.nouns and kind.i != noun.index:
                 continue
             which = [c for c in kind.children if c.dep_ == "amod" and c.pos_ == "ADJ" and not c.like_num and c.i < kind.i]
-            if not which:
-                continue
+            if not which or any(t.pos_ in ("NOUN", "PROPN") for t in self.doc[min(c.i for c in which) : kind.i]):
+                continue  # (no thing inside the kind's words: "a diorama of a tiny bakery, cute, pastel colors")
             value = self.doc[min(c.i for c in which) : kind.i + 1].text.lower()
             self.add_attr(noun, value, "type", min(c.i for c in which), phrase=f"of {value}")
 
@@ -655,6 +655,8 @@ class _AttributesReader(_ReferentsReader):
             lone = lone or " ".join(t.lower_ for t in words) in self.lex["genre_tags"]
             if not content or not (lone or all(t.tag_ in describing or t.lower_ in colours for t in words)):
                 continue
+            if " ".join(t.lower_ for t in words) in self.lex["style_tag_phrases"]:
+                continue  # "a fisherman, black and white, film grain": the picture's colouring, not the fisherman's
             if any(_RESOLUTION_WORD.fullmatch(t.lower_) for t in words):
                 continue  # "a castle on a hill, 4k uhd": the picture's resolution, no look of the castle
             if len(content) == 1 and _in(content[0], self.lex["style_had"]):

@@ -135,6 +135,8 @@ class _FramesReader(_ReaderState):
             return False
         if self._medium(fragment):
             return True  # "..., oil on canvas": the medium, no oil or canvas in the picture
+        if " ".join(t.lower_ for t in fragment) in self.lex["style_tag_phrases"]:
+            return True  # "portrait of a fisherman, black and white, film grain": the picture's colouring, no thing "black"
         lone = fragment[0] if len(fragment) == 1 else None
         if lone is not None and lone.tag_ == "VB" and lone.is_lower and lone.is_alpha:
             return True  # "old ship, spooky": a one-word tag the tagger read as a bare verb is a look, not "is the ship spookying?"

@@ -69,6 +69,7 @@ def lexicon() -> dict[str, Any]:
     data["text_look_participles"] = set(words["text_looks"]["participles"])
     data["text_look_colours"] = set(words["text_looks"]["colours"])
     data["bracketed_materials"] = set(words["bracketed_looks"]["materials"])
+    data["bracketed_looks"] = set(words["bracketed_looks"]["looks"])
     data["pose_degrees"] = set(words["pose_degrees"]["words"])
     data["worn_colours"] = {k: set(v) for k, v in words["worn_colours"].items() if not k.startswith("_")}
     data["material_adjectives"] = {k: v for k, v in words["material_adjectives"].items() if not k.startswith("_")}
@@ -137,6 +138,7 @@ def lexicon() -> dict[str, Any]:
     data["style_prefixes"] = set(words["style_tags"]["prefixes"])
     data["joined_pairs"] = set(words["style_tags"]["joined"])
     data["style_had"] = set(words["style_tags"]["had"])
+    data["style_tag_phrases"] = set(words["style_tags"]["phrases"])
     data["media_paints"] = set(words["style_tags"]["media"]["paints"])
     data["media_grounds"] = set(words["style_tags"]["media"]["grounds"])
     flags = sorted(not_things["flag"], key=len, reverse=True)

@@ -476,6 +476,8 @@ def _bracketed_looks(doc, nouns: list[Noun], lex) -> list[Noun]:
                 looks.append((value, "color", value, part[0].i))
             elif part[-1].lower_ in materials or _lemma(part[-1]) in materials:
                 looks.append((value, "material", f"made of {value}", part[0].i))
+            elif len(part) == 1 and value in lex["bracketed_looks"]:
+                looks.append((value, "state", value, part[0].i))  # "candle holders (vintage)"
             else:
                 break
         else:
