@@ -171,7 +171,7 @@ def read_anns(path: str | Path) -> list[HumanTuple]:
 class Lemmas:
     """Content-word lemmas of short texts (cached), by the same spaCy pipeline as the generator.
 
-    ``matching="current"`` also reads British spellings as American ones (:func:`american`) and a plural head word the
+    ``matching="current"`` (and ``"round36"``) also reads British spellings as American ones (:func:`american`) and a plural head word the
     pipeline leaves unlemmatised after "the" by its lemma after a number ("the sofas" -> "sofas", "two sofas" ->
     "sofa"), and "someone" as "person"; ``"round35"`` is the reading before round 36."""
 
@@ -184,7 +184,7 @@ class Lemmas:
         self.heads: dict[tuple[str, bool], str] = {}
 
     def spelled(self, lemma: str) -> str:
-        """``lemma`` as the matching rule compares it (American spelling with ``matching="current"``)."""
+        """``lemma`` as the matching rule compares it (American spelling unless ``matching="round35"``)."""
         return american(lemma) if self.matching != "round35" else lemma
 
     def __call__(self, text: str) -> frozenset[str]:
@@ -245,7 +245,7 @@ class Matcher:
     def __init__(self, lemmas: Lemmas, synonyms: bool = True):
         self.lem = lemmas
         self.synonyms = synonyms  # False: predicates must share a lemma (the rule before SPATIAL_SYNONYMS)
-        # the matcher's readings of round 36 (``matching="current"``): an attribute's value among the objects of the
+        # the matcher's readings of round 36 (``matching="current"`` and ``"round36"``): an attribute's value among the objects of the
         # thing's relations, a place relation with its two things swapped (``CONVERSE_PLACES``), a global thing-and-look
         # as the look asked of the thing; "round35" reads none of them
         self.round36_readings = lemmas.matching != "round35"
