@@ -270,8 +270,11 @@ class LayoutDetector:
                 {"subject": a.noun, "object": b.noun, "expected": rel.direction, "found": seen,
                  "boxes": _boxes([x, y])})))
         if not scored and self.sure > 0:
-            below = [(self.sure_score(b, o), b, o) for o in layout.objects for b in boxes.get(o.query, [])]
-            weakest = min((x for x in below if x[0] < self.sure_for(x[2])), key=lambda x: x[0], default=None)
+            below = []  # (the score held to sure, box, object) of each box under its object's sure
+            for o in layout.objects:
+                sure = self.sure_for(o)  # (once an object, not once a box)
+                below += [(score, b, o) for b in boxes.get(o.query, []) if (score := self.sure_score(b, o)) < sure]
+            weakest = min(below, key=lambda x: x[0], default=None)
             if weakest is not None:
                 score, box, o = weakest
                 scored.append((1.0 - score, Mismatch(
