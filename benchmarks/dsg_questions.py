@@ -345,7 +345,8 @@ class Matcher:
                 None,
             )
         if broad == "attribute":
-            head, value = lem.head(args[0]), lem(" ".join(args[1:]))
+            value_text = " ".join(args[1:])
+            head, value = lem.head(args[0]), lem(value_text)
             named_by = self._named(head, facts)
             for f in facts:
                 if f.category == "attribute" and self._thing(f, head, named_by) and lem(f.args[1]) & value:
@@ -354,9 +355,9 @@ class Matcher:
                     return f
                 if f.category == "relation" and self._thing(f, head, named_by) and lem(f.args[1]) & value:
                     return f
-            hit = self._relation_object(head, named_by, " ".join(args[1:]), facts) if self.round36_readings else None
+            hit = self._relation_object(head, named_by, value_text, facts) if self.round36_readings else None
             if hit is None and self.picture_tags:
-                hit = self._picture_tag(" ".join(args[1:]), facts)
+                hit = self._picture_tag(value_text, facts)
             return hit
         if broad in ("relation", "action"):
             heads = [lem.head(a) for a in args]
